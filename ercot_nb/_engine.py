@@ -1,0 +1,186 @@
+"""NSGA-II orchestration over the kernels: buffers, random draws, operators.
+
+The engine owns no data and no history.  It turns an
+``numpy.random.Generator`` into the explicit random arrays the kernels
+consume, allocates the kernels' buffers once per shape, and composes the
+kernels into the operators of one generation: random initialisation,
+evaluation, offspring (tournament, crossover, mutation, repair, refinement)
+and environmental selection.  Loops over generations and time steps belong
+to the estimators.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._kernels import get_backend
+
+
+@dataclass(frozen=True)
+class EAConfig:
+    """Settings of the evolutionary search at one time step.
+
+    Attributes
+    ----------
+    n_max : int
+        C_max, the number of centroid slots per chromosome.
+    n_features : int
+        D.
+    pop_size : int
+        N (even).
+    n_generations : int
+        Reproduction rounds per step (G_max).
+    crossover_rate : float
+        Probability that a parent pair is crossed.
+    mutation_rate_per_gene : float
+        Probability that one gene is mutated.
+    mutation_eta : float
+        Distribution index of polynomial mutation.
+    fixed_clusters : bool
+        Every mask is pinned active (known number of clusters).
+    refine : bool
+        Apply one Lloyd step to every offspring (Remark 2 of the paper).
+    """
+
+    n_max: int
+    n_features: int
+    pop_size: int
+    n_generations: int
+    crossover_rate: float
+    mutation_rate_per_gene: float
+    mutation_eta: float
+    fixed_clusters: bool
+    refine: bool = True
+
+    @property
+    def n_genes(self) -> int:
+        return self.n_max * (1 + self.n_features)
+
+    @property
+    def min_active(self) -> int:
+        return self.n_max if self.fixed_clusters else 2
+
+
+class Engine:
+    """Operators of ERCOT's NSGA-II over a kernel backend.
+
+    Parameters
+    ----------
+    config : EAConfig
+    backend : {"numba", "numpy"}
+    """
+
+    def __init__(self, config: EAConfig, backend: str = "numba") -> None:
+        self.config = config
+        self.kernels = get_backend(backend)
+        self._buffers: dict[tuple, np.ndarray] = {}
+
+    # -- buffers -----------------------------------------------------------
+    def _buffer(self, name: str, shape: tuple, dtype=np.float64) -> np.ndarray:
+        key = (name, shape, np.dtype(dtype).str)
+        buf = self._buffers.get(key)
+        if buf is None:
+            buf = self._buffers[key] = np.empty(shape, dtype=dtype)
+        return buf
+
+    # -- chromosome helpers ------------------------------------------------
+    def bounds(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Gene bounds at one step: masks in [0, 1], centroids in the data's box."""
+        cfg = self.config
+        lower = np.concatenate([np.zeros(cfg.n_max), np.tile(X.min(axis=0), cfg.n_max)])
+        upper = np.concatenate([np.ones(cfg.n_max), np.tile(X.max(axis=0), cfg.n_max)])
+        return lower, upper
+
+    def _pin_or_repair(self, pop: np.ndarray, rng: np.random.Generator) -> None:
+        cfg = self.config
+        if cfg.fixed_clusters:
+            pop[:, : cfg.n_max] = 1.0
+            return
+        pick = rng.random((len(pop), cfg.min_active))
+        value = rng.random((len(pop), cfg.min_active))
+        self.kernels.repair_min_active(pop, cfg.n_max, cfg.min_active, pick, value)
+
+    def random_population(
+        self, rng: np.random.Generator, n: int, lower: np.ndarray, upper: np.ndarray
+    ) -> np.ndarray:
+        """``n`` random chromosomes: masks ~ U(0,1), centroids ~ U(box), repaired."""
+        pop = lower + rng.random((n, self.config.n_genes)) * (upper - lower)
+        self._pin_or_repair(pop, rng)
+        return pop
+
+    # -- evaluation ----------------------------------------------------------
+    def evaluate(self, X: np.ndarray, pop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Objectives ``(f_cp, f_sep)`` of shape (n, 2) and members per centroid."""
+        n = len(pop)
+        f_cp = np.empty(n)
+        f_sep = np.empty(n)
+        counts = np.empty((n, self.config.n_max), dtype=np.int64)
+        self.kernels.evaluate_population(X, pop, self.config.n_max, f_cp, f_sep, counts)
+        return np.column_stack([f_cp, f_sep]), counts
+
+    def recentre(self, X_assign: np.ndarray, X_update: np.ndarray, pop: np.ndarray) -> None:
+        """Assign with ``X_assign``, move active centroids to means of ``X_update`` (in place)."""
+        cfg = self.config
+        sums = self._buffer("sums", (len(pop), cfg.n_max, cfg.n_features))
+        counts = self._buffer("counts", (len(pop), cfg.n_max), np.int64)
+        self.kernels.recentre_population(
+            X_assign, X_update, pop, cfg.n_max, sums, counts)
+
+    def assign(self, X: np.ndarray, chromosome: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Nearest active centroid index and distance of every sample."""
+        labels = np.empty(len(X), dtype=np.int64)
+        distances = np.empty(len(X))
+        self.kernels.assign_nearest(X, chromosome, self.config.n_max, labels, distances)
+        return labels, distances
+
+    # -- selection -----------------------------------------------------------
+    def rank_and_crowding(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Front index and crowding distance of every row of ``F``."""
+        n = len(F)
+        rank = np.empty(n, dtype=np.int64)
+        crowding = np.empty(n)
+        self.kernels.nondominated_rank(F, self._buffer("dom", (n,), np.int64), rank)
+        self.kernels.crowding_distance(F, rank, self._buffer("order", (n,), np.int64), crowding)
+        return rank, crowding
+
+    def select(self, F: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """NSGA-II environmental selection of ``n`` rows of ``F``.
+
+        Whole fronts are taken in rank order; the overflowing front is cut by
+        crowding distance (descending), ties by index.  Returns the selected
+        indices and their rank and crowding distance.
+        """
+        rank, crowding = self.rank_and_crowding(F)
+        order = np.lexsort((np.arange(len(F)), -crowding, rank))[:n]
+        return order, rank[order], crowding[order]
+
+    # -- variation -------------------------------------------------------------
+    def offspring(
+        self,
+        rng: np.random.Generator,
+        pop: np.ndarray,
+        rank: np.ndarray,
+        crowding: np.ndarray,
+        lower: np.ndarray,
+        upper: np.ndarray,
+    ) -> np.ndarray:
+        """Tournament, single-point crossover, polynomial mutation and repair."""
+        cfg = self.config
+        n, n_genes = pop.shape
+        k = self.kernels
+        candidates = rng.integers(0, n, size=(n, 2))
+        coin = rng.random(n)
+        parents = np.empty(n, dtype=np.int64)
+        k.binary_tournament(rank, crowding, candidates, coin, parents)
+        draw = rng.random(n // 2)
+        cut = rng.integers(1, n_genes, size=n // 2) if n_genes > 1 else np.ones(n // 2, np.int64)
+        children = np.empty_like(pop)
+        k.single_point_crossover(pop, parents, cfg.crossover_rate, draw, cut, children)
+        mutate_draw = rng.random((n, n_genes))
+        mutate_r = rng.random((n, n_genes))
+        k.polynomial_mutation(
+            children, lower, upper, cfg.mutation_rate_per_gene, cfg.mutation_eta, mutate_draw, mutate_r
+        )
+        self._pin_or_repair(children, rng)
+        return children

@@ -1,0 +1,592 @@
+"""ERCOT and staticEC estimators: parameters, validation, seeding, history.
+
+The per-step workflow follows Algorithm 1 of the paper (Zhao, Yan, Shi,
+"Evolutionary Robust Clustering Over Time for Temporal Data", IEEE TCYB
+2021) with the resolutions of ``shared/design/algorithms.md`` §1:
+
+* t = 1 (or every t for staticEC): random population, evaluated on A^t;
+* t > 1: 80% of the previous final population carried over by
+  decode-encode over the common ids, 20% new random solutions;
+* G_max reproduction rounds (tournament, single-point crossover,
+  polynomial mutation, repair, one Lloyd refinement step, evaluation) each
+  followed by NSGA-II environmental selection;
+* at the last round of t > 1: smoothness weight alpha^{t-1} by stacked
+  density estimation, fitness accumulation
+  (1 - alpha) f^t + alpha f^{t-1} on parents and offspring, selection on it;
+* output: the knee of the first front of the final population.
+"""
+from __future__ import annotations
+
+import time as _time
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+import numpy as np
+
+from . import _knee, _smoothness
+from ._engine import EAConfig, Engine
+from ._params import ParamsMixin
+from ._progress import progress_bar
+from .data import Snapshot, TemporalDataset, common_ids
+from .result import ClusteringResult, StepResult, compress_labels
+
+MUTATION_MODES = ("per_solution", "per_gene")
+BUDGET_MODES = ("generations", "include_init")
+
+StepCallback = Callable[[StepResult], "bool | None"]
+
+
+@dataclass
+class _History:
+    """What the next step needs from the previous one."""
+
+    snapshot: Snapshot
+    population: np.ndarray
+    labels: np.ndarray
+
+
+def as_dataset(data) -> TemporalDataset:
+    """Accept a TemporalDataset or a list of (n_t, D) arrays with ids 0..n_t-1."""
+    if isinstance(data, TemporalDataset):
+        return data
+    if isinstance(data, Snapshot):
+        raise TypeError("fit expects a whole TemporalDataset; use partial_fit for one Snapshot")
+    return TemporalDataset.from_arrays(list(data))
+
+
+class _EvolutionaryClustering(ParamsMixin):
+    """Shared machinery of ERCOT, staticEC and their variants.
+
+    Subclasses set ``_uses_history`` (re-initialise from the previous step)
+    and ``_accumulates`` (fitness accumulation at the last generation), and
+    may override :meth:`_objectives` and :meth:`_knee_objectives`.
+    """
+
+    _algorithm_name = "evolutionary"
+    _uses_history = False
+    _accumulates = False
+
+    # Parameters shared by all variants are declared in subclasses' __init__ so
+    # that get_params() reflects exactly each estimator's signature.
+
+    # -- public API -------------------------------------------------------------
+    def fit(self, data, *, callback: StepCallback | None = None) -> "_EvolutionaryClustering":
+        """Cluster every step of ``data`` in order.
+
+        Parameters
+        ----------
+        data : TemporalDataset or list of ndarray
+            The temporal data. Lists of arrays get ids ``0..n_t-1`` per step.
+        callback : callable, optional
+            Called with each finished :class:`~ercot_nb.result.StepResult`;
+            returning ``False`` stops the run after that step (the steps done
+            are kept in ``result_``).
+
+        Returns
+        -------
+        self
+        """
+        dataset = as_dataset(data)
+        self._reset()
+        bar = progress_bar(total=len(dataset), desc=self._algorithm_name, enabled=self.progress)
+        try:
+            for snapshot in dataset:
+                step = self._partial_fit_snapshot(snapshot)
+                bar.update(1)
+                if callback is not None and callback(step) is False:
+                    break
+        finally:
+            bar.close()
+        return self
+
+    def fit_predict(self, data, *, callback: StepCallback | None = None) -> list[np.ndarray]:
+        """Fit and return ``labels_`` (one label array per step)."""
+        return self.fit(data, callback=callback).labels_
+
+    def partial_fit(self, snapshot, ids=None, time=None) -> "_EvolutionaryClustering":
+        """Process one new time step (streaming).
+
+        Processing steps one by one gives exactly the result of :meth:`fit`
+        over the same steps with the same seed.
+
+        Parameters
+        ----------
+        snapshot : Snapshot or array-like of shape (n_samples, n_features)
+            The new step. A bare array needs ``ids`` unless its samples are
+            ``0..n-1`` at every step.
+        ids : array-like, optional
+            Sample ids of a bare array.
+        time : object, optional
+            Time label of a bare array (default: the step index).
+        """
+        if not isinstance(snapshot, Snapshot):
+            t = len(self.result_) if hasattr(self, "result_") else 0
+            snapshot = TemporalDataset.from_arrays(
+                [np.asarray(snapshot)],
+                ids=None if ids is None else [np.asarray(ids)],
+                times=[t if time is None else time],
+            )[0]
+        if not hasattr(self, "result_"):
+            self._reset()
+        self._partial_fit_snapshot(snapshot)
+        return self
+
+    def predict(self, X, t: int = -1) -> np.ndarray:
+        """Label new samples by the nearest centroid of step ``t``'s partition."""
+        self._check_fitted()
+        step = self.result_[t]
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != step.centroids.shape[1]:
+            raise ValueError(f"X must have shape (n, {step.centroids.shape[1]}), got {X.shape}")
+        d2 = ((X[:, None, :] - step.centroids[None, :, :]) ** 2).sum(axis=2)
+        return np.argmin(d2, axis=1)
+
+    # -- fitted attributes -------------------------------------------------------------
+    @property
+    def labels_(self) -> list[np.ndarray]:
+        """One label array per processed step, aligned with that step's ids."""
+        self._check_fitted()
+        return self.result_.labels
+
+    @property
+    def n_clusters_(self) -> np.ndarray:
+        self._check_fitted()
+        return self.result_.n_clusters
+
+    @property
+    def alpha_(self) -> np.ndarray:
+        self._check_fitted()
+        return self.result_.alpha
+
+    # -- internals ---------------------------------------------------------------------
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "result_") or len(self.result_) == 0:
+            raise RuntimeError(f"this {type(self).__name__} is not fitted yet; call fit or partial_fit")
+
+    def _reset(self) -> None:
+        self._validate_params()
+        seed = self.seed
+        self._rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        self._history: _History | None = None
+        self._engine: Engine | None = None
+        self.n_features_in_: int | None = None
+        self.result_ = ClusteringResult(algorithm=self._algorithm_name, params=self.get_params())
+
+    def _validate_params(self) -> None:
+        def need(cond: bool, message: str) -> None:
+            if not cond:
+                raise ValueError(f"{type(self).__name__}: {message}")
+
+        k = self.n_clusters
+        need(k is None or (isinstance(k, (int, np.integer)) and k >= 2), f"n_clusters must be None or an int >= 2, got {k!r}")
+        need(isinstance(self.max_clusters, (int, np.integer)) and self.max_clusters >= 2,
+             f"max_clusters must be an int >= 2, got {self.max_clusters!r}")
+        need(isinstance(self.pop_size, (int, np.integer)) and self.pop_size >= 4 and self.pop_size % 2 == 0,
+             f"pop_size must be an even int >= 4, got {self.pop_size!r}")
+        need(isinstance(self.n_evaluations, (int, np.integer)) and self.n_evaluations >= 2 * self.pop_size,
+             f"n_evaluations must be an int >= 2 * pop_size ({2 * self.pop_size}), got {self.n_evaluations!r}")
+        need(0.0 <= self.crossover_rate <= 1.0, f"crossover_rate must be in [0, 1], got {self.crossover_rate!r}")
+        need(0.0 <= self.mutation_rate, f"mutation_rate must be >= 0, got {self.mutation_rate!r}")
+        need(self.mutation_mode in MUTATION_MODES, f"mutation_mode must be one of {MUTATION_MODES}, got {self.mutation_mode!r}")
+        need(self.mutation_eta > 0, f"mutation_eta must be > 0, got {self.mutation_eta!r}")
+        need(self.budget_mode in BUDGET_MODES, f"budget_mode must be one of {BUDGET_MODES}, got {self.budget_mode!r}")
+        need(self.knee in _knee.KNEE_RULES, f"knee must be one of {_knee.KNEE_RULES}, got {self.knee!r}")
+        need(self.backend in ("numba", "numpy"), f"backend must be 'numba' or 'numpy', got {self.backend!r}")
+
+    def _config(self, n_features: int) -> EAConfig:
+        n_max = self.n_clusters if self.n_clusters is not None else self.max_clusters
+        n_genes = n_max * (1 + n_features)
+        rate = self.mutation_rate / n_genes if self.mutation_mode == "per_solution" else self.mutation_rate
+        generations = self.n_evaluations // self.pop_size
+        if self.budget_mode == "include_init":
+            generations -= 1
+        return EAConfig(
+            n_max=int(n_max),
+            n_features=n_features,
+            pop_size=int(self.pop_size),
+            n_generations=int(generations),
+            crossover_rate=float(self.crossover_rate),
+            mutation_rate_per_gene=float(min(rate, 1.0)),
+            mutation_eta=float(self.mutation_eta),
+            fixed_clusters=self.n_clusters is not None,
+            refine=bool(self.refine),
+        )
+
+    def _objectives(self, engine: Engine, X: np.ndarray, pop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Objectives to minimise (f_cp, f_sep) and members per centroid slot."""
+        return engine.evaluate(X, pop)
+
+    @staticmethod
+    def _static_objectives(engine: Engine, X: np.ndarray, pop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return engine.evaluate(X, pop)
+
+    # -- one time step -------------------------------------------------------------------
+    def _partial_fit_snapshot(self, snapshot: Snapshot) -> StepResult:
+        started = _time.perf_counter()
+        X = snapshot.X
+        if self._engine is None:
+            self.n_features_in_ = X.shape[1]
+            self._engine = Engine(self._config(X.shape[1]), backend=self.backend)
+        elif X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"step {len(self.result_)} (time {snapshot.time!r}) has {X.shape[1]} features, "
+                f"the previous steps had {self.n_features_in_}"
+            )
+        engine = self._engine
+        cfg = engine.config
+        rng = self._rng
+        lower, upper = engine.bounds(X)
+        history = self._history if self._uses_history else None
+
+        # Step 1: (re)initialisation.
+        common_prev = common_curr = None
+        if history is None:
+            pop = engine.random_population(rng, cfg.pop_size, lower, upper)
+        else:
+            common_prev, common_curr = common_ids(history.snapshot, snapshot)
+            n_keep = int(round(self.keep_fraction * cfg.pop_size))
+            kept = history.population[rng.choice(cfg.pop_size, size=n_keep, replace=False)].copy()
+            if len(common_curr):
+                engine.recentre(
+                    np.ascontiguousarray(history.snapshot.X[common_prev]),
+                    np.ascontiguousarray(X[common_curr]),
+                    kept,
+                )
+            fresh = engine.random_population(rng, cfg.pop_size - n_keep, lower, upper)
+            pop = np.vstack([kept, fresh])
+        weight = None
+
+        def accumulate(union, F_union, counts_union):
+            nonlocal weight
+            weight = self._smoothness_weight(engine, snapshot, history, union, F_union, counts_union,
+                                             common_prev, common_curr)
+            if weight.alpha == 0.0:
+                return F_union
+            F_previous = self._previous_fitness(engine, snapshot, history, union, common_prev, common_curr)
+            return (1.0 - weight.alpha) * F_union + weight.alpha * F_previous
+
+        # Steps 2-4: generations.
+        pop, F, counts, F_selected = evolve(
+            engine, X, rng, pop, self._objectives,
+            accumulate if (self._accumulates and history is not None) else None,
+        )
+
+        # Output: knee of the first front of the final population.
+        front_rank, _ = engine.rank_and_crowding(F_selected)
+        first_front = front_rank == 0
+        n_nonempty = (counts > 0).sum(axis=1)
+        knee = self._choose_knee(engine, X, F_selected, n_nonempty, first_front)
+        slot_labels, _ = engine.assign(X, pop[knee])
+        labels, centroids = compress_labels(slot_labels, pop[knee], cfg.n_max)
+
+        step = StepResult(
+            t=len(self.result_),
+            time=snapshot.time,
+            ids=snapshot.ids,
+            labels=labels,
+            aligned_labels=labels,
+            centroids=centroids,
+            population=pop,
+            objectives=F,
+            objectives_accumulated=F_selected,
+            population_n_clusters=n_nonempty.astype(np.int64),
+            population_n_active=(pop[:, : cfg.n_max] >= 0.5).sum(axis=1).astype(np.int64),
+            first_front=first_front,
+            knee=int(knee),
+            alpha=float(weight.alpha) if weight is not None else np.nan,
+            alpha_pairs=weight.alpha_pairs if weight is not None else np.empty(0),
+            matched_pairs=(weight.pairs.astype(np.int64) if weight is not None else np.empty((0, 2), np.int64)),
+            seconds=0.0,
+            n_max=cfg.n_max,
+        )
+        self._history = _History(snapshot=snapshot, population=pop, labels=labels)
+        step.seconds = _time.perf_counter() - started
+        self.result_.append(step)
+        return step
+
+    def _choose_knee(self, engine, X, F, n_clusters, mask) -> int:
+        members = np.flatnonzero(mask)
+        controls = self._control_fronts(engine, X) if self.knee == "mock" else None
+        chosen = _knee.select_knee(F[members], n_clusters[members], rule=self.knee, control_fronts=controls)
+        return int(members[chosen])
+
+    def _control_fronts(self, engine: Engine, X: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """First fronts of a static run on structureless control data (MOCK)."""
+        cached = getattr(self, "_controls_for", None)
+        if cached is not None and cached[0] is X:
+            return cached[1]
+        fronts = []
+        for X_control in _knee.mock_control_data(X, self._rng, n_sets=self.n_control_sets):
+            X_control = np.ascontiguousarray(X_control, dtype=np.float64)
+            lower, upper = engine.bounds(X_control)
+            start = engine.random_population(self._rng, engine.config.pop_size, lower, upper)
+            _, F, counts, _ = evolve(engine, X_control, self._rng, start, self._static_objectives)
+            rank, _ = engine.rank_and_crowding(F)
+            first = rank == 0
+            fronts.append((F[first], (counts[first] > 0).sum(axis=1)))
+        self._controls_for = (X, fronts)
+        return fronts
+
+    def _smoothness_weight(self, engine, snapshot, history, union, F_union, counts_union,
+                           common_prev, common_curr) -> _smoothness.SmoothnessWeight:
+        if common_curr is None or len(common_curr) == 0:
+            return _smoothness.SmoothnessWeight(alpha=0.0)
+        X = snapshot.X
+        rank, _ = engine.rank_and_crowding(F_union)
+        first = rank == 0
+        pseudo = self._choose_knee(engine, X, F_union, (counts_union > 0).sum(axis=1), first)
+        X_common = np.ascontiguousarray(X[common_curr])
+        pseudo_labels, _ = engine.assign(X_common, union[pseudo])
+        return _smoothness.smoothness_weight(
+            history.snapshot.X[common_prev],
+            history.labels[common_prev],
+            X_common,
+            pseudo_labels,
+            X_prev_all=history.snapshot.X,
+            X_curr_all=X,
+            n_folds_max=self.n_folds,
+            rng=self._rng,
+            aggregate=self.alpha_aggregate,
+        )
+
+    def _previous_fitness(self, engine, snapshot, history, union, common_prev, common_curr) -> np.ndarray:
+        """f^{t-1} of every solution after the reverse decode-encode (t -> t-1)."""
+        moved = union.copy()
+        engine.recentre(
+            np.ascontiguousarray(snapshot.X[common_curr]),
+            np.ascontiguousarray(history.snapshot.X[common_prev]),
+            moved,
+        )
+        F_previous, _ = self._objectives(engine, history.snapshot.X, moved)
+        return F_previous
+
+
+def evolve(engine: Engine, X: np.ndarray, rng: np.random.Generator, pop: np.ndarray,
+           objectives, accumulate=None):
+    """Run G_max generations of NSGA-II on ``X`` from population ``pop``.
+
+    Parameters
+    ----------
+    engine : Engine
+    X : ndarray of shape (n_samples, n_features)
+    rng : numpy.random.Generator
+    pop : ndarray of shape (pop_size, n_genes)
+        Initial population (not yet evaluated).
+    objectives : callable ``(engine, X, pop) -> (F, counts)``
+    accumulate : callable ``(union, F_union, counts_union) -> F``, optional
+        At the last generation, replaces the objectives the selection uses
+        (ERCOT's fitness accumulation).
+
+    Returns
+    -------
+    pop, F, counts, F_selected
+        Final population, its raw objectives and cluster sizes, and the
+        objectives its last selection used.
+    """
+    cfg = engine.config
+    lower, upper = engine.bounds(X)
+    F, counts = objectives(engine, X, pop)
+    F_selected = F
+    rank, crowding = engine.rank_and_crowding(F)
+    for generation in range(cfg.n_generations):
+        children = engine.offspring(rng, pop, rank, crowding, lower, upper)
+        if cfg.refine:
+            engine.recentre(X, X, children)
+        F_children, counts_children = objectives(engine, X, children)
+        union = np.vstack([pop, children])
+        F_union = np.vstack([F, F_children])
+        counts_union = np.vstack([counts, counts_children])
+        F_for_selection = F_union
+        if accumulate is not None and generation == cfg.n_generations - 1:
+            F_for_selection = accumulate(union, F_union, counts_union)
+        chosen, rank, crowding = engine.select(F_for_selection, cfg.pop_size)
+        pop, F, counts = union[chosen], F_union[chosen], counts_union[chosen]
+        F_selected = F_for_selection[chosen]
+    return pop, F, counts, F_selected
+
+
+_COMMON_DOC = """
+    Parameters
+    ----------
+    n_clusters : int or None, default=None
+        Known number of clusters: every one of the ``n_clusters`` centroid
+        slots is pinned active. ``None`` lets the search choose 2..max_clusters.
+    max_clusters : int, default=8
+        C_max, centroid slots per chromosome when ``n_clusters`` is None.
+    pop_size : int, default=100
+        N, population size (even).
+    n_evaluations : int, default=1000
+        Fitness evaluations per time step; G_max = n_evaluations // pop_size
+        reproduction rounds (initialisation not counted, see ``budget_mode``).
+    crossover_rate : float, default=0.9
+    mutation_rate : float, default=0.9
+        With ``mutation_mode="per_solution"`` the expected number of mutated
+        genes per offspring (per-gene probability mutation_rate / L, the
+        PlatEMO convention); with ``"per_gene"`` the literal probability of
+        each gene.
+    mutation_mode : {"per_solution", "per_gene"}, default="per_solution"
+    mutation_eta : float, default=20
+        Distribution index of polynomial mutation.
+    budget_mode : {"generations", "include_init"}, default="generations"
+        ``"include_init"`` spends one generation's worth of evaluations on
+        the initial population (G_max = n_evaluations // pop_size - 1).
+    refine : bool, default=True
+        One Lloyd step on every offspring before evaluation (Remark 2).
+    knee : {"ideal", "chord", "mock"}, default="ideal"
+        Rule choosing the final solution on the first front (see
+        ``ercot_nb._knee``); "mock" runs ``n_control_sets`` extra static
+        searches on structureless data per step.
+    n_control_sets : int, default=3
+        Control fronts for ``knee="mock"``.
+    backend : {"numba", "numpy"}, default="numba"
+        Compiled kernels or their plain NumPy twins.
+    seed : int, numpy.random.Generator or None, default=None
+        Seed of every random draw. The same int gives the identical result.
+    progress : bool, default=False
+        Show a progress bar over time steps (tqdm, notebook-aware).
+"""
+
+
+class ERCOT(_EvolutionaryClustering):
+    __doc__ = (
+        """Evolutionary robust clustering over time.
+
+    NSGA-II on a hybrid mask + centroid encoding minimising compactness
+    ``f_cp`` and separation ``f_sep = 1 / min centroid distance``; history
+    enters a posteriori through re-initialisation from the previous step and
+    fitness accumulation at the last generation with an auto-tuned weight.
+"""
+        + _COMMON_DOC
+        + """    keep_fraction : float, default=0.8
+        p, the fraction of the previous final population carried over.
+    n_folds : int, default=500
+        v, cross-validation folds of the weight tuning (leave-one-out for
+        smaller clusters).
+    alpha_aggregate : {"common", "matched"}, default="common"
+        How per-cluster weights are aggregated (see ``ercot_nb._smoothness``).
+
+    Attributes
+    ----------
+    result_ : ClusteringResult
+        Everything per step: labels, fronts, knee, weights, timings.
+    labels_ : list of ndarray
+        One label array per step, aligned with the step's ids.
+    n_clusters_ : ndarray
+        Number of clusters chosen at each step.
+    alpha_ : ndarray
+        Smoothness weight used at each step (nan at the first step).
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from ercot_nb import ERCOT, datasets
+    >>> data = datasets.load("syn1", seed=0)
+    >>> model = ERCOT(seed=0).fit(data)
+    >>> len(model.labels_)
+    10
+"""
+    )
+
+    _algorithm_name = "ERCOT"
+    _uses_history = True
+    _accumulates = True
+
+    def __init__(
+        self,
+        n_clusters: int | None = None,
+        *,
+        max_clusters: int = 8,
+        pop_size: int = 100,
+        n_evaluations: int = 1000,
+        crossover_rate: float = 0.9,
+        mutation_rate: float = 0.9,
+        mutation_mode: str = "per_solution",
+        mutation_eta: float = 20.0,
+        budget_mode: str = "generations",
+        refine: bool = True,
+        knee: str = "ideal",
+        n_control_sets: int = 3,
+        keep_fraction: float = 0.8,
+        n_folds: int = 500,
+        alpha_aggregate: str = "common",
+        backend: str = "numba",
+        seed: int | np.random.Generator | None = None,
+        progress: bool = False,
+    ) -> None:
+        self.n_clusters = n_clusters
+        self.max_clusters = max_clusters
+        self.pop_size = pop_size
+        self.n_evaluations = n_evaluations
+        self.crossover_rate = crossover_rate
+        self.mutation_rate = mutation_rate
+        self.mutation_mode = mutation_mode
+        self.mutation_eta = mutation_eta
+        self.budget_mode = budget_mode
+        self.refine = refine
+        self.knee = knee
+        self.n_control_sets = n_control_sets
+        self.keep_fraction = keep_fraction
+        self.n_folds = n_folds
+        self.alpha_aggregate = alpha_aggregate
+        self.backend = backend
+        self.seed = seed
+        self.progress = progress
+
+    def _validate_params(self) -> None:
+        super()._validate_params()
+        if not 0.0 <= self.keep_fraction <= 1.0:
+            raise ValueError(f"ERCOT: keep_fraction must be in [0, 1], got {self.keep_fraction!r}")
+        if not (isinstance(self.n_folds, (int, np.integer)) and self.n_folds >= 2):
+            raise ValueError(f"ERCOT: n_folds must be an int >= 2, got {self.n_folds!r}")
+        if self.alpha_aggregate not in _smoothness.AGGREGATES:
+            raise ValueError(f"ERCOT: alpha_aggregate must be one of {_smoothness.AGGREGATES}")
+
+
+class StaticEC(_EvolutionaryClustering):
+    __doc__ = (
+        """staticEC: ERCOT's evolutionary clustering without history.
+
+    Every step starts from a random population and is selected on its own
+    objectives only (no re-initialisation from t-1, no accumulation).
+"""
+        + _COMMON_DOC
+    )
+
+    _algorithm_name = "staticEC"
+    _uses_history = False
+    _accumulates = False
+
+    def __init__(
+        self,
+        n_clusters: int | None = None,
+        *,
+        max_clusters: int = 8,
+        pop_size: int = 100,
+        n_evaluations: int = 1000,
+        crossover_rate: float = 0.9,
+        mutation_rate: float = 0.9,
+        mutation_mode: str = "per_solution",
+        mutation_eta: float = 20.0,
+        budget_mode: str = "generations",
+        refine: bool = True,
+        knee: str = "ideal",
+        n_control_sets: int = 3,
+        backend: str = "numba",
+        seed: int | np.random.Generator | None = None,
+        progress: bool = False,
+    ) -> None:
+        self.n_clusters = n_clusters
+        self.max_clusters = max_clusters
+        self.pop_size = pop_size
+        self.n_evaluations = n_evaluations
+        self.crossover_rate = crossover_rate
+        self.mutation_rate = mutation_rate
+        self.mutation_mode = mutation_mode
+        self.mutation_eta = mutation_eta
+        self.budget_mode = budget_mode
+        self.refine = refine
+        self.knee = knee
+        self.n_control_sets = n_control_sets
+        self.backend = backend
+        self.seed = seed
+        self.progress = progress

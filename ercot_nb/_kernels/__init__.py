@@ -1,0 +1,57 @@
+"""Kernels of ERCOT's evolutionary clustering, in two interchangeable backends.
+
+``get_backend("numba")`` returns the compiled kernels (compiled lazily on
+first call, cached on disk), ``get_backend("numpy")`` their plain NumPy
+twins.  Both expose the same functions with the same signatures:
+
+=======================  ==================================================
+``evaluate_population``  f_cp, f_sep and cluster sizes of every solution
+``recentre_population``  one assign/average step (refinement, decode-encode)
+``assign_nearest``       labels and distances of one chromosome
+``binary_tournament``    NSGA-II crowded-comparison mating selection
+``single_point_crossover`` crossover of consecutive parent pairs
+``polynomial_mutation``  bounded polynomial mutation
+``repair_min_active``    switch on masks until enough centroids are active
+``nondominated_rank``    fast non-dominated sort
+``crowding_distance``    crowding distance within each front
+=======================  ==================================================
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+KERNEL_NAMES = (
+    "evaluate_population",
+    "recentre_population",
+    "assign_nearest",
+    "binary_tournament",
+    "single_point_crossover",
+    "polynomial_mutation",
+    "repair_min_active",
+    "nondominated_rank",
+    "crowding_distance",
+)
+BACKENDS = ("numba", "numpy")
+_cache: dict[str, SimpleNamespace] = {}
+
+
+def get_backend(name: str = "numba") -> SimpleNamespace:
+    """Return the kernels of backend ``name`` (``"numba"`` or ``"numpy"``)."""
+    if name not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {name!r}")
+    if name not in _cache:
+        if name == "numba":
+            from . import _numba_clustering, _numba_evolution
+
+            modules = (_numba_clustering, _numba_evolution)
+        else:
+            from . import _numpy_twins
+
+            modules = (_numpy_twins,)
+        kernels = {}
+        for kernel in KERNEL_NAMES:
+            for module in modules:
+                if hasattr(module, kernel):
+                    kernels[kernel] = getattr(module, kernel)
+        _cache[name] = SimpleNamespace(name=name, **kernels)
+    return _cache[name]

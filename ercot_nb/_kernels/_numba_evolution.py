@@ -1,0 +1,290 @@
+"""Numba kernels for the evolutionary side: mating selection, variation,
+repair, non-dominated sorting and crowding distance.
+
+Randomness is explicit: the caller draws every random number a kernel needs
+from its ``numpy.random.Generator`` into arrays and passes them in.  The
+kernels are therefore pure functions of their inputs, identical to their
+NumPy twins, and independent of the thread count.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_MASK_ON = 0.5
+
+
+@njit(cache=True)
+def binary_tournament(rank, crowding, candidates, coin, winners):  # pragma: no cover
+    """Crowded-comparison binary tournaments (NSGA-II mating selection).
+
+    Parameters
+    ----------
+    rank : int64 ndarray of shape (n_pop,)              IN, front index (0 = best)
+    crowding : ndarray of shape (n_pop,)                IN, crowding distance
+    candidates : int64 ndarray of shape (n_out, 2)      IN, random entrants
+    coin : ndarray of shape (n_out,)                    IN, U(0,1) tie breakers
+    winners : int64 ndarray of shape (n_out,)           OUT
+    """
+    for k in range(candidates.shape[0]):
+        a = candidates[k, 0]
+        b = candidates[k, 1]
+        if rank[a] < rank[b]:
+            winners[k] = a
+        elif rank[b] < rank[a]:
+            winners[k] = b
+        elif crowding[a] > crowding[b]:
+            winners[k] = a
+        elif crowding[b] > crowding[a]:
+            winners[k] = b
+        elif coin[k] < 0.5:
+            winners[k] = a
+        else:
+            winners[k] = b
+
+
+@njit(cache=True)
+def single_point_crossover(pop, parents, rate, draw, cut, offspring):  # pragma: no cover
+    """Single-point crossover of consecutive parent pairs.
+
+    Pair ``p`` is ``(parents[2p], parents[2p+1])``; with probability ``rate``
+    (``draw[p] < rate``) the children swap tails after gene ``cut[p]``,
+    otherwise they are copies of the parents.
+
+    Parameters
+    ----------
+    pop : ndarray of shape (n_pop, n_genes)              IN
+    parents : int64 ndarray of shape (n_off,)            IN, n_off even
+    rate : float                                         IN
+    draw : ndarray of shape (n_off // 2,)                IN, U(0,1)
+    cut : int64 ndarray of shape (n_off // 2,)           IN, in 1 .. n_genes-1
+    offspring : ndarray of shape (n_off, n_genes)        OUT
+    """
+    n_genes = pop.shape[1]
+    for p in range(parents.shape[0] // 2):
+        a = parents[2 * p]
+        b = parents[2 * p + 1]
+        r = cut[p] if draw[p] < rate else n_genes
+        for j in range(n_genes):
+            if j < r:
+                offspring[2 * p, j] = pop[a, j]
+                offspring[2 * p + 1, j] = pop[b, j]
+            else:
+                offspring[2 * p, j] = pop[b, j]
+                offspring[2 * p + 1, j] = pop[a, j]
+
+
+@njit(cache=True)
+def polynomial_mutation(offspring, lower, upper, rate, eta, draw, r):  # pragma: no cover
+    """Bounded polynomial mutation (Deb & Goyal), in place.
+
+    Gene ``j`` of row ``i`` mutates when ``draw[i, j] < rate``.  A gene
+    outside its bounds is first clipped into them; genes with
+    ``upper == lower`` never mutate.
+
+    Parameters
+    ----------
+    offspring : ndarray of shape (n_off, n_genes)    IN/OUT
+    lower, upper : ndarray of shape (n_genes,)       IN
+    rate : float                                     IN, per-gene probability
+    eta : float                                      IN, distribution index
+    draw, r : ndarray of shape (n_off, n_genes)      IN, U(0,1)
+    """
+    power = 1.0 / (eta + 1.0)
+    for i in range(offspring.shape[0]):
+        for j in range(offspring.shape[1]):
+            if draw[i, j] >= rate:
+                continue
+            lo = lower[j]
+            hi = upper[j]
+            span = hi - lo
+            if span <= 0.0:
+                continue
+            x = min(max(offspring[i, j], lo), hi)
+            delta1 = (x - lo) / span
+            delta2 = (hi - x) / span
+            u = r[i, j]
+            if u <= 0.5:
+                val = 2.0 * u + (1.0 - 2.0 * u) * (1.0 - delta1) ** (eta + 1.0)
+                shift = val ** power - 1.0
+            else:
+                val = 2.0 * (1.0 - u) + 2.0 * (u - 0.5) * (1.0 - delta2) ** (eta + 1.0)
+                shift = 1.0 - val ** power
+            offspring[i, j] = min(max(x + shift * span, lo), hi)
+
+
+@njit(cache=True)
+def repair_min_active(pop, n_max, min_active, pick, value):  # pragma: no cover
+    """Activate random inactive masks until ``min_active`` centroids are on.
+
+    Repair ``k`` of row ``i`` switches on inactive mask number
+    ``floor(pick[i, k] * n_inactive)`` (counting inactive masks in order) and
+    sets it to ``0.5 + 0.5 * value[i, k]``.
+
+    Parameters
+    ----------
+    pop : ndarray of shape (n, n_genes)                 IN/OUT
+    n_max : int                                         IN
+    min_active : int                                    IN, at most pick.shape[1]
+    pick, value : ndarray of shape (n, min_active)      IN, U(0,1)
+    """
+    for i in range(pop.shape[0]):
+        n_active = 0
+        for c in range(n_max):
+            if pop[i, c] >= _MASK_ON:
+                n_active += 1
+        k = 0
+        while n_active < min_active:
+            n_inactive = n_max - n_active
+            target = int(pick[i, k] * n_inactive)
+            if target >= n_inactive:
+                target = n_inactive - 1
+            seen = 0
+            for c in range(n_max):
+                if pop[i, c] < _MASK_ON:
+                    if seen == target:
+                        pop[i, c] = 0.5 + 0.5 * value[i, k]
+                        break
+                    seen += 1
+            n_active += 1
+            k += 1
+
+
+@njit(cache=True)
+def _rank_two_objectives(F, order, rank):  # pragma: no cover
+    """Sweep for two objectives: O(n log n + n * n_fronts).
+
+    Points are visited in lexicographic (f1, f2) order.  Within a front f2
+    strictly decreases along that order, so a new point is dominated by some
+    member of front k exactly when it is dominated by the member added last
+    (the one with the smallest f2); it joins the first front whose last
+    member does not dominate it.
+    """
+    n = F.shape[0]
+    last = order  # reuse: last[k] = index of the member added last to front k
+    by_f2 = np.argsort(F[:, 1], kind="mergesort")
+    by_f1 = by_f2[np.argsort(F[by_f2, 0], kind="mergesort")]
+    n_fronts = 0
+    for p in by_f1:
+        k = 0
+        while k < n_fronts:
+            q = last[k]
+            dominated = F[q, 1] <= F[p, 1] and (F[q, 0] < F[p, 0] or F[q, 1] < F[p, 1])
+            if not dominated:
+                break
+            k += 1
+        rank[p] = k
+        last[k] = p
+        if k == n_fronts:
+            n_fronts += 1
+
+
+@njit(cache=True)
+def nondominated_rank(F, scratch, rank):  # pragma: no cover
+    """Non-dominated sorting for minimisation: the front index of every point.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, n_objectives)          IN
+    scratch : int64 ndarray of shape (n,)           SCRATCH
+    rank : int64 ndarray of shape (n,)              OUT, 0 = first front
+
+    Notes
+    -----
+    Two objectives use an exact sweep (see ``_rank_two_objectives``); more
+    objectives use Deb et al.'s fast non-dominated sort, O(M n^2), peeling
+    each front by re-scanning the members of the previous one.
+    """
+    n, m = F.shape
+    if m == 2:
+        _rank_two_objectives(F, scratch, rank)
+        return
+    dominated_count = scratch
+    for q in range(n):
+        dominated_count[q] = 0
+        rank[q] = -1
+    for p in range(n):
+        for q in range(n):
+            if p != q and _dominates(F, p, q):
+                dominated_count[q] += 1
+    current = 0
+    assigned = 0
+    for q in range(n):
+        if dominated_count[q] == 0:
+            rank[q] = 0
+            assigned += 1
+    while assigned < n:
+        for p in range(n):
+            if rank[p] != current:
+                continue
+            for q in range(n):
+                if rank[q] == -1 and _dominates(F, p, q):
+                    dominated_count[q] -= 1
+        current += 1
+        for q in range(n):
+            if rank[q] == -1 and dominated_count[q] == 0:
+                rank[q] = current
+                assigned += 1
+
+
+@njit(cache=True, inline="always")
+def _dominates(F, p, q):  # pragma: no cover
+    better = False
+    for k in range(F.shape[1]):
+        if F[p, k] > F[q, k]:
+            return False
+        if F[p, k] < F[q, k]:
+            better = True
+    return better
+
+
+@njit(cache=True)
+def crowding_distance(F, rank, order, crowding):  # pragma: no cover
+    """Crowding distance of every point within its own front.
+
+    For each objective the points of a front are ordered by value (stable:
+    ties by index); the two extremes get ``inf`` and interior points add the
+    normalised gap between their neighbours.  Objectives that are constant
+    on a front are skipped.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, n_objectives)          IN, finite
+    rank : int64 ndarray of shape (n,)              IN
+    order : int64 ndarray of shape (n,)             SCRATCH
+    crowding : ndarray of shape (n,)                OUT
+    """
+    n, m = F.shape
+    n_fronts = 0
+    for i in range(n):
+        crowding[i] = 0.0
+        if rank[i] + 1 > n_fronts:
+            n_fronts = rank[i] + 1
+    start = np.zeros(n_fronts + 1, dtype=np.int64)
+    for i in range(n):
+        start[rank[i] + 1] += 1
+    for f in range(n_fronts):
+        start[f + 1] += start[f]
+    fill = np.empty(n_fronts, dtype=np.int64)
+    for k in range(m):
+        by_value = np.argsort(F[:, k], kind="mergesort")
+        for f in range(n_fronts):
+            fill[f] = start[f]
+        for i in by_value:
+            f = rank[i]
+            order[fill[f]] = i
+            fill[f] += 1
+        for f in range(n_fronts):
+            lo = start[f]
+            hi = start[f + 1] - 1
+            if hi < lo:
+                continue
+            first = order[lo]
+            last = order[hi]
+            span = F[last, k] - F[first, k]
+            if span <= 0.0:
+                continue
+            crowding[first] = np.inf
+            crowding[last] = np.inf
+            for pos in range(lo + 1, hi):
+                crowding[order[pos]] += (F[order[pos + 1], k] - F[order[pos - 1], k]) / span

@@ -1,0 +1,143 @@
+"""Plain NumPy twins of every numba kernel.
+
+Same names, same signatures, same in/out buffers.  They are written for
+obviousness, not speed: they are the oracle of the kernel tests and the
+``backend="numpy"`` path (for environments without numba).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_MASK_ON = 0.5
+_MIN_SEPARATION = 1e-12
+
+
+def _centroids(chromosome: np.ndarray, n_max: int) -> np.ndarray:
+    return chromosome[n_max:].reshape(n_max, -1)
+
+
+def _nearest(X: np.ndarray, chromosome: np.ndarray, n_max: int) -> tuple[np.ndarray, np.ndarray]:
+    """Index of the nearest active centroid (lowest index on ties) and squared distance."""
+    active = np.flatnonzero(chromosome[:n_max] >= _MASK_ON)
+    if active.size == 0:
+        return np.full(len(X), -1, dtype=np.int64), np.full(len(X), np.inf)
+    C = _centroids(chromosome, n_max)[active]
+    d2 = ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=2)
+    nearest = np.argmin(d2, axis=1)  # first minimum = lowest centroid index
+    return active[nearest].astype(np.int64), d2[np.arange(len(X)), nearest]
+
+
+def evaluate_population(X, pop, n_max, f_cp, f_sep, counts):
+    for i, chromosome in enumerate(pop):
+        labels, d2 = _nearest(X, chromosome, n_max)
+        counts[i] = np.bincount(labels[labels >= 0], minlength=n_max)
+        active = np.flatnonzero(chromosome[:n_max] >= _MASK_ON)
+        if active.size == 0:
+            f_cp[i] = np.inf
+            f_sep[i] = np.inf
+            continue
+        f_cp[i] = np.sqrt(d2).sum()
+        if active.size < 2:
+            f_sep[i] = np.inf
+            continue
+        C = _centroids(chromosome, n_max)[active]
+        pair_d2 = ((C[:, None, :] - C[None, :, :]) ** 2).sum(axis=2)
+        min_d2 = pair_d2[np.triu_indices(len(C), k=1)].min()
+        f_sep[i] = 1.0 / max(np.sqrt(min_d2), _MIN_SEPARATION)
+
+
+def recentre_population(X_assign, X_update, pop, n_max, sums, counts):
+    n_features = X_assign.shape[1]
+    for i, chromosome in enumerate(pop):
+        labels, _ = _nearest(X_assign, chromosome, n_max)
+        counts[i] = 0
+        sums[i] = 0.0
+        for c in range(n_max):
+            members = labels == c
+            counts[i, c] = members.sum()
+            if counts[i, c] > 0:
+                sums[i, c] = X_update[members].sum(axis=0)
+                start = n_max + c * n_features
+                pop[i, start:start + n_features] = sums[i, c] / counts[i, c]
+
+
+def assign_nearest(X, chromosome, n_max, labels, distances):
+    nearest, d2 = _nearest(X, chromosome, n_max)
+    labels[:] = nearest
+    distances[:] = np.sqrt(d2)
+
+
+def binary_tournament(rank, crowding, candidates, coin, winners):
+    a, b = candidates[:, 0], candidates[:, 1]
+    a_wins = (rank[a] < rank[b]) | (
+        (rank[a] == rank[b])
+        & ((crowding[a] > crowding[b]) | ((crowding[a] == crowding[b]) & (coin < 0.5)))
+    )
+    winners[:] = np.where(a_wins, a, b)
+
+
+def single_point_crossover(pop, parents, rate, draw, cut, offspring):
+    n_genes = pop.shape[1]
+    for p in range(len(parents) // 2):
+        a, b = pop[parents[2 * p]], pop[parents[2 * p + 1]]
+        r = cut[p] if draw[p] < rate else n_genes
+        offspring[2 * p] = np.concatenate([a[:r], b[r:]])
+        offspring[2 * p + 1] = np.concatenate([b[:r], a[r:]])
+
+
+def polynomial_mutation(offspring, lower, upper, rate, eta, draw, r):
+    span = upper - lower
+    mutate = (draw < rate) & (span > 0)[None, :]
+    x = np.clip(offspring, lower, upper)
+    safe_span = np.where(span > 0, span, 1.0)
+    delta1 = (x - lower) / safe_span
+    delta2 = (upper - x) / safe_span
+    power = 1.0 / (eta + 1.0)
+    with np.errstate(invalid="ignore"):
+        low_branch = (2 * r + (1 - 2 * r) * (1 - delta1) ** (eta + 1)) ** power - 1
+        high_branch = 1 - (2 * (1 - r) + 2 * (r - 0.5) * (1 - delta2) ** (eta + 1)) ** power
+    shift = np.where(r <= 0.5, low_branch, high_branch)
+    mutated = np.clip(x + shift * span, lower, upper)
+    offspring[mutate] = mutated[mutate]
+
+
+def repair_min_active(pop, n_max, min_active, pick, value):
+    for i in range(len(pop)):
+        k = 0
+        while np.count_nonzero(pop[i, :n_max] >= _MASK_ON) < min_active:
+            inactive = np.flatnonzero(pop[i, :n_max] < _MASK_ON)
+            target = min(int(pick[i, k] * len(inactive)), len(inactive) - 1)
+            pop[i, inactive[target]] = 0.5 + 0.5 * value[i, k]
+            k += 1
+
+
+def nondominated_rank(F, scratch, rank):
+    """Brute force: peel off the set of points no remaining point dominates."""
+    leq = (F[:, None, :] <= F[None, :, :]).all(axis=2)
+    lt = (F[:, None, :] < F[None, :, :]).any(axis=2)
+    dominates = leq & lt  # dominates[p, q]: p dominates q
+    remaining = np.ones(len(F), dtype=bool)
+    rank[:] = -1
+    front = 0
+    while remaining.any():
+        dominated = (dominates & remaining[:, None]).any(axis=0)
+        current = remaining & ~dominated
+        rank[current] = front
+        remaining &= ~current
+        front += 1
+
+
+def crowding_distance(F, rank, order, crowding):
+    crowding[:] = 0.0
+    for front in np.unique(rank):
+        members = np.flatnonzero(rank == front)
+        for k in range(F.shape[1]):
+            ordered = members[np.argsort(F[members, k], kind="mergesort")]
+            span = F[ordered[-1], k] - F[ordered[0], k]
+            if span <= 0:
+                continue
+            crowding[ordered[0]] = np.inf
+            crowding[ordered[-1]] = np.inf
+            gaps = (F[ordered[2:], k] - F[ordered[:-2], k]) / span
+            crowding[ordered[1:-1]] += gaps
+    order[:] = np.argsort(rank, kind="mergesort")

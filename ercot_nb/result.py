@@ -1,0 +1,358 @@
+"""Result of a temporal clustering run: per-step partitions and search history.
+
+A :class:`ClusteringResult` holds one :class:`StepResult` per processed time
+step.  It is what estimators expose as ``result_`` and what figures, widgets
+and the experiment runner consume.  Everything in it is plain NumPy, so it
+saves to a single ``.npz`` file and loads back without pickle.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import linear_sum_assignment
+
+_FORMAT_VERSION = 1
+
+
+@dataclass
+class StepResult:
+    """Everything ERCOT decided and saw at one time step.
+
+    Attributes
+    ----------
+    t : int
+        0-based step index.
+    time : object
+        The step's time label from the dataset.
+    ids : ndarray of shape (n_samples,)
+        Sample ids, aligned with ``labels``.
+    labels : int64 ndarray of shape (n_samples,)
+        Cluster of every sample, numbered 0..n_clusters-1 at this step.
+    aligned_labels : int64 ndarray of shape (n_samples,)
+        The same partition with labels carried over time: a cluster keeps
+        its label while it persists (Hungarian matching over common ids).
+    centroids : ndarray of shape (n_clusters, n_features)
+        Centroid of each label of ``labels``.
+    population : ndarray of shape (pop_size, n_genes)
+        Final population (masks then centroids), for a-posteriori choices.
+    objectives : ndarray of shape (pop_size, 2)
+        Raw objectives ``(f_cp, f_sep)`` of the final population on this step.
+    objectives_accumulated : ndarray of shape (pop_size, 2)
+        Objectives used by the last selection: the accumulated fitness
+        ``(1-alpha) f^t + alpha f^{t-1}`` when history was used, otherwise
+        equal to ``objectives``.
+    population_n_clusters : int64 ndarray of shape (pop_size,)
+        Non-empty clusters of each member.
+    population_n_active : int64 ndarray of shape (pop_size,)
+        Active masks of each member (can exceed the non-empty count).
+    first_front : bool ndarray of shape (pop_size,)
+        Members of the first non-dominated front (on the accumulated objectives).
+    knee : int
+        Index (into the population) of the chosen solution.
+    alpha : float
+        Smoothness weight alpha^{t-1} used at this step (nan without history).
+    alpha_pairs : ndarray of shape (n_pairs,)
+        Per matched cluster pair weight alpha_i (nan where skipped).
+    matched_pairs : int64 ndarray of shape (n_pairs, 2)
+        (pseudo-cluster at t, cluster at t-1) of each pair, in centroid-slot
+        numbering at t and in ``labels`` numbering at t-1.
+    seconds : float
+        Wall time of the step.
+    n_max : int
+        C_max, needed to decode ``population``.
+    """
+
+    t: int
+    time: Any
+    ids: np.ndarray
+    labels: np.ndarray
+    aligned_labels: np.ndarray
+    centroids: np.ndarray
+    population: np.ndarray
+    objectives: np.ndarray
+    objectives_accumulated: np.ndarray
+    population_n_clusters: np.ndarray
+    population_n_active: np.ndarray
+    first_front: np.ndarray
+    knee: int
+    alpha: float
+    alpha_pairs: np.ndarray
+    matched_pairs: np.ndarray
+    seconds: float
+    n_max: int
+
+    @property
+    def n_clusters(self) -> int:
+        """Number of clusters of the chosen partition."""
+        return int(len(self.centroids))
+
+    @property
+    def n_samples(self) -> int:
+        return int(len(self.ids))
+
+
+def compress_labels(slot_labels: np.ndarray, chromosome: np.ndarray, n_max: int) -> tuple[np.ndarray, np.ndarray]:
+    """Renumber centroid-slot labels to 0..C-1 (slot order) and return the centroids."""
+    slots = np.unique(slot_labels[slot_labels >= 0])
+    remap = np.full(n_max, -1, dtype=np.int64)
+    remap[slots] = np.arange(len(slots))
+    centroids = chromosome[n_max:].reshape(n_max, -1)[slots]
+    return remap[slot_labels], np.array(centroids, dtype=np.float64)
+
+
+def align_labels(
+    prev_ids: np.ndarray | None,
+    prev_aligned: np.ndarray | None,
+    ids: np.ndarray,
+    labels: np.ndarray,
+    next_label: int,
+) -> tuple[np.ndarray, int]:
+    """Carry cluster labels across one step by maximum overlap of common ids.
+
+    Each current cluster matched (Hungarian, maximum number of shared ids) to
+    a previous cluster takes its aligned label; unmatched clusters get fresh
+    labels ``next_label, next_label + 1, ...``.
+
+    Returns
+    -------
+    aligned : int64 ndarray, next_label : int
+    """
+    current = np.unique(labels)
+    mapping: dict[int, int] = {}
+    if prev_ids is not None and len(prev_ids):
+        _, ia, ib = np.intersect1d(prev_ids, ids, assume_unique=True, return_indices=True)
+        if len(ia):
+            previous = np.unique(prev_aligned[ia])
+            table = np.zeros((len(current), len(previous)), dtype=np.int64)
+            np.add.at(
+                table,
+                (np.searchsorted(current, labels[ib]), np.searchsorted(previous, prev_aligned[ia])),
+                1,
+            )
+            rows, cols = linear_sum_assignment(table, maximize=True)
+            for r, c in zip(rows, cols):
+                if table[r, c] > 0:
+                    mapping[int(current[r])] = int(previous[c])
+    for label in current:
+        if int(label) not in mapping:
+            mapping[int(label)] = next_label
+            next_label += 1
+    lookup = np.vectorize(mapping.__getitem__, otypes=[np.int64])
+    return lookup(labels) if len(labels) else labels.astype(np.int64), next_label
+
+
+@dataclass
+class ClusteringResult:
+    """Per-step partitions, Pareto fronts, weights and timings of one run.
+
+    Attributes
+    ----------
+    algorithm : str
+        Name of the algorithm that produced it.
+    params : dict
+        The estimator's parameters.
+    steps : list of StepResult
+    """
+
+    algorithm: str
+    params: dict
+    steps: list[StepResult] = field(default_factory=list)
+    _next_label: int = 0
+
+    # -- building ---------------------------------------------------------------
+    def append(self, step: StepResult) -> None:
+        """Add the next step, computing its time-aligned labels."""
+        previous = self.steps[-1] if self.steps else None
+        step.aligned_labels, self._next_label = align_labels(
+            previous.ids if previous else None,
+            previous.aligned_labels if previous else None,
+            step.ids,
+            step.labels,
+            self._next_label,
+        )
+        self.steps.append(step)
+
+    # -- sequence access ------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def __iter__(self) -> Iterator[StepResult]:
+        return iter(self.steps)
+
+    def __getitem__(self, t: int) -> StepResult:
+        return self.steps[t]
+
+    @property
+    def labels(self) -> list[np.ndarray]:
+        return [s.labels for s in self.steps]
+
+    @property
+    def aligned_labels(self) -> list[np.ndarray]:
+        return [s.aligned_labels for s in self.steps]
+
+    @property
+    def times(self) -> list:
+        return [s.time for s in self.steps]
+
+    @property
+    def n_clusters(self) -> np.ndarray:
+        return np.array([s.n_clusters for s in self.steps], dtype=np.int64)
+
+    @property
+    def alpha(self) -> np.ndarray:
+        return np.array([s.alpha for s in self.steps], dtype=np.float64)
+
+    @property
+    def seconds(self) -> np.ndarray:
+        return np.array([s.seconds for s in self.steps], dtype=np.float64)
+
+    # -- a-posteriori choice -----------------------------------------------------------
+    def labels_of_member(self, X: np.ndarray, t: int, member: int) -> np.ndarray:
+        """Partition of step ``t``'s data ``X`` by population member ``member``.
+
+        Lets a user pick another point of the Pareto front than the knee.
+        """
+        from ._kernels import get_backend
+
+        step = self.steps[t]
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        chromosome = np.ascontiguousarray(step.population[member])
+        labels = np.empty(len(X), dtype=np.int64)
+        distances = np.empty(len(X))
+        get_backend("numpy").assign_nearest(X, chromosome, step.n_max, labels, distances)
+        return compress_labels(labels, chromosome, step.n_max)[0]
+
+    # -- tidy export ------------------------------------------------------------------
+    def to_frame(self) -> pd.DataFrame:
+        """Long table: one row per (step, sample) with ``t, time, id, label, aligned_label``."""
+        frames = [
+            pd.DataFrame(
+                {
+                    "t": s.t,
+                    "time": [s.time] * s.n_samples,
+                    "id": s.ids,
+                    "label": s.labels,
+                    "aligned_label": s.aligned_labels,
+                }
+            )
+            for s in self.steps
+        ]
+        if not frames:
+            return pd.DataFrame(columns=["t", "time", "id", "label", "aligned_label"])
+        return pd.concat(frames, ignore_index=True)
+
+    def fronts_frame(self) -> pd.DataFrame:
+        """Final population of every step: objectives, cluster counts, front and knee flags."""
+        rows = []
+        for s in self.steps:
+            n = len(s.population)
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "t": s.t,
+                        "time": [s.time] * n,
+                        "member": np.arange(n),
+                        "f_cp": s.objectives[:, 0],
+                        "f_sep": s.objectives[:, 1],
+                        "f_cp_accumulated": s.objectives_accumulated[:, 0],
+                        "f_sep_accumulated": s.objectives_accumulated[:, 1],
+                        "n_clusters": s.population_n_clusters,
+                        "n_active": s.population_n_active,
+                        "first_front": s.first_front,
+                        "knee": np.arange(n) == s.knee,
+                    }
+                )
+            )
+        return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+
+    def steps_frame(self) -> pd.DataFrame:
+        """One row per step: size, chosen number of clusters, alpha and seconds."""
+        return pd.DataFrame(
+            {
+                "t": [s.t for s in self.steps],
+                "time": self.times,
+                "n_samples": [s.n_samples for s in self.steps],
+                "n_clusters": self.n_clusters,
+                "alpha": self.alpha,
+                "seconds": self.seconds,
+            }
+        )
+
+    def _repr_html_(self) -> str:
+        table = self.steps_frame().to_html(index=False, float_format=lambda v: f"{v:.4g}")
+        return f"<div><b>{self.algorithm}</b> result, {len(self)} steps{table}</div>"
+
+    def __repr__(self) -> str:
+        return f"ClusteringResult(algorithm={self.algorithm!r}, steps={len(self)})"
+
+    # -- persistence ------------------------------------------------------------------
+    def save(self, path: str | Path) -> Path:
+        """Write the result to one compressed ``.npz`` file (no pickle)."""
+        path = Path(path)
+        if path.suffix != ".npz":
+            path = path.with_suffix(".npz")
+        arrays: dict[str, np.ndarray] = {}
+        scalars = []
+        for s in self.steps:
+            meta = {}
+            for f in fields(StepResult):
+                value = getattr(s, f.name)
+                if isinstance(value, np.ndarray):
+                    if value.dtype == object:
+                        value = value.astype(str)
+                        meta[f"{f.name}__was_object"] = True
+                    arrays[f"{s.t}/{f.name}"] = value
+                else:
+                    meta[f.name] = _jsonable(value)
+            scalars.append(meta)
+        header = {
+            "format_version": _FORMAT_VERSION,
+            "algorithm": self.algorithm,
+            "params": {k: _jsonable(v) for k, v in self.params.items()},
+            "next_label": self._next_label,
+            "steps": scalars,
+        }
+        arrays["__header__"] = np.array(json.dumps(header))
+        np.savez_compressed(path, **arrays)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> "ClusteringResult":
+        """Read a result written by :meth:`save`."""
+        with np.load(Path(path), allow_pickle=False) as data:
+            header = json.loads(str(data["__header__"]))
+            if header.get("format_version") != _FORMAT_VERSION:
+                raise ValueError(f"{path}: unsupported result format {header.get('format_version')!r}")
+            result = cls(algorithm=header["algorithm"], params=header["params"])
+            for t, meta in enumerate(header["steps"]):
+                kwargs = {}
+                for f in fields(StepResult):
+                    if f.name in meta:
+                        kwargs[f.name] = meta[f.name]
+                    else:
+                        value = data[f"{meta['t']}/{f.name}"]
+                        if meta.get(f"{f.name}__was_object"):
+                            value = value.astype(object)
+                        kwargs[f.name] = value
+                result.steps.append(StepResult(**kwargs))
+            result._next_label = header["next_label"]
+        return result
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, Sequence):
+        return [_jsonable(v) for v in value]
+    return repr(value)

@@ -1,0 +1,215 @@
+"""Every numba kernel equals its plain NumPy twin on the same inputs."""
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+
+from ercot_nb._kernels import KERNEL_NAMES, get_backend
+
+NUMBA = get_backend("numba")
+TWIN = get_backend("numpy")
+
+
+def random_population(rng, n, n_max, n_features, p_active=0.6):
+    pop = rng.normal(size=(n, n_max * (1 + n_features)))
+    pop[:, :n_max] = rng.random((n, n_max))
+    pop[:, :n_max] = np.where(rng.random((n, n_max)) < p_active, 0.75, 0.25)
+    pop[0, :n_max] = 0.25  # a solution with no active centroid
+    pop[1, :n_max] = 0.25
+    pop[1, 0] = 0.75  # and one with a single active centroid
+    return pop
+
+
+def test_both_backends_expose_every_kernel():
+    for name in KERNEL_NAMES:
+        assert callable(getattr(NUMBA, name))
+        assert callable(getattr(TWIN, name))
+
+
+def test_unknown_backend_is_refused():
+    with pytest.raises(ValueError, match="backend"):
+        get_backend("cuda")
+
+
+@pytest.mark.parametrize("n_features", [1, 2, 3, 5])
+@pytest.mark.parametrize("n_max", [2, 8])
+def test_evaluate_population(n_features, n_max):
+    rng = np.random.default_rng(n_features * 10 + n_max)
+    X = rng.normal(size=(137 + 256 * (n_max == 8), n_features))  # > 1 block too
+    pop = random_population(rng, 12, n_max, n_features)
+    out = {}
+    for backend in (NUMBA, TWIN):
+        f_cp, f_sep = np.empty(12), np.empty(12)
+        counts = np.empty((12, n_max), dtype=np.int64)
+        backend.evaluate_population(X, pop, n_max, f_cp, f_sep, counts)
+        out[backend.name] = (f_cp, f_sep, counts)
+    np.testing.assert_allclose(out["numba"][0], out["numpy"][0], rtol=1e-12)
+    np.testing.assert_allclose(out["numba"][1], out["numpy"][1], rtol=1e-12)
+    np.testing.assert_array_equal(out["numba"][2], out["numpy"][2])
+    assert np.isinf(out["numba"][0][0]) and np.isinf(out["numba"][1][1])
+
+
+def test_evaluate_population_hand_computed():
+    # 2-D, two active centroids at (0,0) and (3,4); a third inactive slot.
+    n_max, D = 3, 2
+    chromosome = np.array([0.9, 0.5, 0.1, 0.0, 0.0, 3.0, 4.0, 100.0, 100.0])
+    X = np.array([[0.0, 1.0], [3.0, 3.0], [1.5, 2.0]])  # last one is equidistant: lowest index wins
+    f_cp, f_sep = np.empty(1), np.empty(1)
+    counts = np.empty((1, n_max), dtype=np.int64)
+    NUMBA.evaluate_population(X, chromosome[None, :], n_max, f_cp, f_sep, counts)
+    assert f_cp[0] == pytest.approx(1.0 + 1.0 + 2.5)
+    assert f_sep[0] == pytest.approx(1 / 5)
+    np.testing.assert_array_equal(counts[0], [2, 1, 0])
+
+
+@pytest.mark.parametrize("n_features", [1, 3])
+def test_recentre_population_matches_twin_and_lloyd(n_features):
+    rng = np.random.default_rng(7)
+    X_assign = rng.normal(size=(90, n_features))
+    X_update = X_assign + rng.normal(scale=0.3, size=X_assign.shape)
+    pop = random_population(rng, 10, 6, n_features)
+    results = {}
+    for backend in (NUMBA, TWIN):
+        moved = pop.copy()
+        sums = np.empty((10, 6, n_features))
+        counts = np.empty((10, 6), dtype=np.int64)
+        backend.recentre_population(X_assign, X_update, moved, 6, sums, counts)
+        results[backend.name] = (moved, counts)
+    np.testing.assert_allclose(results["numba"][0], results["numpy"][0], rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(results["numba"][1], results["numpy"][1])
+    # Masks never change; centroids without members never move.
+    moved, counts = results["numba"]
+    np.testing.assert_array_equal(moved[:, :6], pop[:, :6])
+    cents_before = pop[:, 6:].reshape(10, 6, n_features)
+    cents_after = moved[:, 6:].reshape(10, 6, n_features)
+    np.testing.assert_array_equal(cents_after[counts == 0], cents_before[counts == 0])
+
+
+def test_decode_encode_hand_computed():
+    # Two clusters at t-1 around (0,0) and (10,0); at t every sample moved by (+1, +2)
+    # except sample 3, which moved to (20, 20). Decode labels by t-1 positions,
+    # encode centroids as means of t positions.
+    X_prev = np.array([[0.0, 0.0], [1.0, 0.0], [10.0, 0.0], [11.0, 0.0]])
+    X_curr = np.array([[1.0, 2.0], [2.0, 2.0], [11.0, 2.0], [20.0, 20.0]])
+    n_max = 3
+    chromosome = np.array([[1.0, 1.0, 0.0, 0.5, 0.0, 10.5, 0.0, -7.0, -7.0]])
+    for backend in (NUMBA, TWIN):
+        pop = chromosome.copy()
+        sums = np.empty((1, n_max, 2))
+        counts = np.empty((1, n_max), dtype=np.int64)
+        backend.recentre_population(X_prev, X_curr, pop, n_max, sums, counts)
+        np.testing.assert_allclose(pop[0, 3:5], [1.5, 2.0])
+        np.testing.assert_allclose(pop[0, 5:7], [15.5, 11.0])
+        np.testing.assert_allclose(pop[0, 7:9], [-7.0, -7.0])  # inactive: untouched
+        np.testing.assert_array_equal(counts[0], [2, 2, 0])
+
+
+def test_assign_nearest():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 3))
+    chromosome = random_population(rng, 3, 5, 3)[2]
+    out = {}
+    for backend in (NUMBA, TWIN):
+        labels = np.empty(300, dtype=np.int64)
+        dist = np.empty(300)
+        backend.assign_nearest(X, chromosome, 5, labels, dist)
+        out[backend.name] = (labels, dist)
+    np.testing.assert_array_equal(out["numba"][0], out["numpy"][0])
+    np.testing.assert_allclose(out["numba"][1], out["numpy"][1], rtol=1e-12)
+
+
+def test_binary_tournament():
+    rng = np.random.default_rng(0)
+    rank = rng.integers(0, 3, size=20)
+    crowding = rng.choice([0.0, 0.5, 1.0, np.inf], size=20)
+    candidates = rng.integers(0, 20, size=(50, 2))
+    coin = rng.random(50)
+    winners = {b.name: np.empty(50, dtype=np.int64) for b in (NUMBA, TWIN)}
+    for backend in (NUMBA, TWIN):
+        backend.binary_tournament(rank, crowding, candidates, coin, winners[backend.name])
+    np.testing.assert_array_equal(winners["numba"], winners["numpy"])
+    for (a, b), w in zip(candidates, winners["numba"]):
+        loser = b if w == a else a
+        assert (rank[w], -crowding[w]) <= (rank[loser], -crowding[loser])
+
+
+def test_single_point_crossover():
+    rng = np.random.default_rng(1)
+    pop = rng.normal(size=(8, 11))
+    parents = rng.integers(0, 8, size=8)
+    draw = np.array([0.1, 0.95, 0.5, 0.89])
+    cut = rng.integers(1, 11, size=4)
+    outs = {}
+    for backend in (NUMBA, TWIN):
+        out = np.empty((8, 11))
+        backend.single_point_crossover(pop, parents, 0.9, draw, cut, out)
+        outs[backend.name] = out
+    np.testing.assert_array_equal(outs["numba"], outs["numpy"])
+    out = outs["numba"]
+    a, b, r = pop[parents[0]], pop[parents[1]], cut[0]
+    np.testing.assert_array_equal(out[0], np.r_[a[:r], b[r:]])
+    np.testing.assert_array_equal(out[1], np.r_[b[:r], a[r:]])
+    np.testing.assert_array_equal(out[2], pop[parents[2]])  # draw 0.95 >= 0.9: copies
+    np.testing.assert_array_equal(out[3], pop[parents[3]])
+
+
+@pytest.mark.parametrize("rate", [0.05, 0.9, 1.0])
+def test_polynomial_mutation(rate):
+    rng = np.random.default_rng(2)
+    lower = np.r_[np.zeros(4), -np.ones(8)]
+    upper = np.r_[np.ones(4), np.ones(8) * 2]
+    upper[5] = lower[5]  # a constant feature never mutates
+    pop = lower + rng.random((30, 12)) * (upper - lower)
+    pop[0, 7] = 5.0  # out of bounds: clipped into them when mutated
+    draw = rng.random((30, 12))
+    draw[0, 7] = 0.0
+    r = rng.random((30, 12))
+    outs = {}
+    for backend in (NUMBA, TWIN):
+        out = pop.copy()
+        backend.polynomial_mutation(out, lower, upper, rate, 20.0, draw, r)
+        outs[backend.name] = out
+    np.testing.assert_allclose(outs["numba"], outs["numpy"], rtol=1e-13, atol=1e-13)
+    out = outs["numba"]
+    untouched = draw >= rate
+    np.testing.assert_array_equal(out[untouched], pop[untouched])
+    np.testing.assert_array_equal(out[:, 5], pop[:, 5])
+    assert np.all(out >= lower) and np.all(out <= upper)
+
+
+def test_polynomial_mutation_formula_by_hand():
+    # x = 0.25 in [0, 1], eta = 1, u = 0.25: delta = (2u + (1-2u)(1-0.25)^2)^(1/2) - 1
+    x = np.array([[0.25]])
+    expected = 0.25 + (np.sqrt(0.5 + 0.5 * 0.75**2) - 1.0)
+    NUMBA.polynomial_mutation(x, np.zeros(1), np.ones(1), 1.0, 1.0, np.zeros((1, 1)), np.full((1, 1), 0.25))
+    assert x[0, 0] == pytest.approx(expected)
+
+
+def test_repair_min_active():
+    rng = np.random.default_rng(5)
+    pop = rng.random((40, 6 + 12)) * 0.49  # nothing active
+    pop[:10, :6] = rng.random((10, 6))
+    pick = rng.random((40, 2))
+    value = rng.random((40, 2))
+    outs = {}
+    for backend in (NUMBA, TWIN):
+        out = pop.copy()
+        backend.repair_min_active(out, 6, 2, pick, value)
+        outs[backend.name] = out
+    np.testing.assert_array_equal(outs["numba"], outs["numpy"])
+    assert np.all((outs["numba"][:, :6] >= 0.5).sum(axis=1) >= 2)
+    already = (pop[:, :6] >= 0.5).sum(axis=1) >= 2
+    np.testing.assert_array_equal(outs["numba"][already], pop[already])
+
+
+def test_kernels_compile_lazily_with_cache():
+    from ercot_nb._kernels import _numba_clustering, _numba_evolution
+
+    for module in (_numba_clustering, _numba_evolution):
+        for name in KERNEL_NAMES:
+            kernel = getattr(module, name, None)
+            if kernel is None:
+                continue
+            assert isinstance(kernel, numba.core.registry.CPUDispatcher)
+            assert kernel._cache.__class__.__name__ != "NullCache", f"{name} is not cache=True"
