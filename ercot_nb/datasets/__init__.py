@@ -1,0 +1,89 @@
+"""Built-in temporal clustering scenarios, generated on the fly (no download).
+
+=========  =====================================================================
+name       scenario
+=========  =====================================================================
+``syn1``   four 2-D Gaussians; one cluster moves onto another
+``syn2``   the 4-D version of syn1
+``syn3``   syn1 plus membership switches (concept drift) at t = 4, 5, 6
+``syn4``   syn2 plus the same membership switches
+``syn5``   syn1 plus removed (t = 4, 8) and inserted (t = 6) samples
+``syn6``   syn3 plus the same removals and insertions
+``syn7``   syn3 whose moving cluster disappears at t = 5, 6 (k unknown)
+``syn8``   syn4 whose moving cluster disappears at t = 5, 6 (k unknown)
+=========  =====================================================================
+
+Each dataset's ``metadata["description"]`` explains it in full, and
+:func:`oracle_partition` gives the nearest-true-mean partition (the reference
+accuracy) of any scenario that stores its true means.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..data import TemporalDataset
+from . import _synthetic
+from ._synthetic import oracle_partition
+
+__all__ = ["load", "available", "oracle_partition"]
+
+# One entry per loader: name -> function(seed, **params) -> TemporalDataset.
+_LOADERS: dict[str, Callable[..., TemporalDataset]] = {
+    "syn1": _synthetic.syn1,
+    "syn2": _synthetic.syn2,
+    "syn3": _synthetic.syn3,
+    "syn4": _synthetic.syn4,
+    "syn5": _synthetic.syn5,
+    "syn6": _synthetic.syn6,
+    "syn7": _synthetic.syn7,
+    "syn8": _synthetic.syn8,
+}
+
+
+def available() -> list[str]:
+    """Names accepted by :func:`load`.
+
+    Returns
+    -------
+    list of str
+    """
+    return list(_LOADERS)
+
+
+def load(name: str, seed: int | None = 0, **params: Any) -> TemporalDataset:
+    """Generate a built-in dataset.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`available` (case-insensitive), e.g. ``"syn3"``.
+    seed : int or None, default=0
+        Data seed, separate from any algorithm seed: the same seed gives
+        identical arrays.
+    **params
+        Scenario parameters.  Syn1-Syn8 accept ``n_steps`` (10),
+        ``step_size`` (0.6), ``cov_scale`` (0.8), ``n_per_cluster`` (50),
+        ``step_mode`` ("euclidean" or "per_coordinate") and ``noise``
+        ("redrawn" or "fixed"); see ``help(ercot_nb.datasets._synthetic.syn1)``.
+
+    Returns
+    -------
+    TemporalDataset
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists the available ones) or an
+        invalid parameter value.
+
+    Examples
+    --------
+    >>> from ercot_nb import datasets
+    >>> datasets.load("syn5")
+    TemporalDataset(name='syn5', steps=10, features=2, samples=160..200, labels=yes)
+    """
+    key = str(name).lower()
+    if key not in _LOADERS:
+        raise ValueError(f"unknown dataset {name!r}; available: {', '.join(available())}")
+    return _LOADERS[key](seed, **params)
