@@ -1,0 +1,304 @@
+"""Final-solution (knee) selection on a two-objective front.
+
+ERCOT outputs one member of the first nondominated front of (f_cp, f_sep)
+(design notes, algorithms.md section 5). Three rules are offered:
+
+``"ideal"`` (default, section 5.3)
+    MOCK's normalisation g = sqrt((f - min) / (max - min)) per objective, then
+    the point nearest the ideal corner (0, 0).
+``"chord"``
+    Same normalisation; the point farthest from the chord joining the two
+    extreme points, on the side of the ideal corner (Das's knee).
+``"mock"`` (section 5.1)
+    Handl & Knowles' attainment score against control fronts obtained by the
+    caller on structureless data (see :func:`mock_control_data`); the global
+    maximum is selected.
+
+Ties are broken by the smaller number of clusters, then the smaller first
+objective, then the lower index. Scores within a relative 1e-12 of the best
+count as ties, so that mirror-symmetric fronts resolve deterministically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = [
+    "CONTROL_BOXES",
+    "KNEE_RULES",
+    "attainment_scores",
+    "mock_control_data",
+    "normalise_front",
+    "select_knee",
+    "staircase_signed_distance",
+]
+
+KNEE_RULES = ("ideal", "chord", "mock")
+CONTROL_BOXES = ("pca", "bbox")
+
+_TIE_RTOL = 1e-12
+
+ControlFront = tuple[np.ndarray, np.ndarray]
+
+
+def normalise_front(F: np.ndarray) -> np.ndarray:
+    """MOCK normalisation g = sqrt((f - min) / (max - min)) per objective.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, n_objectives)
+
+    Returns
+    -------
+    ndarray of shape (n, n_objectives)
+        Values in [0, 1]; an objective with max == min maps to 0.
+    """
+    F = np.asarray(F, dtype=float)
+    low = F.min(axis=0)
+    span = F.max(axis=0) - low
+    scaled = np.divide(F - low, span, out=np.zeros_like(F), where=span > 0)
+    return np.sqrt(np.clip(scaled, 0.0, 1.0))
+
+
+def _check_front(F: np.ndarray, n_clusters: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
+    F = np.asarray(F, dtype=float)
+    n_clusters = np.asarray(n_clusters).ravel()
+    if F.ndim != 2 or F.shape[1] != 2 or F.shape[0] == 0:
+        raise ValueError(f"{name} must have shape (n, 2) with n >= 1, got {F.shape}")
+    if n_clusters.shape[0] != F.shape[0]:
+        raise ValueError(f"{name} and its n_clusters must have the same length")
+    if not np.all(np.isfinite(F)):
+        raise ValueError(f"{name} must be finite")
+    return F, n_clusters
+
+
+def _first_occurrences(F: np.ndarray) -> np.ndarray:
+    """Sorted indices of the first occurrence of each distinct row of F."""
+    _, first = np.unique(F, axis=0, return_index=True)
+    return np.sort(first)
+
+
+def _best_with_ties(
+    candidates: np.ndarray, score: np.ndarray, F: np.ndarray, n_clusters: np.ndarray
+) -> int:
+    """Index (into F) of the highest `score` among `candidates`, with tie rules."""
+    best = score.max()
+    tied = candidates[score >= best - _TIE_RTOL * max(1.0, abs(best))]
+    # lexsort: last key is primary.
+    order = np.lexsort((tied, F[tied, 0], n_clusters[tied]))
+    return int(tied[order[0]])
+
+
+def select_knee(
+    F: np.ndarray,
+    n_clusters: np.ndarray,
+    *,
+    rule: str = "ideal",
+    control_fronts: Sequence[ControlFront] | None = None,
+) -> int:
+    """Choose the final solution on a first front of two minimised objectives.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, 2)
+        Objective values (minimised) of the first-front members; duplicates
+        allowed.
+    n_clusters : ndarray of shape (n,)
+        Number of clusters of each member.
+    rule : {"ideal", "chord", "mock"}, default="ideal"
+        Selection rule (see the module docstring).
+    control_fronts : sequence of (F_c, n_clusters_c), optional
+        First fronts of runs on structureless control data; required by
+        ``rule="mock"``.
+
+    Returns
+    -------
+    int
+        Index into `F` of the chosen point.
+    """
+    if rule not in KNEE_RULES:
+        raise ValueError(f"unknown knee rule {rule!r}; choose one of {KNEE_RULES}")
+    F, n_clusters = _check_front(F, n_clusters, "F")
+    if rule == "mock":
+        scores = attainment_scores(F, n_clusters, control_fronts)
+        valid = np.flatnonzero(~np.isnan(scores))
+        return _best_with_ties(valid, scores[valid], F, n_clusters)
+
+    if F.shape[0] == 1:
+        return 0
+    keep = _first_occurrences(F)
+    g = normalise_front(F[keep])
+    if rule == "ideal":
+        score = -np.hypot(g[:, 0], g[:, 1])
+    else:
+        score = _chord_distance(g)
+    return _best_with_ties(keep, score, F, n_clusters)
+
+
+def _chord_distance(g: np.ndarray) -> np.ndarray:
+    """Signed distance to the chord between the two extreme points of `g`.
+
+    Positive on the side of the ideal corner (0, 0). The extremes are the
+    lexicographic minima by (g1, g2) and by (g2, g1). If they coincide (one
+    point dominates all others), that point gets 1 and the others
+    minus their distance to it.
+    """
+    start = g[np.lexsort((g[:, 1], g[:, 0]))[0]]
+    end = g[np.lexsort((g[:, 0], g[:, 1]))[0]]
+    direction = end - start
+    length = np.hypot(*direction)
+    if length == 0.0:
+        dist = np.hypot(*(g - start).T)
+        return np.where(dist == 0.0, 1.0, -dist)
+    normal = np.array([-direction[1], direction[0]]) / length
+    if np.dot(-start, normal) < 0.0:  # orient the normal towards (0, 0)
+        normal = -normal
+    return (g - start) @ normal
+
+
+# --------------------------------------------------------------------------- #
+# MOCK attainment score
+# --------------------------------------------------------------------------- #
+def _nondominated_sorted(points: np.ndarray) -> np.ndarray:
+    """Nondominated subset of 2-D points (minimised), sorted by f1 ascending."""
+    points = points[np.lexsort((points[:, 1], points[:, 0]))]
+    running_min = np.minimum.accumulate(points[:, 1])
+    keep = np.ones(points.shape[0], dtype=bool)
+    keep[1:] = points[1:, 1] < running_min[:-1]
+    return points[keep]
+
+
+def staircase_signed_distance(points: np.ndarray, control: np.ndarray) -> np.ndarray:
+    """Signed Euclidean distance of points to a 2-D attainment surface.
+
+    The attainment surface of `control` is the boundary of the region the
+    control points weakly dominate (minimisation): the staircase going down
+    the vertical ray above the leftmost point, then alternately along
+    horizontal and vertical segments through every nondominated control
+    point, and out along the horizontal ray right of the lowest point.
+
+    Parameters
+    ----------
+    points : ndarray of shape (n, 2)
+    control : ndarray of shape (m, 2)
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        Distance to the staircase, negative for points weakly dominated by a
+        control point (on or behind the surface; 0 on it).
+    """
+    points = np.asarray(points, dtype=float)
+    stair = _nondominated_sorted(np.asarray(control, dtype=float))
+    x, y = stair[:, 0], stair[:, 1]
+    px, py = points[:, :1], points[:, 1:]  # (n, 1) against (m,) pieces
+
+    # Horizontal pieces: y = y_i for x in [x_i, x_{i+1}], the last one a ray.
+    x_next = np.append(x[1:], np.inf)
+    dist_h = np.hypot(np.clip(px, x, x_next) - px, py - y)
+    # Vertical pieces: x = x_i for y in [y_i, y_{i-1}], the first one a ray.
+    y_prev = np.insert(y[:-1], 0, np.inf)
+    dist_v = np.hypot(px - x, np.clip(py, y, y_prev) - py)
+    dist = np.minimum(dist_h.min(axis=1), dist_v.min(axis=1))
+
+    dominated = np.any((x <= px) & (y <= py), axis=1)
+    return np.where(dominated, -dist, dist)
+
+
+def attainment_scores(
+    F: np.ndarray,
+    n_clusters: np.ndarray,
+    control_fronts: Sequence[ControlFront] | None,
+) -> np.ndarray:
+    """MOCK attainment score of each solution point (Handl & Knowles 2007).
+
+    Every front (the solution front and each control front) is restricted to
+    n_clusters <= k_max, the largest number of clusters present in all
+    fronts, and normalised separately (own min/max, then square root). The
+    score of a point is its smallest signed distance to the attainment
+    surface of any control front (:func:`staircase_signed_distance`):
+    positive when it lies beyond every control surface, negative when a
+    control surface weakly dominates it.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, 2)
+        Solution first front (minimised objectives).
+    n_clusters : ndarray of shape (n,)
+    control_fronts : sequence of (F_c, n_clusters_c)
+        Control first fronts, F_c of shape (m_c, 2).
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        Scores; nan for points with n_clusters > k_max.
+    """
+    if not control_fronts:
+        raise ValueError("the 'mock' rule needs at least one control front")
+    F, n_clusters = _check_front(F, n_clusters, "F")
+    controls = [
+        _check_front(F_c, n_c, f"control front {i}") for i, (F_c, n_c) in enumerate(control_fronts)
+    ]
+    shared = set(np.unique(n_clusters).tolist())
+    for _, n_c in controls:
+        shared &= set(np.unique(n_c).tolist())
+    if not shared:
+        raise ValueError("no number of clusters is present in every front")
+    k_max = max(shared)
+
+    in_range = n_clusters <= k_max
+    g = normalise_front(F[in_range])
+    score = np.full(g.shape[0], np.inf)
+    for F_c, n_c in controls:
+        g_c = normalise_front(F_c[n_c <= k_max])
+        score = np.minimum(score, staircase_signed_distance(g, g_c))
+
+    scores = np.full(F.shape[0], np.nan)
+    scores[in_range] = score
+    return scores
+
+
+def mock_control_data(
+    X: np.ndarray,
+    rng: np.random.Generator,
+    n_sets: int = 3,
+    box: str = "pca",
+) -> list[np.ndarray]:
+    """Structureless control data sets with the size and spread of `X`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, D)
+    rng : numpy.random.Generator
+    n_sets : int, default=3
+        Number of control data sets.
+    box : {"pca", "bbox"}, default="pca"
+        ``"bbox"``: uniform in the axis-aligned bounding box of `X`.
+        ``"pca"``: uniform in a box aligned with the principal axes of `X`,
+        centred on its mean, with side sqrt(12 * lambda_j) along the axis of
+        covariance eigenvalue lambda_j. A uniform variable on an interval of
+        length L has variance L^2 / 12, so the control data have exactly the
+        covariance matrix of `X`: same spread, no clusters.
+
+    Returns
+    -------
+    list of ndarray of shape (n, D)
+    """
+    if box not in CONTROL_BOXES:
+        raise ValueError(f"unknown box {box!r}; choose one of {CONTROL_BOXES}")
+    X = np.asarray(X, dtype=float)
+    n_samples, n_dims = X.shape
+    if box == "bbox":
+        low, high = X.min(axis=0), X.max(axis=0)
+        return [rng.uniform(low, high, size=(n_samples, n_dims)) for _ in range(n_sets)]
+
+    mean = X.mean(axis=0)
+    cov = np.atleast_2d(np.cov(X, rowvar=False)) if n_samples >= 2 else np.zeros((n_dims, n_dims))
+    eigval, eigvec = np.linalg.eigh(cov)
+    half_side = 0.5 * np.sqrt(12.0 * np.clip(eigval, 0.0, None))
+    return [
+        rng.uniform(-half_side, half_side, size=(n_samples, n_dims)) @ eigvec.T + mean
+        for _ in range(n_sets)
+    ]
