@@ -347,6 +347,7 @@ class _EvolutionaryClustering(ParamsMixin):
             n_folds_max=self.n_folds,
             rng=self._rng,
             aggregate=self.alpha_aggregate,
+            backend=self.backend,
         )
 
     def _previous_fitness(self, engine, snapshot, history, union, common_prev, common_curr) -> np.ndarray:

@@ -31,8 +31,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import cho_factor, solve_triangular
 from scipy.optimize import linear_sum_assignment
+
+from ._kernels import get_backend
 
 __all__ = [
     "AGGREGATES",
@@ -179,8 +180,13 @@ def gaussian_loglik(X_train: np.ndarray, X_eval: np.ndarray, ridge: float) -> np
     cov = centred.T @ centred / (n_train - 1) if n_train >= 2 else np.zeros((n_dims, n_dims))
     cov[np.diag_indices(n_dims)] += ridge
 
-    chol, _ = cho_factor(cov, lower=True)
-    z = solve_triangular(chol, (X_eval - mean).T, lower=True)
+    chol = np.linalg.cholesky(cov)
+    # Forward substitution L z = x - mu over all samples at once (D is small;
+    # this avoids LAPACK call overhead that dominates for small clusters).
+    resid = (X_eval - mean).T
+    z = np.empty_like(resid)
+    for i in range(n_dims):
+        z[i] = (resid[i] - chol[i, :i] @ z[:i]) / chol[i, i]
     half_logdet = np.log(np.diag(chol)).sum()
     return -0.5 * (n_dims * _LOG_2PI + np.einsum("ij,ij->j", z, z)) - half_logdet
 
@@ -401,6 +407,7 @@ def stacking_em(
     loglik_prev: np.ndarray,
     tol: float = 1e-10,
     max_iter: int = 100,
+    backend: str = "numba",
 ) -> float:
     """Weight of the historical model in the stack (1-a) phi_1 + a phi_2, by EM.
 
@@ -418,6 +425,8 @@ def stacking_em(
         log phi_2 (historical model) of each sample.
     tol : float, default=1e-10
     max_iter : int, default=100
+    backend : {"numba", "numpy"}, default="numba"
+        Kernel backend of the EM step.
 
     Returns
     -------
@@ -433,13 +442,10 @@ def stacking_em(
     # to inf or underflow to 0 gives the correct responsibilities 0 and 1.
     with np.errstate(over="ignore"):
         density_ratio = np.exp(ll_curr - ll_prev)  # both-(-inf) rows were dropped
-    responsibility = np.empty_like(density_ratio)
+    em_step = get_backend(backend).stacking_em_step
     alpha = 0.5
     for _ in range(max_iter):
-        np.multiply(density_ratio, (1.0 - alpha) / alpha, out=responsibility)
-        responsibility += 1.0
-        np.reciprocal(responsibility, out=responsibility)
-        alpha_new = min(max(float(responsibility.mean()), 0.0), 1.0)
+        alpha_new = min(max(float(em_step(density_ratio, alpha)), 0.0), 1.0)
         converged = abs(alpha_new - alpha) < tol
         alpha = alpha_new
         if converged or alpha in (0.0, 1.0):  # 0 and 1 are fixed points
@@ -498,6 +504,7 @@ def smoothness_weight(
     n_folds_max: int = 500,
     rng: np.random.Generator | None,
     aggregate: str = "common",
+    backend: str = "numba",
 ) -> SmoothnessWeight:
     """Smoothness weight alpha^{t-1} by per-cluster stacked density estimation.
 
@@ -526,6 +533,8 @@ def smoothness_weight(
         "matched": the same weights renormalised over the pairs that have an
         alpha_i.
 
+    backend : {"numba", "numpy"}, default="numba"
+        Kernel backend of the EM steps.
     Returns
     -------
     SmoothnessWeight
@@ -567,7 +576,7 @@ def smoothness_weight(
         n_folds = min(n_folds_max, A_curr.shape[0])
         loglik_curr = gaussian_cv_loglik(A_curr, n_folds, ridge, rng)
         loglik_prev = gaussian_loglik(A_prev, A_curr, ridge)
-        alpha_pairs[i] = stacking_em(loglik_curr, loglik_prev)
+        alpha_pairs[i] = stacking_em(loglik_curr, loglik_prev, backend=backend)
 
     usable = ~np.isnan(alpha_pairs)
     if not usable.any():

@@ -14,6 +14,7 @@ twins.  Both expose the same functions with the same signatures:
 ``repair_min_active``    switch on masks until enough centroids are active
 ``nondominated_rank``    fast non-dominated sort
 ``crowding_distance``    crowding distance within each front
+``stacking_em_step``     one EM update of the smoothness stacking weight
 =======================  ==================================================
 """
 from __future__ import annotations
@@ -30,6 +31,7 @@ KERNEL_NAMES = (
     "repair_min_active",
     "nondominated_rank",
     "crowding_distance",
+    "stacking_em_step",
 )
 BACKENDS = ("numba", "numpy")
 _cache: dict[str, SimpleNamespace] = {}
@@ -41,9 +43,9 @@ def get_backend(name: str = "numba") -> SimpleNamespace:
         raise ValueError(f"backend must be one of {BACKENDS}, got {name!r}")
     if name not in _cache:
         if name == "numba":
-            from . import _numba_clustering, _numba_evolution
+            from . import _numba_clustering, _numba_evolution, _numba_smoothness
 
-            modules = (_numba_clustering, _numba_evolution)
+            modules = (_numba_clustering, _numba_evolution, _numba_smoothness)
         else:
             from . import _numpy_twins
 

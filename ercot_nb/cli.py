@@ -1,0 +1,266 @@
+"""Command line interface: ``ercot-nb run ...`` and ``ercot-nb bench ...``.
+
+``run`` clusters a built-in scenario or a long-format CSV file (one row per
+(time, id)) step by step, prints a per-step summary and optionally writes
+the tidy labels table and the full result.  ``bench`` hands its arguments to
+:func:`ercot_nb.bench.main`.
+
+Input problems (a missing file or column, a non-numeric feature, an invalid
+parameter) print one ``ercot-nb: error: ...`` line on stderr and return exit
+code 2, like argparse's own usage errors.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["main", "build_parser"]
+
+PROG = "ercot-nb"
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+ALGORITHMS = ("ercot", "staticec")
+KNEE_RULES = ("ideal", "chord", "mock")  # mirrors ercot_nb._knee.KNEE_RULES
+
+
+class _InputError(Exception):
+    """A problem with the user's input: reported in one line, exit code 2."""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``ercot-nb`` command.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+    """
+    from .datasets import available
+
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description=(
+            "Evolutionary robust clustering over time (ERCOT): one partition per time "
+            "step of the same id-tracked samples."
+        ),
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    run = commands.add_parser(
+        "run",
+        help="cluster a built-in dataset or a long-format CSV file",
+        description=(
+            "Cluster every time step of a built-in dataset or of a long-format CSV "
+            "file (one row per time and sample id) and print a per-step summary."
+        ),
+    )
+    source = run.add_argument_group("data (give --dataset or --csv)")
+    choice = source.add_mutually_exclusive_group(required=True)
+    choice.add_argument("--dataset", metavar="NAME", type=str.lower, choices=available(),
+                        help=f"built-in dataset: {', '.join(available())}")
+    choice.add_argument("--csv", metavar="PATH", type=Path, help="long-format CSV file")
+    source.add_argument("--data-seed", type=int, default=0, metavar="N",
+                        help="seed of the built-in dataset's generator (default: 0)")
+    source.add_argument("--time", metavar="COL", help="CSV column holding the time step")
+    source.add_argument("--id", metavar="COL", help="CSV column holding the sample id")
+    source.add_argument("--features", metavar="COL", nargs="+",
+                        help="CSV feature columns (default: every other numeric column)")
+    source.add_argument("--label", metavar="COL",
+                        help="CSV column of ground-truth labels (adds RI/NMI to the summary)")
+
+    algo = run.add_argument_group("algorithm")
+    algo.add_argument("--algorithm", type=str.lower, choices=ALGORITHMS, default="ercot",
+                      help="ercot (with temporal smoothness) or staticec (each step alone); "
+                           "default: ercot")
+    algo.add_argument("--seed", type=int, default=0, metavar="N", help="algorithm seed (default: 0)")
+    algo.add_argument("--max-clusters", type=_positive_int, default=8, metavar="N",
+                      help="largest number of clusters searched (default: 8)")
+    algo.add_argument("--n-clusters", type=_positive_int, default=None, metavar="N",
+                      help="fix the number of clusters instead of searching it")
+    algo.add_argument("--pop-size", type=_positive_int, default=100, metavar="N",
+                      help="population size, even (default: 100)")
+    algo.add_argument("--evaluations", type=_positive_int, default=1000, metavar="N",
+                      help="fitness evaluations per step, at least 2 x pop-size (default: 1000)")
+    algo.add_argument("--knee", choices=KNEE_RULES, default="ideal",
+                      help="rule choosing the final solution on the Pareto front (default: ideal)")
+
+    out = run.add_argument_group("output")
+    out.add_argument("--out", metavar="PATH", type=Path,
+                     help="write the per-step labels (t, time, id, label, aligned_label) as CSV")
+    out.add_argument("--save-result", metavar="PATH", type=Path,
+                     help="save the full result (fronts, weights, ...) as .npz")
+    run.set_defaults(handler=_run)
+
+    # Listed for --help; its arguments go to ercot_nb.bench untouched (see main).
+    commands.add_parser("bench", help="run benchmark experiments (ercot-nb bench --help)",
+                        add_help=False)
+    return parser
+
+
+# ---------------------------------------------------------------------------
+# run
+# ---------------------------------------------------------------------------
+
+
+def _load_data(args: argparse.Namespace):
+    from .data import TemporalDataset
+    from .datasets import load
+
+    if args.dataset is not None:
+        csv_only = [flag for flag, value in (("--time", args.time), ("--id", args.id),
+                    ("--features", args.features), ("--label", args.label)) if value]
+        if csv_only:
+            raise _InputError(f"{', '.join(csv_only)} can only be used with --csv")
+        return load(args.dataset, seed=args.data_seed)
+    missing = [flag for flag, value in (("--time", args.time), ("--id", args.id)) if not value]
+    if missing:
+        raise _InputError(f"--csv needs {' and '.join(missing)}")
+    try:
+        return TemporalDataset.from_csv(
+            args.csv, time=args.time, id=args.id, features=args.features, label=args.label
+        )
+    except ValueError as exc:
+        raise _InputError(str(exc)) from None
+
+
+def _estimator(args: argparse.Namespace):
+    from ._evolutionary import ERCOT, StaticEC
+
+    estimator_class = ERCOT if args.algorithm == "ercot" else StaticEC
+    estimator = estimator_class(
+        n_clusters=args.n_clusters,
+        max_clusters=args.max_clusters,
+        pop_size=args.pop_size,
+        n_evaluations=args.evaluations,
+        knee=args.knee,
+        seed=args.seed,
+        progress=False,
+    )
+    try:
+        estimator._validate_params()
+    except ValueError as exc:
+        raise _InputError(str(exc)) from None
+    return estimator
+
+
+def summary_frame(dataset, result) -> pd.DataFrame:
+    """Per-step summary (with RI/NMI when the data has labels) plus a mean row.
+
+    Parameters
+    ----------
+    dataset : TemporalDataset
+    result : ClusteringResult
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``t, time, n_samples, n_clusters, alpha, seconds`` and, with
+        labels, ``RI, NMI``; the last row (``t == "mean"``) averages them.
+    """
+    from .metrics import score_steps
+
+    table = result.steps_frame()
+    if dataset.has_labels:
+        scores = score_steps(dataset[: len(result)], result.labels)
+        table["RI"] = scores["RI"].to_numpy()
+        table["NMI"] = scores["NMI"].to_numpy()
+    numeric = [c for c in table.columns if c not in ("t", "time")]
+    means = {"t": "mean", "time": "", **{c: table[c].astype(float).mean() for c in numeric}}
+    return pd.concat([table.astype({"t": object}), pd.DataFrame([means])], ignore_index=True)
+
+
+def _format_summary(table: pd.DataFrame) -> str:
+    formats = {
+        "n_samples": lambda v: f"{v:.0f}" if float(v).is_integer() else f"{v:.1f}",
+        "n_clusters": lambda v: f"{v:.0f}" if float(v).is_integer() else f"{v:.2f}",
+        "alpha": lambda v: f"{v:.3f}",
+        "seconds": lambda v: f"{v:.2f}",
+        "RI": lambda v: f"{v:.4f}",
+        "NMI": lambda v: f"{v:.4f}",
+    }
+    used = {column: f for column, f in formats.items() if column in table}
+    return table.to_string(index=False, formatters=used, na_rep="-")
+
+
+def _run(args: argparse.Namespace) -> int:
+    dataset = _load_data(args)
+    estimator = _estimator(args)
+    started = time.perf_counter()
+    result = estimator.fit(dataset).result_
+    elapsed = time.perf_counter() - started
+
+    print(f"{result.algorithm} on {dataset!r}: {len(result)} steps in {elapsed:.1f} s")
+    print(_format_summary(summary_frame(dataset, result)))
+    try:
+        if args.out is not None:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            result.to_frame().to_csv(args.out, index=False)
+            print(f"labels written to {args.out}")
+        if args.save_result is not None:
+            args.save_result.parent.mkdir(parents=True, exist_ok=True)
+            print(f"result saved to {result.save(args.save_result)}")
+    except OSError as exc:
+        print(f"{PROG}: error: could not write output: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------
+# bench and entry point
+# ---------------------------------------------------------------------------
+
+
+def _bench(argv: list[str]) -> int:
+    from . import bench  # written separately; imported only when asked for
+
+    code: Any = bench.main(argv)
+    return EXIT_OK if code is None else int(code)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``ercot-nb`` console script.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments without the program name; default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        Exit code: 0 on success, 2 for usage or input errors, 1 when the
+        output cannot be written.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bench"]:
+        return _bench(argv[1:])
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help or a usage error, already printed
+        return EXIT_OK if exc.code in (None, 0) else EXIT_USAGE
+    try:
+        return args.handler(args)
+    except _InputError as exc:
+        message = " ".join(str(exc).splitlines())
+        print(f"{PROG}: error: {message}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())
