@@ -522,7 +522,7 @@ def partition_animation(
             len=0.88,
             y=0,
             yanchor="top",
-            pad=dict(t=45),
+            pad=dict(t=60, b=10),
         )
     ]
     layout["updatemenus"] = [
@@ -534,7 +534,7 @@ def partition_animation(
             y=0,
             xanchor="left",
             yanchor="top",
-            pad=dict(t=55),
+            pad=dict(t=70, r=10),
             buttons=[
                 dict(
                     label="▶",
@@ -559,9 +559,12 @@ def partition_animation(
 
 
 def _min_max(values: np.ndarray) -> np.ndarray:
-    low, high = values.min(axis=0), values.max(axis=0)
+    """Min-max normalise each column to [0, 1]; non-finite values map to 1 (worst)."""
+    finite = np.isfinite(values)
+    masked = np.where(finite, values, np.nan)
+    low, high = np.nanmin(masked, axis=0), np.nanmax(masked, axis=0)
     span = np.where(high > low, high - low, 1.0)
-    return (values - low) / span
+    return np.where(finite, (masked - low) / span, 1.0)
 
 
 def _k_color(k: int, k_max: int) -> str:
