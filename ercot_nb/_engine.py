@@ -41,6 +41,11 @@ class EAConfig:
         Every mask is pinned active (known number of clusters).
     refine : bool
         Apply one Lloyd step to every offspring (Remark 2 of the paper).
+    separation : {"active", "nonempty"}
+        Centroids that f_sep measures: every active one (the paper's text) or
+        only those with members (ghost centroids ignored).
+    reseed_empty : bool
+        In the refinement, move an empty active centroid onto the farthest sample.
     """
 
     n_max: int
@@ -52,6 +57,8 @@ class EAConfig:
     mutation_eta: float
     fixed_clusters: bool
     refine: bool = True
+    separation: str = "active"
+    reseed_empty: bool = False
 
     @property
     def n_genes(self) -> int:
@@ -116,16 +123,18 @@ class Engine:
         f_cp = np.empty(n)
         f_sep = np.empty(n)
         counts = np.empty((n, self.config.n_max), dtype=np.int64)
-        self.kernels.evaluate_population(X, pop, self.config.n_max, f_cp, f_sep, counts)
+        self.kernels.evaluate_population(
+            X, pop, self.config.n_max, self.config.separation == "nonempty", f_cp, f_sep, counts)
         return np.column_stack([f_cp, f_sep]), counts
 
-    def recentre(self, X_assign: np.ndarray, X_update: np.ndarray, pop: np.ndarray) -> None:
+    def recentre(self, X_assign: np.ndarray, X_update: np.ndarray, pop: np.ndarray,
+                 reseed_empty: bool = False) -> None:
         """Assign with ``X_assign``, move active centroids to means of ``X_update`` (in place)."""
         cfg = self.config
         sums = self._buffer("sums", (len(pop), cfg.n_max, cfg.n_features))
         counts = self._buffer("counts", (len(pop), cfg.n_max), np.int64)
         self.kernels.recentre_population(
-            X_assign, X_update, pop, cfg.n_max, sums, counts)
+            X_assign, X_update, pop, cfg.n_max, reseed_empty, sums, counts)
 
     def assign(self, X: np.ndarray, chromosome: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Nearest active centroid index and distance of every sample."""

@@ -32,6 +32,8 @@ from .result import ClusteringResult, StepResult, compress_labels
 
 MUTATION_MODES = ("per_solution", "per_gene")
 BUDGET_MODES = ("generations", "include_init")
+SEPARATIONS = ("active", "nonempty")
+EMPTY_CLUSTERS = ("keep", "reseed")
 
 StepCallback = Callable[[StepResult], "bool | None"]
 
@@ -191,6 +193,9 @@ class _EvolutionaryClustering(ParamsMixin):
         need(self.mutation_eta > 0, f"mutation_eta must be > 0, got {self.mutation_eta!r}")
         need(self.budget_mode in BUDGET_MODES, f"budget_mode must be one of {BUDGET_MODES}, got {self.budget_mode!r}")
         need(self.knee in _knee.KNEE_RULES, f"knee must be one of {_knee.KNEE_RULES}, got {self.knee!r}")
+        need(self.empty_clusters in EMPTY_CLUSTERS,
+             f"empty_clusters must be one of {EMPTY_CLUSTERS}, got {self.empty_clusters!r}")
+        need(self.separation in SEPARATIONS, f"separation must be one of {SEPARATIONS}, got {self.separation!r}")
         need(self.backend in ("numba", "numpy"), f"backend must be 'numba' or 'numpy', got {self.backend!r}")
 
     def _config(self, n_features: int) -> EAConfig:
@@ -210,6 +215,8 @@ class _EvolutionaryClustering(ParamsMixin):
             mutation_eta=float(self.mutation_eta),
             fixed_clusters=self.n_clusters is not None,
             refine=bool(self.refine),
+            separation=self.separation,
+            reseed_empty=self.empty_clusters == "reseed",
         )
 
     def _objectives(self, engine: Engine, X: np.ndarray, pop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -392,7 +399,7 @@ def evolve(engine: Engine, X: np.ndarray, rng: np.random.Generator, pop: np.ndar
     for generation in range(cfg.n_generations):
         children = engine.offspring(rng, pop, rank, crowding, lower, upper)
         if cfg.refine:
-            engine.recentre(X, X, children)
+            engine.recentre(X, X, children, reseed_empty=cfg.reseed_empty)
         F_children, counts_children = objectives(engine, X, children)
         union = np.vstack([pop, children])
         F_union = np.vstack([F, F_children])
@@ -433,6 +440,14 @@ _COMMON_DOC = """
         the initial population (G_max = n_evaluations // pop_size - 1).
     refine : bool, default=True
         One Lloyd step on every offspring before evaluation (Remark 2).
+    separation : {"active", "nonempty"}, default="active"
+        Centroids f_sep is measured over: every active centroid (the paper's
+        text) or only centroids with members, so that "ghost" centroids
+        placed far from the data cannot improve f_sep.
+    empty_clusters : {"keep", "reseed"}, default="keep"
+        What the refinement does with an active centroid that has no
+        members: leave it (the paper) or move one onto the sample farthest
+        from its centroid.
     knee : {"ideal", "chord", "mock"}, default="ideal"
         Rule choosing the final solution on the first front (see
         ``ercot_nb._knee``); "mock" runs ``n_control_sets`` extra static
@@ -505,6 +520,8 @@ class ERCOT(_EvolutionaryClustering):
         mutation_eta: float = 20.0,
         budget_mode: str = "generations",
         refine: bool = True,
+        separation: str = "active",
+        empty_clusters: str = "keep",
         knee: str = "ideal",
         n_control_sets: int = 3,
         keep_fraction: float = 0.8,
@@ -524,6 +541,8 @@ class ERCOT(_EvolutionaryClustering):
         self.mutation_eta = mutation_eta
         self.budget_mode = budget_mode
         self.refine = refine
+        self.separation = separation
+        self.empty_clusters = empty_clusters
         self.knee = knee
         self.n_control_sets = n_control_sets
         self.keep_fraction = keep_fraction
@@ -570,6 +589,8 @@ class StaticEC(_EvolutionaryClustering):
         mutation_eta: float = 20.0,
         budget_mode: str = "generations",
         refine: bool = True,
+        separation: str = "active",
+        empty_clusters: str = "keep",
         knee: str = "ideal",
         n_control_sets: int = 3,
         backend: str = "numba",
@@ -586,6 +607,8 @@ class StaticEC(_EvolutionaryClustering):
         self.mutation_eta = mutation_eta
         self.budget_mode = budget_mode
         self.refine = refine
+        self.separation = separation
+        self.empty_clusters = empty_clusters
         self.knee = knee
         self.n_control_sets = n_control_sets
         self.backend = backend

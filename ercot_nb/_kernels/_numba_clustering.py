@@ -86,7 +86,7 @@ def _nearest(X, s, centroids, n_active):  # pragma: no cover
 
 
 @njit(cache=True, parallel=True)
-def evaluate_population(X, pop, n_max, f_cp, f_sep, counts):  # pragma: no cover
+def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # pragma: no cover
     """Objectives and cluster sizes of every solution.
 
     Parameters
@@ -94,10 +94,12 @@ def evaluate_population(X, pop, n_max, f_cp, f_sep, counts):  # pragma: no cover
     X : ndarray of shape (n_samples, n_features)            IN
     pop : ndarray of shape (n_solutions, n_genes)           IN
     n_max : int                                             IN, C_max
+    nonempty_only : bool                                    IN, f_sep over centroids
+        with members only (otherwise over all active centroids, the paper's text)
     f_cp : ndarray of shape (n_solutions,)                  OUT, sum of distances
         of every sample to its nearest active centroid.
     f_sep : ndarray of shape (n_solutions,)                 OUT, 1 / min distance
-        between active centroids (inf when fewer than two are active).
+        between (non-empty) active centroids (inf when fewer than two).
     counts : int64 ndarray of shape (n_solutions, n_max)    OUT, members per centroid.
     """
     n_samples, n_features = X.shape
@@ -122,22 +124,28 @@ def evaluate_population(X, pop, n_max, f_cp, f_sep, counts):  # pragma: no cover
             counts[i, slots[a]] = local_counts[a]
 
         min_d2 = np.inf
+        n_pairs = 0
         for a in range(n_active):
+            if nonempty_only and local_counts[a] == 0:
+                continue
             for b in range(a + 1, n_active):
+                if nonempty_only and local_counts[b] == 0:
+                    continue
+                n_pairs += 1
                 dist2 = 0.0
                 for d in range(n_features):
                     diff = centroids[a, d] - centroids[b, d]
                     dist2 += diff * diff
                 if dist2 < min_d2:
                     min_d2 = dist2
-        if n_active < 2:
+        if n_pairs == 0:
             f_sep[i] = np.inf
         else:
             f_sep[i] = 1.0 / max(np.sqrt(min_d2), _MIN_SEPARATION)
 
 
 @njit(cache=True, parallel=True)
-def recentre_population(X_assign, X_update, pop, n_max, sums, counts):  # pragma: no cover
+def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, counts):  # pragma: no cover
     """One assign-then-average step on every solution, in place.
 
     Each sample (row of ``X_assign``) is labelled with its nearest active
@@ -145,13 +153,16 @@ def recentre_population(X_assign, X_update, pop, n_max, sums, counts):  # pragma
     the matching rows of ``X_update``.  With the same array twice this is
     one Lloyd (k-means) step, the paper's refinement of offspring (Remark 2);
     with the common samples at t-1 and t it is the decode-encode of Remark 1.
-    Masks and centroids without members are left unchanged.
+    Masks are left unchanged; an active centroid without members stays
+    where it is, or with ``reseed_empty`` the first one moves onto the
+    sample farthest from its nearest centroid (k-means' usual relocation).
 
     Parameters
     ----------
     X_assign, X_update : ndarray of shape (n_samples, n_features)     IN, row-aligned
     pop : ndarray of shape (n_solutions, n_genes)                     IN/OUT
     n_max : int                                                       IN
+    reseed_empty : bool                                               IN
     sums : ndarray of shape (n_solutions, n_max, n_features)          SCRATCH
     counts : int64 ndarray of shape (n_solutions, n_max)              OUT, members
     """
@@ -166,16 +177,26 @@ def recentre_population(X_assign, X_update, pop, n_max, sums, counts):  # pragma
                 sums[i, c, d] = 0.0
         if n_active == 0:
             continue
+        farthest = -1
+        farthest_d2 = -1.0
         for s in range(n_samples):
-            nearest, _ = _nearest(X_assign, s, centroids, n_active)
+            nearest, best = _nearest(X_assign, s, centroids, n_active)
             counts[i, nearest] += 1
             for d in range(n_features):
                 sums[i, nearest, d] += X_update[s, d]
+            if best > farthest_d2:
+                farthest_d2 = best
+                farthest = s
+        reseeded = not reseed_empty
         for a in range(n_active):
+            base = n_max + slots[a] * n_features
             if counts[i, a] > 0:
-                base = n_max + slots[a] * n_features
                 for d in range(n_features):
                     pop[i, base + d] = sums[i, a, d] / counts[i, a]
+            elif not reseeded and farthest >= 0:
+                for d in range(n_features):
+                    pop[i, base + d] = X_update[farthest, d]
+                reseeded = True
         # counts were accumulated per active index; report them per slot
         for a in range(n_active - 1, -1, -1):
             c = slots[a]

@@ -27,7 +27,7 @@ def _nearest(X: np.ndarray, chromosome: np.ndarray, n_max: int) -> tuple[np.ndar
     return active[nearest].astype(np.int64), d2[np.arange(len(X)), nearest]
 
 
-def evaluate_population(X, pop, n_max, f_cp, f_sep, counts):
+def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):
     for i, chromosome in enumerate(pop):
         labels, d2 = _nearest(X, chromosome, n_max)
         counts[i] = np.bincount(labels[labels >= 0], minlength=n_max)
@@ -37,6 +37,8 @@ def evaluate_population(X, pop, n_max, f_cp, f_sep, counts):
             f_sep[i] = np.inf
             continue
         f_cp[i] = np.sqrt(d2).sum()
+        if nonempty_only:
+            active = active[counts[i, active] > 0]
         if active.size < 2:
             f_sep[i] = np.inf
             continue
@@ -46,19 +48,23 @@ def evaluate_population(X, pop, n_max, f_cp, f_sep, counts):
         f_sep[i] = 1.0 / max(np.sqrt(min_d2), _MIN_SEPARATION)
 
 
-def recentre_population(X_assign, X_update, pop, n_max, sums, counts):
+def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, counts):
     n_features = X_assign.shape[1]
     for i, chromosome in enumerate(pop):
-        labels, _ = _nearest(X_assign, chromosome, n_max)
+        labels, d2 = _nearest(X_assign, chromosome, n_max)
         counts[i] = 0
         sums[i] = 0.0
-        for c in range(n_max):
+        reseeded = not reseed_empty
+        for c in np.flatnonzero(chromosome[:n_max] >= _MASK_ON):
             members = labels == c
             counts[i, c] = members.sum()
+            start = n_max + c * n_features
             if counts[i, c] > 0:
                 sums[i, c] = X_update[members].sum(axis=0)
-                start = n_max + c * n_features
                 pop[i, start:start + n_features] = sums[i, c] / counts[i, c]
+            elif not reseeded and len(X_assign):
+                pop[i, start:start + n_features] = X_update[np.argmax(d2)]
+                reseeded = True
 
 
 def assign_nearest(X, chromosome, n_max, labels, distances):

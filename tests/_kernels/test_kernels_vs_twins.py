@@ -32,9 +32,10 @@ def test_unknown_backend_is_refused():
         get_backend("cuda")
 
 
+@pytest.mark.parametrize("nonempty_only", [False, True])
 @pytest.mark.parametrize("n_features", [1, 2, 3, 5])
 @pytest.mark.parametrize("n_max", [2, 8])
-def test_evaluate_population(n_features, n_max):
+def test_evaluate_population(n_features, n_max, nonempty_only):
     rng = np.random.default_rng(n_features * 10 + n_max)
     X = rng.normal(size=(137 + 256 * (n_max == 8), n_features))  # > 1 block too
     pop = random_population(rng, 12, n_max, n_features)
@@ -42,7 +43,7 @@ def test_evaluate_population(n_features, n_max):
     for backend in (NUMBA, TWIN):
         f_cp, f_sep = np.empty(12), np.empty(12)
         counts = np.empty((12, n_max), dtype=np.int64)
-        backend.evaluate_population(X, pop, n_max, f_cp, f_sep, counts)
+        backend.evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts)
         out[backend.name] = (f_cp, f_sep, counts)
     np.testing.assert_allclose(out["numba"][0], out["numpy"][0], rtol=1e-12)
     np.testing.assert_allclose(out["numba"][1], out["numpy"][1], rtol=1e-12)
@@ -57,14 +58,29 @@ def test_evaluate_population_hand_computed():
     X = np.array([[0.0, 1.0], [3.0, 3.0], [1.5, 2.0]])  # last one is equidistant: lowest index wins
     f_cp, f_sep = np.empty(1), np.empty(1)
     counts = np.empty((1, n_max), dtype=np.int64)
-    NUMBA.evaluate_population(X, chromosome[None, :], n_max, f_cp, f_sep, counts)
+    NUMBA.evaluate_population(X, chromosome[None, :], n_max, False, f_cp, f_sep, counts)
     assert f_cp[0] == pytest.approx(1.0 + 1.0 + 2.5)
     assert f_sep[0] == pytest.approx(1 / 5)
     np.testing.assert_array_equal(counts[0], [2, 1, 0])
 
 
+def test_ghost_centroid_only_counts_for_active_separation():
+    # Third active centroid far away with no members: it sets f_sep only in "active" mode.
+    n_max = 3
+    chromosome = np.array([[0.9, 0.9, 0.9, 0.0, 0.0, 2.0, 0.0, 0.0, 1.5]])
+    X = np.array([[0.0, 0.1], [2.0, 0.1], [0.1, 0.0]])
+    for backend in (NUMBA, TWIN):
+        for nonempty_only, expected in ((False, 1 / 1.5), (True, 1 / 2.0)):
+            f_cp, f_sep = np.empty(1), np.empty(1)
+            counts = np.empty((1, n_max), dtype=np.int64)
+            backend.evaluate_population(X, chromosome, n_max, nonempty_only, f_cp, f_sep, counts)
+            np.testing.assert_array_equal(counts[0], [2, 1, 0])
+            assert f_sep[0] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("reseed", [False, True])
 @pytest.mark.parametrize("n_features", [1, 3])
-def test_recentre_population_matches_twin_and_lloyd(n_features):
+def test_recentre_population_matches_twin_and_lloyd(n_features, reseed):
     rng = np.random.default_rng(7)
     X_assign = rng.normal(size=(90, n_features))
     X_update = X_assign + rng.normal(scale=0.3, size=X_assign.shape)
@@ -74,7 +90,7 @@ def test_recentre_population_matches_twin_and_lloyd(n_features):
         moved = pop.copy()
         sums = np.empty((10, 6, n_features))
         counts = np.empty((10, 6), dtype=np.int64)
-        backend.recentre_population(X_assign, X_update, moved, 6, sums, counts)
+        backend.recentre_population(X_assign, X_update, moved, 6, reseed, sums, counts)
         results[backend.name] = (moved, counts)
     np.testing.assert_allclose(results["numba"][0], results["numpy"][0], rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(results["numba"][1], results["numpy"][1])
@@ -83,7 +99,13 @@ def test_recentre_population_matches_twin_and_lloyd(n_features):
     np.testing.assert_array_equal(moved[:, :6], pop[:, :6])
     cents_before = pop[:, 6:].reshape(10, 6, n_features)
     cents_after = moved[:, 6:].reshape(10, 6, n_features)
-    np.testing.assert_array_equal(cents_after[counts == 0], cents_before[counts == 0])
+    if not reseed:
+        np.testing.assert_array_equal(cents_after[counts == 0], cents_before[counts == 0])
+    else:  # the first empty active centroid of each solution sits on a sample
+        for i in range(10):
+            empty = np.flatnonzero((counts[i] == 0) & (pop[i, :6] >= 0.5))
+            if len(empty):
+                assert any(np.allclose(cents_after[i, empty[0]], x) for x in X_update)
 
 
 def test_decode_encode_hand_computed():
@@ -98,7 +120,7 @@ def test_decode_encode_hand_computed():
         pop = chromosome.copy()
         sums = np.empty((1, n_max, 2))
         counts = np.empty((1, n_max), dtype=np.int64)
-        backend.recentre_population(X_prev, X_curr, pop, n_max, sums, counts)
+        backend.recentre_population(X_prev, X_curr, pop, n_max, False, sums, counts)
         np.testing.assert_allclose(pop[0, 3:5], [1.5, 2.0])
         np.testing.assert_allclose(pop[0, 5:7], [15.5, 11.0])
         np.testing.assert_allclose(pop[0, 7:9], [-7.0, -7.0])  # inactive: untouched
