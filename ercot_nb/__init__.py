@@ -22,12 +22,12 @@ _LAZY = {
     "ClusteringResult": ".result",
     "StepResult": ".result",
 }
-_SUBMODULES = ("datasets", "metrics", "data", "result", "figures")
+_SUBMODULES = ("datasets", "metrics", "data", "result", "figures", "algorithms")
 
 __all__ = [*_LAZY, *_SUBMODULES, "__version__"]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from . import data, datasets, figures, metrics, result
+    from . import algorithms, data, datasets, figures, metrics, result
     from ._evolutionary import ERCOT, StaticEC
     from .data import Snapshot, TemporalDataset
     from .result import ClusteringResult, StepResult

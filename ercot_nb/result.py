@@ -86,6 +86,37 @@ class StepResult:
     seconds: float
     n_max: int
 
+    @classmethod
+    def from_partition(
+        cls,
+        t: int,
+        time: Any,
+        ids: np.ndarray,
+        labels: np.ndarray,
+        X: np.ndarray,
+        seconds: float,
+        alpha: float = np.nan,
+    ) -> "StepResult":
+        """A step of an algorithm without a population (baselines).
+
+        ``labels`` are renumbered 0..C-1 and ``centroids`` are the cluster
+        means of ``X``; the search-history fields are empty.
+        """
+        _, labels = np.unique(np.asarray(labels), return_inverse=True)
+        labels = labels.astype(np.int64)
+        n_clusters = int(labels.max()) + 1 if len(labels) else 0
+        sums = np.zeros((n_clusters, X.shape[1]))
+        np.add.at(sums, labels, X)
+        centroids = sums / np.bincount(labels, minlength=n_clusters)[:, None]
+        empty2 = np.empty((0, 2))
+        return cls(
+            t=t, time=time, ids=ids, labels=labels, aligned_labels=labels, centroids=centroids,
+            population=np.empty((0, 0)), objectives=empty2, objectives_accumulated=empty2,
+            population_n_clusters=np.empty(0, np.int64), population_n_active=np.empty(0, np.int64),
+            first_front=np.empty(0, bool), knee=-1, alpha=float(alpha), alpha_pairs=np.empty(0),
+            matched_pairs=np.empty((0, 2), np.int64), seconds=float(seconds), n_max=0,
+        )
+
     @property
     def n_clusters(self) -> int:
         """Number of clusters of the chosen partition."""
