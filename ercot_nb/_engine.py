@@ -10,6 +10,7 @@ to the estimators.
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,6 +83,22 @@ class Engine:
         self.config = config
         self.kernels = get_backend(backend)
         self._buffers: dict[tuple, np.ndarray] = {}
+        self._numba = None
+        if backend == "numba":
+            import numba
+
+            self._numba = numba
+
+    # Below this many (sample, solution) pairs a kernel call runs on one thread:
+    # thread start-up costs more than it saves there, and on a busy machine
+    # (a shared Binder node) waiting for a second core can cost milliseconds.
+    SERIAL_WORK = 100_000
+
+    def _threads_for(self, work: int):
+        """Context limiting numba to one thread for small calls (results are thread-independent)."""
+        if self._numba is None or work >= self.SERIAL_WORK:
+            return contextlib.nullcontext()
+        return _single_thread(self._numba)
 
     # -- buffers -----------------------------------------------------------
     def _buffer(self, name: str, shape: tuple, dtype=np.float64) -> np.ndarray:
@@ -123,8 +140,9 @@ class Engine:
         f_cp = np.empty(n)
         f_sep = np.empty(n)
         counts = np.empty((n, self.config.n_max), dtype=np.int64)
-        self.kernels.evaluate_population(
-            X, pop, self.config.n_max, self.config.separation == "nonempty", f_cp, f_sep, counts)
+        with self._threads_for(n * len(X)):
+            self.kernels.evaluate_population(
+                X, pop, self.config.n_max, self.config.separation == "nonempty", f_cp, f_sep, counts)
         return np.column_stack([f_cp, f_sep]), counts
 
     def recentre(self, X_assign: np.ndarray, X_update: np.ndarray, pop: np.ndarray,
@@ -133,14 +151,16 @@ class Engine:
         cfg = self.config
         sums = self._buffer("sums", (len(pop), cfg.n_max, cfg.n_features))
         counts = self._buffer("counts", (len(pop), cfg.n_max), np.int64)
-        self.kernels.recentre_population(
-            X_assign, X_update, pop, cfg.n_max, reseed_empty, sums, counts)
+        with self._threads_for(len(pop) * len(X_assign)):
+            self.kernels.recentre_population(
+                X_assign, X_update, pop, cfg.n_max, reseed_empty, sums, counts)
 
     def assign(self, X: np.ndarray, chromosome: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Nearest active centroid index and distance of every sample."""
         labels = np.empty(len(X), dtype=np.int64)
         distances = np.empty(len(X))
-        self.kernels.assign_nearest(X, chromosome, self.config.n_max, labels, distances)
+        with self._threads_for(len(X)):
+            self.kernels.assign_nearest(X, chromosome, self.config.n_max, labels, distances)
         return labels, distances
 
     # -- selection -----------------------------------------------------------
@@ -193,3 +213,13 @@ class Engine:
         )
         self._pin_or_repair(children, rng)
         return children
+
+
+@contextlib.contextmanager
+def _single_thread(numba_module):
+    previous = numba_module.get_num_threads()
+    numba_module.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba_module.set_num_threads(previous)
