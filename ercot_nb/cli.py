@@ -1,9 +1,10 @@
-"""Command line interface: ``ercot-nb run ...`` and ``ercot-nb bench ...``.
+"""Command line interface: ``ercot-nb run ...``, ``bench ...`` and ``experiments ...``.
 
 ``run`` clusters a built-in scenario or a long-format CSV file (one row per
 (time, id)) step by step, prints a per-step summary and optionally writes
 the tidy labels table and the full result.  ``bench`` hands its arguments to
-:func:`ercot_nb.bench.main`.
+:func:`ercot_nb.bench.main`.  ``experiments`` runs the paper's comparison and
+writes its report (:mod:`ercot_nb.experiments`).
 
 Input problems (a missing file or column, a non-numeric feature, an invalid
 parameter) print one ``ercot-nb: error: ...`` line on stderr and return exit
@@ -109,6 +110,19 @@ def build_parser() -> argparse.ArgumentParser:
     # Listed for --help; its arguments go to ercot_nb.bench untouched (see main).
     commands.add_parser("bench", help="run benchmark experiments (ercot-nb bench --help)",
                         add_help=False)
+
+    from .experiments import add_arguments as add_experiments_arguments
+
+    experiments = commands.add_parser(
+        "experiments",
+        help="the paper's comparison: runs on a Dask cluster, tables, figures",
+        description=(
+            "Run algorithms x data sets x runs (resumable; local worker processes or a "
+            "dask.distributed scheduler) and write report.md, figures.html and runs.csv."
+        ),
+    )
+    add_experiments_arguments(experiments)
+    experiments.set_defaults(handler=_experiments)
     return parser
 
 
@@ -223,6 +237,15 @@ def _run(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------
 # bench and entry point
 # ---------------------------------------------------------------------------
+
+
+def _experiments(args: argparse.Namespace) -> int:
+    from .experiments import run_from_args
+
+    try:
+        return run_from_args(args)
+    except ValueError as exc:
+        raise _InputError(str(exc)) from None
 
 
 def _bench(argv: list[str]) -> int:
