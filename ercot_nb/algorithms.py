@@ -20,6 +20,10 @@ from typing import Any, Callable
 _REGISTRY: dict[str, str] = {
     "ERCOT": "ercot_nb._evolutionary:ERCOT",
     "staticEC": "ercot_nb._evolutionary:StaticEC",
+    "penaltyEC": "ercot_nb.baselines._penalty:PenaltyEC",
+    "k-meansCOT": "ercot_nb.baselines._kmeanscot:KMeansCOT",
+    "AFFECT": "ercot_nb.baselines._affect:AFFECT",
+    "E2SC": "ercot_nb.baselines._e2sc:E2SC",
 }
 
 

@@ -1,0 +1,27 @@
+"""Baselines the ERCOT paper compares against, with ERCOT's estimator interface.
+
+=================  ==========================================================
+class              algorithm (registry name)
+=================  ==========================================================
+:class:`PenaltyEC`  ERCOT's EA with objectives (f_cp, 1 - NMI to t-1) ("penaltyEC")
+:class:`KMeansCOT`  evolutionary k-means, Chakrabarti et al. 2006 ("k-meansCOT"; [RECALL])
+:class:`AFFECT`     adaptive forgetting factor k-means, Xu et al. 2014 ("AFFECT")
+:class:`E2SC`       efficient evolutionary spectral clustering, Langone et al. 2016
+                    ("E2SC"; details reconstructed)
+=================  ==========================================================
+
+Each has ``fit(dataset, *, callback=None)``, ``fit_predict``,
+``partial_fit``, ``labels_``, ``result_`` (a
+:class:`~ercot_nb.result.ClusteringResult`), ``n_clusters_`` and
+``alpha_``, and the ``get_params``/``set_params``/``clone`` of every
+estimator here.  How each follows ``shared/design/algorithms.md`` is in its
+docstring.
+"""
+from __future__ import annotations
+
+from ._affect import AFFECT, AffectMemoryError, affect_memory_bytes
+from ._e2sc import E2SC
+from ._kmeanscot import KMeansCOT
+from ._penalty import PenaltyEC
+
+__all__ = ["AFFECT", "AffectMemoryError", "E2SC", "KMeansCOT", "PenaltyEC", "affect_memory_bytes"]

@@ -1,0 +1,381 @@
+"""E2SC: efficient evolutionary spectral clustering (Langone, Van Barel, Suykens, PRL 2016).
+
+Only the abstract and highlights of the paper could be checked (low-rank
+incomplete Cholesky path, pivots added until the labels stop changing,
+linear time and memory).  The kernel, bandwidth, smoothed affinity,
+embedding and the choice of k are **reconstructed** ([REC],
+``shared/design/algorithms.md`` section 7), following Chi et al.'s
+preserving-cluster-quality smoothing that E2SC extends.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg import eigh
+
+from ..data import Snapshot, common_ids
+from ._base import TemporalBaseline, same_sample_set
+from ._kmeans import kmeans, squared_distances
+
+METHODS = ("auto", "full", "low_rank")
+
+
+# --------------------------------------------------------------------------- kernel pieces
+def median_bandwidth(X: np.ndarray, max_samples: int = 2000) -> float:
+    """sigma^2 = median squared pairwise distance (median heuristic).
+
+    Above ``max_samples`` samples a fixed, evenly spaced subsample is used,
+    so the result is deterministic.  Returns 1.0 when all points coincide.
+    """
+    n = len(X)
+    if n > max_samples:
+        X = X[np.linspace(0, n - 1, max_samples).round().astype(np.int64)]
+    d2 = squared_distances(X, X)
+    upper = d2[np.triu_indices(len(X), k=1)]
+    sigma2 = float(np.median(upper)) if len(upper) else 0.0
+    return sigma2 if sigma2 > 0 else 1.0
+
+
+def gaussian_kernel(X: np.ndarray, Y: np.ndarray, sigma2: float) -> np.ndarray:
+    """``exp(-|x - y|^2 / (2 sigma^2))`` for every pair of rows."""
+    return np.exp(-squared_distances(X, Y) / (2.0 * sigma2))
+
+
+def normalised_affinity(X: np.ndarray, sigma2: float) -> np.ndarray:
+    """``D^{-1/2} W D^{-1/2}`` of the full Gaussian kernel matrix (N x N)."""
+    W = gaussian_kernel(X, X, sigma2)
+    scale = 1.0 / np.sqrt(W.sum(axis=1))
+    W *= scale[:, None]
+    W *= scale[None, :]
+    return W
+
+
+class IncompleteCholesky:
+    """Greedy pivoted incomplete Cholesky factor ``W ~ G G^T`` of a Gaussian kernel.
+
+    The next pivot is the sample with the largest residual diagonal; only
+    the N x m factor and one kernel column per pivot are ever formed.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    sigma2 : float
+    max_rank : int
+    """
+
+    def __init__(self, X: np.ndarray, sigma2: float, max_rank: int) -> None:
+        self.X = X
+        self.sigma2 = sigma2
+        self.max_rank = int(min(max_rank, len(X)))
+        self.G = np.zeros((len(X), self.max_rank))
+        self.residual = np.ones(len(X))  # diagonal of W - G G^T (the kernel diagonal is 1)
+        self.pivots: list[int] = []
+
+    @property
+    def rank(self) -> int:
+        return len(self.pivots)
+
+    def max_residual(self) -> float:
+        return float(self.residual.max())
+
+    def extend(self, rank: int, tol: float = 0.0) -> None:
+        """Add pivots until ``rank`` columns, ``max_rank``, or residual <= ``tol``."""
+        rank = min(int(rank), self.max_rank)
+        while self.rank < rank:
+            pivot = int(np.argmax(self.residual))
+            pivot_value = self.residual[pivot]
+            if pivot_value <= tol:
+                break
+            j = self.rank
+            column = gaussian_kernel(self.X, self.X[pivot:pivot + 1], self.sigma2)[:, 0]
+            column -= self.G[:, :j] @ self.G[pivot, :j]
+            column /= np.sqrt(pivot_value)
+            self.G[:, j] = column
+            self.residual -= column * column
+            self.residual[pivot] = 0.0
+            np.maximum(self.residual, 0.0, out=self.residual)
+            self.pivots.append(pivot)
+
+    def factor(self) -> np.ndarray:
+        return self.G[:, : self.rank]
+
+
+def normalised_factor(G: np.ndarray) -> np.ndarray:
+    """``D^{-1/2} G`` with the degrees ``d = G (G^T 1)`` of the approximate kernel."""
+    degrees = G @ G.sum(axis=0)
+    floor = 1e-12 * max(float(degrees.max()), 1e-300)
+    return G / np.sqrt(np.maximum(degrees, floor))[:, None]
+
+
+def top_eigen_full(M: np.ndarray, n_vectors: int) -> tuple[np.ndarray, np.ndarray]:
+    """Largest ``n_vectors`` eigenpairs of a symmetric matrix, descending."""
+    n = len(M)
+    r = min(n_vectors, n)
+    values, vectors = eigh(M, subset_by_index=[n - r, n - 1])
+    return values[::-1], vectors[:, ::-1]
+
+
+def top_eigen_low_rank(H: np.ndarray, n_vectors: int) -> tuple[np.ndarray, np.ndarray]:
+    """Largest eigenpairs of ``H H^T`` from the small matrix ``H^T H``.
+
+    The eigenvectors of ``H H^T`` are the left singular vectors of ``H``:
+    ``u = H v / sigma`` for each eigenpair ``(sigma^2, v)`` of ``H^T H``.
+    """
+    values, V = np.linalg.eigh(H.T @ H)
+    order = np.argsort(values)[::-1][: min(n_vectors, H.shape[1])]
+    values = np.maximum(values[order], 0.0)
+    U = H @ V[:, order]
+    norms = np.sqrt(values)
+    U = np.divide(U, norms, out=np.zeros_like(U), where=norms > 0)
+    return values, U
+
+
+def eigengap_k(eigenvalues: np.ndarray, max_clusters: int) -> int:
+    """k in 2..max_clusters maximising ``lambda_k - lambda_{k+1}`` (descending, 1-based)."""
+    top = min(max_clusters, len(eigenvalues) - 1)
+    if top < 2:
+        return 2
+    gaps = eigenvalues[1:top] - eigenvalues[2:top + 1]
+    return int(np.argmax(gaps)) + 2
+
+
+def same_partition(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two labelings are the same partition up to renaming."""
+    if len(a) != len(b):
+        return False
+    pairs = np.unique(np.column_stack([a, b]), axis=0)
+    return len(pairs) == len(np.unique(a)) == len(np.unique(b))
+
+
+# --------------------------------------------------------------------------- estimator
+class E2SC(TemporalBaseline):
+    """E2SC: evolutionary spectral clustering with a smoothed normalised affinity.
+
+    **Details reconstructed** ([REC], algorithms.md section 7): only the
+    paper's abstract and highlights were available.  At step t:
+
+    1. Gaussian kernel ``W^t_ij = exp(-|a_i - a_j|^2 / (2 sigma^2))`` with
+       ``sigma^2`` the median squared pairwise distance (median heuristic,
+       on a fixed subsample for large N);
+    2. smoothed normalised affinity
+       ``M^t = (1 - nu) D_t^{-1/2} W^t D_t^{-1/2} + nu D_{t-1}^{-1/2} W^{t-1} D_{t-1}^{-1/2}``
+       with ``nu = smoothing = 0.1`` (the ERCOT paper's setting); the
+       smoothed Laplacian is ``I - M^t``;
+    3. the top-k eigenvectors of ``M^t``, rows normalised (Ng-Jordan-Weiss),
+       clustered by k-means with a fixed seed and ``n_init`` k-means++
+       restarts (best inertia), so the method is deterministic;
+    4. k: ``n_clusters`` or the eigengap ``argmax lambda_k - lambda_{k+1}``
+       over k = 2..max_clusters.
+
+    Two paths compute step 3.  ``"full"`` forms the N x N matrices and
+    calls a symmetric eigensolver.  ``"low_rank"`` (E2SC's point) never
+    forms an N x N matrix: a greedy pivoted incomplete Cholesky factor
+    ``W ~ G G^T`` (N x m) gives the degrees ``G (G^T 1)`` and
+    ``H = [sqrt(1 - nu) D_t^{-1/2} G_t, sqrt(nu) D_{t-1}^{-1/2} G_{t-1}]``,
+    whose left singular vectors are the eigenvectors of ``M^t ~ H H^T``;
+    pivots are added ``pivot_batch`` at a time until the partition no
+    longer changes after a batch (the E2SC criterion), the factor is exact
+    to ``icd_tol``, or ``max_rank`` is reached.  ``"auto"`` uses the
+    low-rank path above ``low_rank_threshold`` samples; the path chosen at
+    the first step is kept.
+
+    The smoothing needs the same samples at every step: data whose samples
+    change are refused (the ERCOT paper marks them n/a for E2SC).
+
+    Parameters
+    ----------
+    n_clusters : int or None, default=None
+        Known number of clusters; ``None`` uses the eigengap.
+    max_clusters : int, default=8
+        Largest k the eigengap considers (ERCOT's C_max).
+    smoothing : float, default=0.1
+        nu, the weight of the previous step's affinity.
+    method : {"auto", "full", "low_rank"}, default="auto"
+    low_rank_threshold : int, default=1000
+        ``"auto"`` uses the low-rank path for more samples than this.
+    max_rank : int, default=200
+        Largest number of pivots m.
+    pivot_batch : int, default=8
+        Pivots added between two partition checks.
+    stop_when_stable : bool, default=True
+        Stop adding pivots when the partition is unchanged after a batch.
+    icd_tol : float, default=1e-8
+        Stop adding pivots when the largest residual diagonal is below this.
+    bandwidth_sample : int, default=2000
+        Subsample size of the median heuristic.
+    n_init : int, default=10
+        k-means++ restarts on the embedding.
+    kmeans_seed : int, default=0
+        Seed of every k-means run (fixed: E2SC is deterministic).
+    max_iter : int, default=100
+        Lloyd iterations per k-means run.
+    seed : int, numpy.random.Generator or None, default=None
+        Accepted for the common estimator interface and ignored: E2SC is
+        deterministic (the ERCOT paper reports standard deviations of 0).
+    progress : bool, default=False
+
+    Attributes
+    ----------
+    result_ : ClusteringResult
+        ``alpha`` is ``smoothing`` from the second step on (nan at the first).
+    labels_ : list of ndarray
+    n_clusters_ : ndarray
+    alpha_ : ndarray
+    eigenvalues_ : list of ndarray
+        Leading eigenvalues of ``M^t`` at each step, descending.
+    ranks_ : list of int
+        Pivots m used at each step (N on the full path).
+    bandwidths_ : list of float
+        sigma^2 at each step.
+    method_ : str
+        The path used ("full" or "low_rank").
+
+    Examples
+    --------
+    >>> from ercot_nb import datasets
+    >>> from ercot_nb.baselines import E2SC
+    >>> model = E2SC(4).fit(datasets.load("syn1", seed=0))
+    >>> model.method_, float(model.alpha_[1])
+    ('full', 0.1)
+    """
+
+    _algorithm_name = "E2SC"
+
+    def __init__(
+        self,
+        n_clusters: int | None = None,
+        *,
+        max_clusters: int = 8,
+        smoothing: float = 0.1,
+        method: str = "auto",
+        low_rank_threshold: int = 1000,
+        max_rank: int = 200,
+        pivot_batch: int = 8,
+        stop_when_stable: bool = True,
+        icd_tol: float = 1e-8,
+        bandwidth_sample: int = 2000,
+        n_init: int = 10,
+        kmeans_seed: int = 0,
+        max_iter: int = 100,
+        seed: int | np.random.Generator | None = None,
+        progress: bool = False,
+    ) -> None:
+        self.n_clusters = n_clusters
+        self.max_clusters = max_clusters
+        self.smoothing = smoothing
+        self.method = method
+        self.low_rank_threshold = low_rank_threshold
+        self.max_rank = max_rank
+        self.pivot_batch = pivot_batch
+        self.stop_when_stable = stop_when_stable
+        self.icd_tol = icd_tol
+        self.bandwidth_sample = bandwidth_sample
+        self.n_init = n_init
+        self.kmeans_seed = kmeans_seed
+        self.max_iter = max_iter
+        self.seed = seed
+        self.progress = progress
+
+    # -- hooks ----------------------------------------------------------------------
+    def _validate_params(self) -> None:
+        def positive_int(name: str, minimum: int = 1) -> None:
+            value = getattr(self, name)
+            if not (isinstance(value, (int, np.integer)) and value >= minimum):
+                self._fail(f"{name} must be an int >= {minimum}, got {value!r}")
+
+        k = self.n_clusters
+        if not (k is None or (isinstance(k, (int, np.integer)) and k >= 2)):
+            self._fail(f"n_clusters must be None or an int >= 2, got {k!r}")
+        positive_int("max_clusters", 2)
+        if not 0.0 <= float(self.smoothing) < 1.0:
+            self._fail(f"smoothing must be in [0, 1), got {self.smoothing!r}")
+        if self.method not in METHODS:
+            self._fail(f"method must be one of {METHODS}, got {self.method!r}")
+        for name in ("low_rank_threshold", "max_rank", "pivot_batch", "bandwidth_sample", "n_init", "max_iter"):
+            positive_int(name)
+        if not float(self.icd_tol) >= 0.0:
+            self._fail(f"icd_tol must be >= 0, got {self.icd_tol!r}")
+
+    def _reset_state(self) -> None:
+        self._previous_operator: np.ndarray | None = None  # N x N (full) or N x m (low rank)
+        self.method_: str | None = None
+        self.eigenvalues_: list[np.ndarray] = []
+        self.ranks_: list[int] = []
+        self.bandwidths_: list[float] = []
+
+    def _check_snapshot(self, snapshot: Snapshot, previous: Snapshot | None, index: int) -> None:
+        k = self.n_clusters if self.n_clusters is not None else 2
+        if snapshot.n_samples <= k:
+            self._fail(f"step {index} (time {snapshot.time!r}) has {snapshot.n_samples} samples, "
+                       f"too few for {k} clusters")
+        if previous is not None:
+            added, removed = same_sample_set(previous, snapshot)
+            if added or removed:
+                raise ValueError(
+                    f"E2SC needs a fixed sample set, but step {index} (time {snapshot.time!r}) "
+                    f"adds {added} and removes {removed} sample(s) compared with the previous step; "
+                    "the ERCOT paper marks such data n/a for E2SC"
+                )
+
+    # -- one step ---------------------------------------------------------------------
+    def _n_vectors(self, n: int) -> int:
+        k = self.n_clusters if self.n_clusters is not None else self.max_clusters
+        return min(int(k) + 1, n)
+
+    def _partition(self, eigenvalues: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+        k = self.n_clusters if self.n_clusters is not None else eigengap_k(eigenvalues, self.max_clusters)
+        embedding = vectors[:, :k]
+        norms = np.linalg.norm(embedding, axis=1)
+        embedding = np.divide(embedding, norms[:, None], out=np.zeros_like(embedding), where=norms[:, None] > 0)
+        rng = np.random.default_rng(self.kmeans_seed)
+        labels, _, _, _ = kmeans(embedding, k, rng, n_init=int(self.n_init), max_iter=int(self.max_iter))
+        return labels
+
+    def _cluster_step(self, snapshot: Snapshot) -> tuple[np.ndarray, float]:
+        X = snapshot.X
+        n = len(X)
+        if self.method_ is None:
+            use_low_rank = self.method == "low_rank" or (self.method == "auto" and n > self.low_rank_threshold)
+            self.method_ = "low_rank" if use_low_rank else "full"
+        previous = self._previous_operator
+        if previous is not None:
+            order, _ = common_ids(self._previous, snapshot)  # positions at t-1, in the order of t
+            previous = previous[np.ix_(order, order)] if self.method_ == "full" else previous[order]
+        sigma2 = median_bandwidth(X, int(self.bandwidth_sample))
+        nu = float(self.smoothing)
+        if self.method_ == "full":
+            labels, eigenvalues, operator = self._full_step(X, sigma2, previous, nu)
+            rank = n
+        else:
+            labels, eigenvalues, operator = self._low_rank_step(X, sigma2, previous, nu)
+            rank = operator.shape[1]
+        self._previous_operator = operator
+        self.eigenvalues_.append(eigenvalues)
+        self.ranks_.append(int(rank))
+        self.bandwidths_.append(sigma2)
+        return labels, (nu if previous is not None else np.nan)
+
+    def _full_step(self, X, sigma2, previous, nu):
+        affinity = normalised_affinity(X, sigma2)
+        smoothed = affinity if previous is None else (1.0 - nu) * affinity + nu * previous
+        eigenvalues, vectors = top_eigen_full(smoothed, self._n_vectors(len(X)))
+        return self._partition(eigenvalues, vectors), eigenvalues, affinity
+
+    def _low_rank_step(self, X, sigma2, previous, nu):
+        n = len(X)
+        n_vectors = self._n_vectors(n)
+        batch = int(self.pivot_batch)
+        icd = IncompleteCholesky(X, sigma2, int(self.max_rank))
+        target = batch * int(np.ceil(n_vectors / batch))
+        last_labels = None
+        while True:
+            icd.extend(target, tol=float(self.icd_tol))
+            A = normalised_factor(icd.factor())
+            H = A if previous is None else np.hstack([np.sqrt(1.0 - nu) * A, np.sqrt(nu) * previous])
+            eigenvalues, vectors = top_eigen_low_rank(H, n_vectors)
+            labels = self._partition(eigenvalues, vectors)
+            exhausted = icd.rank < target or icd.rank >= icd.max_rank or icd.max_residual() <= self.icd_tol
+            stable = self.stop_when_stable and last_labels is not None and same_partition(labels, last_labels)
+            if exhausted or stable:
+                return labels, eigenvalues, A
+            last_labels = labels
+            target += batch
