@@ -19,23 +19,20 @@ from __future__ import annotations
 
 import time as _time
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 import numpy as np
 
 from . import _knee, _smoothness
 from ._engine import EAConfig, Engine
-from ._params import ParamsMixin
-from ._progress import progress_bar
-from .data import Snapshot, TemporalDataset, common_ids
+from ._estimator import StepCallback, TemporalEstimator, as_dataset, seeded_generator  # noqa: F401
+from ._params import store_params
+from .data import Snapshot, common_ids
 from .result import ClusteringResult, StepResult, compress_labels
 
 MUTATION_MODES = ("per_solution", "per_gene")
 BUDGET_MODES = ("generations", "include_init")
 SEPARATIONS = ("active", "nonempty")
 EMPTY_CLUSTERS = ("keep", "reseed")
-
-StepCallback = Callable[[StepResult], "bool | None"]
 
 
 @dataclass
@@ -47,16 +44,7 @@ class _History:
     labels: np.ndarray
 
 
-def as_dataset(data) -> TemporalDataset:
-    """Accept a TemporalDataset or a list of (n_t, D) arrays with ids 0..n_t-1."""
-    if isinstance(data, TemporalDataset):
-        return data
-    if isinstance(data, Snapshot):
-        raise TypeError("fit expects a whole TemporalDataset; use partial_fit for one Snapshot")
-    return TemporalDataset.from_arrays(list(data))
-
-
-class _EvolutionaryClustering(ParamsMixin):
+class _EvolutionaryClustering(TemporalEstimator):
     """Shared machinery of ERCOT, staticEC and their variants.
 
     Subclasses set ``_uses_history`` (re-initialise from the previous step)
@@ -71,68 +59,7 @@ class _EvolutionaryClustering(ParamsMixin):
     # Parameters shared by all variants are declared in subclasses' __init__ so
     # that get_params() reflects exactly each estimator's signature.
 
-    # -- public API -------------------------------------------------------------
-    def fit(self, data, *, callback: StepCallback | None = None) -> "_EvolutionaryClustering":
-        """Cluster every step of ``data`` in order.
-
-        Parameters
-        ----------
-        data : TemporalDataset or list of ndarray
-            The temporal data. Lists of arrays get ids ``0..n_t-1`` per step.
-        callback : callable, optional
-            Called with each finished :class:`~ercot_nb.result.StepResult`;
-            returning ``False`` stops the run after that step (the steps done
-            are kept in ``result_``).
-
-        Returns
-        -------
-        self
-        """
-        dataset = as_dataset(data)
-        self._reset()
-        bar = progress_bar(total=len(dataset), desc=self._algorithm_name, enabled=self.progress)
-        try:
-            for snapshot in dataset:
-                step = self._partial_fit_snapshot(snapshot)
-                bar.update(1)
-                if callback is not None and callback(step) is False:
-                    break
-        finally:
-            bar.close()
-        return self
-
-    def fit_predict(self, data, *, callback: StepCallback | None = None) -> list[np.ndarray]:
-        """Fit and return ``labels_`` (one label array per step)."""
-        return self.fit(data, callback=callback).labels_
-
-    def partial_fit(self, snapshot, ids=None, time=None) -> "_EvolutionaryClustering":
-        """Process one new time step (streaming).
-
-        Processing steps one by one gives exactly the result of :meth:`fit`
-        over the same steps with the same seed.
-
-        Parameters
-        ----------
-        snapshot : Snapshot or array-like of shape (n_samples, n_features)
-            The new step. A bare array needs ``ids`` unless its samples are
-            ``0..n-1`` at every step.
-        ids : array-like, optional
-            Sample ids of a bare array.
-        time : object, optional
-            Time label of a bare array (default: the step index).
-        """
-        if not isinstance(snapshot, Snapshot):
-            t = len(self.result_) if hasattr(self, "result_") else 0
-            snapshot = TemporalDataset.from_arrays(
-                [np.asarray(snapshot)],
-                ids=None if ids is None else [np.asarray(ids)],
-                times=[t if time is None else time],
-            )[0]
-        if not hasattr(self, "result_"):
-            self._reset()
-        self._partial_fit_snapshot(snapshot)
-        return self
-
+    # -- public API (fit, fit_predict, partial_fit, labels_ ... in TemporalEstimator) --
     def predict(self, X, t: int = -1) -> np.ndarray:
         """Label new samples by the nearest centroid of step ``t``'s partition."""
         self._check_fitted()
@@ -143,32 +70,10 @@ class _EvolutionaryClustering(ParamsMixin):
         d2 = ((X[:, None, :] - step.centroids[None, :, :]) ** 2).sum(axis=2)
         return np.argmin(d2, axis=1)
 
-    # -- fitted attributes -------------------------------------------------------------
-    @property
-    def labels_(self) -> list[np.ndarray]:
-        """One label array per processed step, aligned with that step's ids."""
-        self._check_fitted()
-        return self.result_.labels
-
-    @property
-    def n_clusters_(self) -> np.ndarray:
-        self._check_fitted()
-        return self.result_.n_clusters
-
-    @property
-    def alpha_(self) -> np.ndarray:
-        self._check_fitted()
-        return self.result_.alpha
-
     # -- internals ---------------------------------------------------------------------
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "result_") or len(self.result_) == 0:
-            raise RuntimeError(f"this {type(self).__name__} is not fitted yet; call fit or partial_fit")
-
     def _reset(self) -> None:
         self._validate_params()
-        seed = self.seed
-        self._rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        self._rng = seeded_generator(self.seed)
         self._history: _History | None = None
         self._engine: Engine | None = None
         self.n_features_in_: int | None = None
@@ -228,17 +133,12 @@ class _EvolutionaryClustering(ParamsMixin):
         return engine.evaluate(X, pop)
 
     # -- one time step -------------------------------------------------------------------
-    def _partial_fit_snapshot(self, snapshot: Snapshot) -> StepResult:
+    def _fit_snapshot(self, snapshot: Snapshot) -> StepResult:
         started = _time.perf_counter()
         X = snapshot.X
+        self._check_n_features(snapshot)
         if self._engine is None:
-            self.n_features_in_ = X.shape[1]
             self._engine = Engine(self._config(X.shape[1]), backend=self.backend)
-        elif X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"step {len(self.result_)} (time {snapshot.time!r}) has {X.shape[1]} features, "
-                f"the previous steps had {self.n_features_in_}"
-            )
         engine = self._engine
         cfg = engine.config
         rng = self._rng
@@ -531,26 +431,7 @@ class ERCOT(_EvolutionaryClustering):
         seed: int | np.random.Generator | None = None,
         progress: bool = False,
     ) -> None:
-        self.n_clusters = n_clusters
-        self.max_clusters = max_clusters
-        self.pop_size = pop_size
-        self.n_evaluations = n_evaluations
-        self.crossover_rate = crossover_rate
-        self.mutation_rate = mutation_rate
-        self.mutation_mode = mutation_mode
-        self.mutation_eta = mutation_eta
-        self.budget_mode = budget_mode
-        self.refine = refine
-        self.separation = separation
-        self.empty_clusters = empty_clusters
-        self.knee = knee
-        self.n_control_sets = n_control_sets
-        self.keep_fraction = keep_fraction
-        self.n_folds = n_folds
-        self.alpha_aggregate = alpha_aggregate
-        self.backend = backend
-        self.seed = seed
-        self.progress = progress
+        store_params(self, locals())
 
     def _validate_params(self) -> None:
         super()._validate_params()
@@ -597,20 +478,4 @@ class StaticEC(_EvolutionaryClustering):
         seed: int | np.random.Generator | None = None,
         progress: bool = False,
     ) -> None:
-        self.n_clusters = n_clusters
-        self.max_clusters = max_clusters
-        self.pop_size = pop_size
-        self.n_evaluations = n_evaluations
-        self.crossover_rate = crossover_rate
-        self.mutation_rate = mutation_rate
-        self.mutation_mode = mutation_mode
-        self.mutation_eta = mutation_eta
-        self.budget_mode = budget_mode
-        self.refine = refine
-        self.separation = separation
-        self.empty_clusters = empty_clusters
-        self.knee = knee
-        self.n_control_sets = n_control_sets
-        self.backend = backend
-        self.seed = seed
-        self.progress = progress
+        store_params(self, locals())

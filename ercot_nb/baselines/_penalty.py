@@ -17,6 +17,7 @@ import numpy as np
 
 from .._engine import Engine
 from .._evolutionary import _COMMON_DOC, _EvolutionaryClustering
+from .._params import store_params
 from ..data import Snapshot, common_ids
 from ..result import StepResult
 
@@ -155,23 +156,7 @@ class PenaltyEC(_EvolutionaryClustering):
         seed: int | np.random.Generator | None = None,
         progress: bool = False,
     ) -> None:
-        self.n_clusters = n_clusters
-        self.max_clusters = max_clusters
-        self.pop_size = pop_size
-        self.n_evaluations = n_evaluations
-        self.crossover_rate = crossover_rate
-        self.mutation_rate = mutation_rate
-        self.mutation_mode = mutation_mode
-        self.mutation_eta = mutation_eta
-        self.budget_mode = budget_mode
-        self.refine = refine
-        self.separation = separation
-        self.empty_clusters = empty_clusters
-        self.knee = knee
-        self.keep_fraction = keep_fraction
-        self.backend = backend
-        self.seed = seed
-        self.progress = progress
+        store_params(self, locals())
 
     def _validate_params(self) -> None:
         super()._validate_params()
@@ -187,7 +172,7 @@ class PenaltyEC(_EvolutionaryClustering):
         super()._reset()
         self._target: _PreviousPartition | None = None
 
-    def _partial_fit_snapshot(self, snapshot: Snapshot) -> StepResult:
+    def _fit_snapshot(self, snapshot: Snapshot) -> StepResult:
         history = self._history
         self._target = None
         if history is not None:
@@ -199,7 +184,7 @@ class PenaltyEC(_EvolutionaryClustering):
                     labels=np.asarray(history.labels[at_previous], dtype=np.int64),
                 )
         try:
-            return super()._partial_fit_snapshot(snapshot)
+            return super()._fit_snapshot(snapshot)
         finally:
             self._target = None
 
