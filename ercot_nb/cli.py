@@ -4,7 +4,8 @@
 (time, id)) step by step, prints a per-step summary and optionally writes
 the tidy labels table and the full result.  ``bench`` hands its arguments to
 :func:`ercot_nb.bench.main`.  ``experiments`` runs the paper's comparison and
-writes its report (:mod:`ercot_nb.experiments`).
+writes its report (:mod:`ercot_nb.experiments`).  ``app`` serves the Explorer
+notebook app with Voila on 127.0.0.1 (:mod:`ercot_nb.widgets.app`).
 
 Input problems (a missing file or column, a non-numeric feature, an invalid
 parameter) print one ``ercot-nb: error: ...`` line on stderr and return exit
@@ -123,6 +124,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_experiments_arguments(experiments)
     experiments.set_defaults(handler=_experiments)
+
+    app = commands.add_parser(
+        "app",
+        help="serve the Explorer app with Voila on 127.0.0.1",
+        description=(
+            "Serve the notebook app widgets/explorer.ipynb with Voila on 127.0.0.1, with a "
+            "built-in dataset preselected. Needs the repository's widgets/ folder (run from a "
+            "checkout, set ERCOT_NB_APPS, or pass --notebook) and the notebook extra."
+        ),
+    )
+    app.add_argument("--port", type=_positive_int, default=8866, help="port (default: 8866)")
+    app.add_argument("--no-browser", action="store_true", help="do not open a web browser")
+    app.add_argument("--dataset", metavar="NAME", type=str.lower, choices=available(), default="syn3",
+                     help="built-in dataset shown first (default: syn3)")
+    app.add_argument("--notebook", metavar="PATH", type=Path, default=None,
+                     help="app notebook to serve (default: widgets/explorer.ipynb)")
+    app.set_defaults(handler=_app)
     return parser
 
 
@@ -244,6 +262,16 @@ def _experiments(args: argparse.Namespace) -> int:
 
     try:
         return run_from_args(args)
+    except ValueError as exc:
+        raise _InputError(str(exc)) from None
+
+
+def _app(args: argparse.Namespace) -> int:
+    from .widgets.app import serve  # light: Voila runs in its own process
+
+    try:
+        return serve(port=args.port, open_browser=not args.no_browser, dataset=args.dataset,
+                     notebook=args.notebook)
     except ValueError as exc:
         raise _InputError(str(exc)) from None
 

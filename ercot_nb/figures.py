@@ -13,14 +13,24 @@ colour across time steps.
 =============================  ==============================================
 builder                        shows
 =============================  ==============================================
-:func:`partition_figure`       the partition of one step, centroids, entries
+:func:`partition_figure`       the partition of one step (or of another front
+                               member), centroids, entered and left samples
 :func:`partition_animation`    the same view over all steps (slider + play)
 :func:`pareto_figure`          the final population of one step and its knee
-:func:`alpha_figure`           the smoothness weight alpha over time
+:func:`pareto_frame`           the same with a fixed trace layout (widgets)
+:func:`pareto_animation`       the Pareto view over all steps (slider + play)
+:func:`pareto_comparison_figure` raw vs accumulated objectives side by side
+:func:`alpha_figure`           the smoothness weight alpha (and alpha_i) over time
 :func:`scores_figure`          RI or NMI per step of one or more runs
 :func:`n_clusters_figure`      chosen (and true) number of clusters per step
+:func:`sankey_figure`          cluster flow between steps (persist/split/merge)
+:func:`report_figures`         all kernel-free views of a run, in order
 :func:`save_html`              one self-contained offline HTML file
 =============================  ==============================================
+
+Helpers: :func:`member_partition` (a-posteriori choice of a front member),
+:func:`cluster_flows` (the Sankey's table), :func:`ground_truth_result`
+(a dataset's labels shown with the same views).
 """
 from __future__ import annotations
 
@@ -36,9 +46,9 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.colors import qualitative, sample_colorscale
 
-from .data import TemporalDataset, common_ids
+from .data import Snapshot, TemporalDataset, common_ids
 from .metrics import score_steps
-from .result import ClusteringResult
+from .result import ClusteringResult, StepResult, align_labels
 
 __all__ = [
     "WEBGL_THRESHOLD",
@@ -52,6 +62,15 @@ __all__ = [
     "scores_figure",
     "n_clusters_figure",
     "save_html",
+    "member_partition",
+    "pareto_frame",
+    "pareto_animation",
+    "pareto_comparison_figure",
+    "cluster_flows",
+    "sankey_figure",
+    "sankey_colors",
+    "ground_truth_result",
+    "report_figures",
 ]
 
 WEBGL_THRESHOLD = 5000
@@ -279,6 +298,7 @@ class _PartitionView:
         self.x_range, self.y_range = self._ranges()
         self.max_points = int(dataset.n_samples_per_step.max())
         self.webgl = webgl
+        self._id_texts: dict[int, np.ndarray] = {}
 
     def use_webgl(self, n_points: int) -> bool:
         """WebGL as requested, or automatically above the threshold."""
@@ -317,17 +337,66 @@ class _PartitionView:
             f"(step {step.t}, {step.n_clusters} clusters)"
         )
 
-    def traces(self, t: int, labels: Sequence[int], webgl: bool) -> list[go.Scatter | go.Scattergl]:
-        """Traces of step ``t``: one per label in ``labels``, entered samples, centroids."""
+    def member_title(self, t: int, partition: StepResult, member: int) -> str:
         step = self.result[t]
+        name = f"{self.dataset.name}: " if self.dataset.name else ""
+        return (
+            f"{name}{self.result.algorithm} member {member} at time {_plain(step.time)} "
+            f"(step {step.t}, {partition.n_clusters} clusters; knee is member {step.knee})"
+        )
+
+    def left(self, t: int) -> np.ndarray:
+        """Positions (within step t-1) of the samples gone at step t (empty at t = 0)."""
+        if t == 0:
+            return np.empty(0, dtype=np.intp)
+        previous = self.dataset[t - 1]
+        common, _ = common_ids(previous, self.dataset[t])
+        mask = np.ones(previous.n_samples, dtype=bool)
+        mask[common] = False
+        return np.flatnonzero(mask)
+
+    def id_texts(self, t: int) -> np.ndarray:
+        """Step t's sample ids as strings (hover text), cached per step."""
+        cached = self._id_texts.get(t)
+        if cached is None:
+            cached = np.array([str(_plain(i)) for i in self.dataset[t].ids.tolist()], dtype=str)
+            self._id_texts[t] = cached
+        return cached
+
+    def id_hover(self, t: int, positions: np.ndarray, webgl: bool) -> tuple[dict[str, Any], str]:
+        """Hover ids of step t's samples at ``positions``: trace properties and template token.
+
+        Small figures carry ids as ``text``.  WebGL figures with integer ids
+        carry them as a float ``customdata`` array instead, which a widget
+        sends as one binary buffer rather than a list of strings (scrubbing
+        20,000 points stays fast).
+        """
+        ids = self.dataset[t].ids
+        if webgl and ids.dtype.kind in "iu" and (len(ids) == 0 or np.abs(ids).max() < 2**53):
+            return {"customdata": ids[positions].astype(np.float64)}, "%{customdata:d}"
+        return {"text": self.id_texts(t)[positions]}, "%{text}"
+
+    def traces(
+        self,
+        t: int,
+        labels: Sequence[int],
+        webgl: bool,
+        partition: StepResult | None = None,
+    ) -> list[go.Scatter | go.Scattergl]:
+        """Traces of step ``t``: one per label in ``labels``, entered and left samples, centroids.
+
+        ``partition`` replaces the result's step ``t`` (e.g. the partition of
+        another Pareto front member); its ``aligned_labels`` colour the points.
+        """
+        step = self.result[t] if partition is None else partition
         x, y = self._coords[t]
-        ids = [str(_plain(i)) for i in self.dataset[t].ids]
         scatter = go.Scattergl if webgl else go.Scatter
         n = len(x)
         size = 7 if n <= 1000 else 5 if n <= WEBGL_THRESHOLD else 3
         traces: list[go.Scatter | go.Scattergl] = []
         for label in labels:
             members = np.flatnonzero(step.aligned_labels == label)
+            hover, token = self.id_hover(t, members, webgl)
             traces.append(
                 scatter(
                     x=x[members],
@@ -336,11 +405,12 @@ class _PartitionView:
                     name=f"cluster {label}",
                     legendgroup=f"cluster {label}",
                     marker=dict(color=label_color(label), size=size, opacity=0.85),
-                    text=[ids[i] for i in members],
-                    hovertemplate=f"id %{{text}}<br>cluster {label}<extra></extra>",
+                    hovertemplate=f"id {token}<br>cluster {label}<extra></extra>",
+                    **hover,
                 )
             )
         new = np.flatnonzero(self.entered(t))
+        hover, token = self.id_hover(t, new, webgl)
         traces.append(
             scatter(
                 x=x[new],
@@ -348,8 +418,22 @@ class _PartitionView:
                 mode="markers",
                 name="entered since previous step",
                 marker=dict(symbol="circle-open", size=size + 6, color=_INK, line=dict(width=1.5)),
-                text=[ids[i] for i in new],
-                hovertemplate="id %{text}<br>new at this step<extra></extra>",
+                hovertemplate=f"id {token}<br>new at this step<extra></extra>",
+                **hover,
+            )
+        )
+        gone = self.left(t)
+        previous_x, previous_y = self._coords[t - 1] if t > 0 else (x[:0], y[:0])
+        hover, token = self.id_hover(t - 1, gone, webgl) if t > 0 else self.id_hover(t, gone, webgl)
+        traces.append(
+            scatter(
+                x=previous_x[gone],
+                y=previous_y[gone],
+                mode="markers",
+                name="left since previous step",
+                marker=dict(symbol="x-thin-open", size=size + 4, color=_MUTED, line=dict(width=1.5)),
+                hovertemplate=f"id {token}<br>gone at this step (last position)<extra></extra>",
+                **hover,
             )
         )
         if self.show_centroids:
@@ -402,6 +486,7 @@ def partition_figure(
     show_centroids: bool = True,
     webgl: bool | None = None,
     title: str | None = None,
+    member: int | None = None,
 ) -> go.Figure:
     """Scatter of step ``t``'s samples coloured by their aligned cluster label.
 
@@ -427,13 +512,18 @@ def partition_figure(
         :data:`WEBGL_THRESHOLD` points.
     title : str, optional
         Figure title; a default names the algorithm, time and cluster count.
+    member : int, optional
+        Show the partition of this member of step ``t``'s final population
+        instead of the knee's (see :func:`member_partition`).
 
     Returns
     -------
     plotly.graph_objects.Figure
         One trace per cluster present at ``t`` (named ``"cluster <label>"``),
-        a trace ringing the samples that entered since step ``t - 1``, and a
-        ``"centroids"`` trace.  Axis ranges are fixed over all steps, so
+        a trace ringing the samples that entered since step ``t - 1``, a
+        ``"left since previous step"`` trace marking, at their last
+        position, the samples gone since ``t - 1``, and a ``"centroids"``
+        trace.  Axis ranges are fixed over all steps, so
         figures of different steps share the same axes.
     """
     view = _PartitionView(
@@ -441,9 +531,79 @@ def partition_figure(
         show_centroids=show_centroids, webgl=webgl,
     )
     t = _step_index(view.result, t)
-    present = sorted(int(k) for k in np.unique(view.result[t].aligned_labels))
-    traces = view.traces(t, present, view.use_webgl(view.dataset[t].n_samples))
-    return go.Figure(data=traces, layout=view.layout(title or view.title(t)))
+    partition = None if member is None else member_partition(dataset, view.result, t, member)
+    shown = view.result[t] if partition is None else partition
+    present = sorted(int(k) for k in np.unique(shown.aligned_labels))
+    traces = view.traces(t, present, view.use_webgl(view.dataset[t].n_samples), partition)
+    default_title = view.title(t) if partition is None else view.member_title(t, partition, member)
+    return go.Figure(data=traces, layout=view.layout(title or default_title))
+
+
+def member_partition(
+    dataset: TemporalDataset,
+    result: ClusteringResult,
+    t: int,
+    member: int,
+) -> StepResult:
+    """Partition of step ``t`` by another member of its final population.
+
+    The a-posteriori choice: any member of the Pareto front (or of the whole
+    final population) can replace the knee.  Its clusters are aligned to the
+    knee's partition of the same step, so a cluster both share keeps its
+    colour, and new clusters get labels no step uses.
+
+    Parameters
+    ----------
+    dataset : TemporalDataset
+        The data the result was fitted on.
+    result : ClusteringResult
+        The run (a fitted estimator with ``result_`` is accepted too).
+    t : int
+        0-based step index (negative counts from the end).
+    member : int
+        Index into step ``t``'s final population (see
+        :meth:`ClusteringResult.fronts_frame`).
+
+    Returns
+    -------
+    StepResult
+        The knee's own step when ``member`` is the knee; otherwise a step
+        without search history whose ``labels`` come from
+        :meth:`ClusteringResult.labels_of_member`, whose ``centroids`` are
+        the cluster means and whose ``aligned_labels`` follow the knee's.
+
+    Raises
+    ------
+    ValueError
+        If the algorithm keeps no population (e.g. a baseline).
+    IndexError
+        If ``member`` is not a population index.
+    """
+    result = _as_result(result)
+    t = _step_index(result, t)
+    step = result[t]
+    population_size = len(step.population)
+    if population_size == 0:
+        raise ValueError(
+            f"{result.algorithm} keeps no final population, so there is no other "
+            "front member to choose"
+        )
+    if isinstance(member, bool) or not isinstance(member, (int, np.integer)) or not (
+        0 <= member < population_size
+    ):
+        raise IndexError(f"member must be in 0..{population_size - 1}, got {member!r}")
+    if int(member) == step.knee:
+        return step
+    snapshot = dataset[t]
+    labels = result.labels_of_member(snapshot.X, t, int(member))
+    partition = StepResult.from_partition(
+        t, step.time, step.ids, labels, snapshot.X, seconds=0.0, alpha=step.alpha
+    )
+    unused = 1 + max(int(s.aligned_labels.max()) for s in result if s.n_samples)
+    partition.aligned_labels, _ = align_labels(
+        step.ids, step.aligned_labels, step.ids, partition.labels, unused
+    )
+    return partition
 
 
 def partition_animation(
@@ -482,7 +642,8 @@ def partition_animation(
     plotly.graph_objects.Figure
         One frame per step (named by the step index).  Every frame has the
         same traces: one per aligned label used at any step (empty where the
-        cluster is absent), the entered-samples trace and the centroids.
+        cluster is absent), the entered-samples and left-samples traces and
+        the centroids.
     """
     view = _PartitionView(
         dataset, result, features=features, projection=projection,
@@ -500,17 +661,33 @@ def partition_animation(
         )
         for t in range(n_steps)
     ]
+    layout = view.layout(title or view.title(start))
+    _add_animation_controls(
+        layout, [_plain(view.result[t].time) for t in range(n_steps)], start, frame_duration,
+        webgl=use_gl,
+    )
+    return go.Figure(data=frames[start].data, frames=frames, layout=layout)
+
+
+def _add_animation_controls(
+    layout: dict[str, Any],
+    labels: Sequence[Any],
+    start: int,
+    frame_duration: int,
+    *,
+    webgl: bool,
+) -> None:
+    """Add a time slider and play/pause buttons over frames named ``"0", "1", ...``."""
     # WebGL traces need a full redraw per frame; SVG ones do not.
     frame_args = dict(mode="immediate", transition=dict(duration=0))
     slider_steps = [
         dict(
-            label=str(_plain(view.result[t].time)),
+            label=str(label),
             method="animate",
-            args=[[str(t)], dict(frame=dict(duration=0, redraw=use_gl), **frame_args)],
+            args=[[str(t)], dict(frame=dict(duration=0, redraw=webgl), **frame_args)],
         )
-        for t in range(n_steps)
+        for t, label in enumerate(labels)
     ]
-    layout = view.layout(title or view.title(start))
     layout["height"] += 90
     layout["margin"]["b"] = 120
     layout["sliders"] = [
@@ -539,7 +716,7 @@ def partition_animation(
                 dict(
                     label="▶",
                     method="animate",
-                    args=[None, dict(frame=dict(duration=frame_duration, redraw=use_gl),
+                    args=[None, dict(frame=dict(duration=frame_duration, redraw=webgl),
                                      fromcurrent=True, **frame_args)],
                 ),
                 dict(
@@ -550,7 +727,6 @@ def partition_animation(
             ],
         )
     ]
-    return go.Figure(data=frames[start].data, frames=frames, layout=layout)
 
 
 # ---------------------------------------------------------------------------
@@ -573,12 +749,167 @@ def _k_color(k: int, k_max: int) -> str:
     return sample_colorscale("Viridis", [min(max(position, 0.0), 0.85)])[0]
 
 
+_PARETO_HOVER = (
+    "member %{customdata[0]}<br>k = %{customdata[1]}<br>"
+    "f_cp = %{customdata[2]:.4g}<br>f_sep = %{customdata[3]:.4g}<extra></extra>"
+)
+
+
+def _pareto_k_max(result: ClusteringResult) -> int:
+    """Largest number of clusters any member of any step can have (fixes the k colours)."""
+    values = [1]
+    for step in result:
+        values.append(int(step.n_max))
+        if len(step.population_n_clusters):
+            values.append(int(np.max(step.population_n_clusters)))
+    return max(values)
+
+
+def _pareto_traces(
+    step: StepResult,
+    *,
+    accumulated: bool,
+    k_values: Sequence[int] | None,
+    k_max: int,
+    selected: int | None,
+    fixed: bool,
+) -> tuple[list[go.Scatter], list[dict[str, Any]]]:
+    """Traces and annotations of one step's final population.
+
+    With ``fixed=True`` the trace list has the same structure at every step
+    (one trace per k in ``k_values``, empty ones hidden from the legend, and
+    an always-present ``"selected"`` trace) so that an animation or a widget
+    can update it in place.  Otherwise only the k present are drawn and the
+    ``"selected"`` trace appears only when ``selected`` is not the knee.
+    """
+    has_population = len(step.population) > 0 and len(step.objectives) > 0
+    raw = np.asarray(
+        step.objectives_accumulated if accumulated else step.objectives, dtype=np.float64
+    ).reshape(-1, 2)
+    F = _min_max(raw) if has_population else np.empty((0, 2))
+    n_clusters = np.asarray(step.population_n_clusters, dtype=np.int64)
+    front = np.asarray(step.first_front, dtype=bool)
+    members = np.arange(len(F))
+    if k_values is None:
+        k_values = [int(k) for k in np.unique(n_clusters)]
+
+    front_order = members[front][np.argsort(F[front, 0], kind="stable")] if has_population else members
+    traces: list[go.Scatter] = [
+        go.Scatter(
+            x=F[front_order, 0],
+            y=F[front_order, 1],
+            mode="lines",
+            name="first front",
+            line=dict(color=_MUTED, width=1, shape="hv"),
+            hoverinfo="skip",
+        )
+    ]
+    for k in k_values:
+        chosen = members[n_clusters == k] if has_population else members
+        on_front = front[chosen]
+        traces.append(
+            go.Scatter(
+                x=F[chosen, 0],
+                y=F[chosen, 1],
+                mode="markers",
+                name=f"k = {int(k)}",
+                showlegend=bool(len(chosen)) if fixed else None,
+                marker=dict(
+                    color=_k_color(int(k), k_max),
+                    symbol=np.where(on_front, "circle", "circle-open").tolist(),
+                    size=np.where(on_front, 10, 6).tolist(),
+                    line=dict(width=np.where(on_front, 1, 1.5).tolist(), color=_INK),
+                ),
+                customdata=np.column_stack(
+                    [chosen, np.full(len(chosen), k), raw[chosen]]
+                ).tolist(),
+                hovertemplate=_PARETO_HOVER,
+            )
+        )
+    knee = int(step.knee)
+    knee_points = [knee] if has_population and knee >= 0 else []
+    traces.append(
+        go.Scatter(
+            x=F[knee_points, 0],
+            y=F[knee_points, 1],
+            mode="markers",
+            name="knee (chosen)",
+            marker=dict(symbol="star", size=22, color="#D62728", line=dict(width=1.5, color=_INK)),
+            customdata=[[i, int(n_clusters[i]), *raw[i]] for i in knee_points],
+            hovertemplate=_PARETO_HOVER,
+        )
+    )
+    show_selected = (
+        has_population and selected is not None and 0 <= int(selected) < len(F)
+        and int(selected) != knee
+    )
+    picked = [int(selected)] if show_selected else []
+    if fixed or show_selected:
+        traces.append(
+            go.Scatter(
+                x=F[picked, 0],
+                y=F[picked, 1],
+                mode="markers",
+                name="selected member",
+                showlegend=bool(picked) if fixed else None,
+                marker=dict(symbol="circle-open", size=24, color=_INK, line=dict(width=2.5)),
+                customdata=[[i, int(n_clusters[i]), *raw[i]] for i in picked],
+                hovertemplate=_PARETO_HOVER,
+            )
+        )
+    annotations: list[dict[str, Any]] = []
+    if knee_points:
+        annotations.append(
+            dict(
+                x=F[knee, 0],
+                y=F[knee, 1],
+                text=f"knee: member {knee}, k = {int(n_clusters[knee])}",
+                showarrow=True,
+                arrowhead=2,
+                ax=60,
+                ay=-40,
+                bgcolor="rgba(255,255,255,0.8)",
+            )
+        )
+    else:
+        annotations.append(_message_annotation("no final population: this algorithm keeps no Pareto front"))
+    return traces, annotations
+
+
+def _message_annotation(text: str) -> dict[str, Any]:
+    """A note in the middle of an empty plot."""
+    return dict(
+        text=text, x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False,
+        font=dict(size=14, color=_MUTED),
+    )
+
+
+def _pareto_title(result: ClusteringResult, t: int, accumulated: bool) -> str:
+    step = result[t]
+    kind = "accumulated" if accumulated else "raw"
+    return (
+        f"{result.algorithm} final population at time {_plain(step.time)} "
+        f"(step {step.t}, {kind} objectives)"
+    )
+
+
+def _pareto_layout(title: str) -> dict[str, Any]:
+    return _base_layout(
+        "pareto",
+        title,
+        xaxis=dict(title=dict(text="f_cp, compactness (min-max normalised)"), range=[-0.05, 1.05]),
+        yaxis=dict(title=dict(text="f_sep = 1 / min centroid distance (normalised)"), range=[-0.05, 1.05]),
+        legend=dict(title=dict(text="clusters")),
+    )
+
+
 def pareto_figure(
     result: ClusteringResult,
     t: int,
     *,
     accumulated: bool = True,
     title: str | None = None,
+    selected: int | None = None,
 ) -> go.Figure:
     """Final population of step ``t`` in normalised objective space, with its knee.
 
@@ -595,6 +926,9 @@ def pareto_figure(
         are the same.
     title : str, optional
         Figure title.
+    selected : int, optional
+        A member chosen instead of the knee (a-posteriori choice), ringed in
+        a ``"selected member"`` trace.
 
     Returns
     -------
@@ -603,7 +937,8 @@ def pareto_figure(
         population.  One trace per number of clusters (``"k = <n>"``): first
         front members as filled markers, dominated ones as small open
         markers; a line through the first front; and a ``"knee"`` trace
-        holding only the chosen solution, also annotated.
+        holding only the chosen solution, also annotated.  A step without a
+        population (a baseline) gives empty axes with a note.
 
     Notes
     -----
@@ -613,86 +948,164 @@ def pareto_figure(
     """
     result = _as_result(result)
     t = _step_index(result, t)
-    step = result[t]
-    raw = step.objectives_accumulated if accumulated else step.objectives
-    F = _min_max(np.asarray(raw, dtype=np.float64))
-    n_clusters = np.asarray(step.population_n_clusters)
-    front = np.asarray(step.first_front, dtype=bool)
-    k_max = max(int(step.n_max), int(n_clusters.max()))
-    members = np.arange(len(F))
-    kind = "accumulated" if accumulated else "raw"
+    traces, annotations = _pareto_traces(
+        result[t], accumulated=accumulated, k_values=None, k_max=_pareto_k_max(result),
+        selected=selected, fixed=False,
+    )
+    layout = _pareto_layout(title or _pareto_title(result, t, accumulated))
+    layout["annotations"] = annotations
+    return go.Figure(data=traces, layout=layout)
 
-    traces: list[go.Scatter] = []
-    front_order = members[front][np.argsort(F[front, 0], kind="stable")]
-    traces.append(
-        go.Scatter(
-            x=F[front_order, 0],
-            y=F[front_order, 1],
-            mode="lines",
-            name="first front",
-            line=dict(color=_MUTED, width=1, shape="hv"),
-            hoverinfo="skip",
-        )
+
+def pareto_frame(
+    result: ClusteringResult,
+    t: int,
+    *,
+    accumulated: bool = True,
+    selected: int | None = None,
+) -> go.Figure:
+    """:func:`pareto_figure` with the same traces at every step of ``result``.
+
+    One ``"k = <n>"`` trace for every k from 1 to the largest possible
+    (empty ones hidden from the legend) and an always-present
+    ``"selected member"`` trace, so frames of different steps differ only
+    in their data: this is what :func:`pareto_animation` and the Pareto
+    widget update in place.
+
+    Parameters
+    ----------
+    result, t, accumulated, selected
+        As in :func:`pareto_figure`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    return go.Figure(*_pareto_frame_parts(result, t, accumulated=accumulated, selected=selected))
+
+
+def _pareto_frame_parts(
+    result: ClusteringResult, t: int, *, accumulated: bool, selected: int | None
+) -> tuple[list[go.Scatter], dict[str, Any]]:
+    """Traces and layout dict of :func:`pareto_frame` (no Figure built)."""
+    result = _as_result(result)
+    t = _step_index(result, t)
+    k_max = _pareto_k_max(result)
+    traces, annotations = _pareto_traces(
+        result[t], accumulated=accumulated, k_values=range(1, k_max + 1), k_max=k_max,
+        selected=selected, fixed=True,
     )
-    hover = (
-        "member %{customdata[0]}<br>k = %{customdata[1]}<br>"
-        "f_cp = %{customdata[2]:.4g}<br>f_sep = %{customdata[3]:.4g}<extra></extra>"
-    )
-    for k in np.unique(n_clusters):
-        chosen = members[n_clusters == k]
-        on_front = front[chosen]
-        color = _k_color(int(k), k_max)
-        traces.append(
-            go.Scatter(
-                x=F[chosen, 0],
-                y=F[chosen, 1],
-                mode="markers",
-                name=f"k = {int(k)}",
-                marker=dict(
-                    color=color,
-                    symbol=np.where(on_front, "circle", "circle-open").tolist(),
-                    size=np.where(on_front, 10, 6).tolist(),
-                    line=dict(width=np.where(on_front, 1, 1.5).tolist(), color=_INK),
-                ),
-                customdata=np.column_stack([chosen, np.full(len(chosen), k), raw[chosen]]).tolist(),
-                hovertemplate=hover,
+    layout = _pareto_layout(_pareto_title(result, t, accumulated))
+    layout["annotations"] = annotations
+    return traces, layout
+
+
+def pareto_animation(
+    result: ClusteringResult,
+    *,
+    accumulated: bool = True,
+    start: int = 0,
+    frame_duration: int = 800,
+) -> go.Figure:
+    """The Pareto view of every step as a Plotly animation (no kernel needed).
+
+    Parameters
+    ----------
+    result : ClusteringResult
+        The run (a fitted estimator with ``result_`` is accepted too).
+    accumulated : bool, default=True
+        As in :func:`pareto_figure`.
+    start : int, default=0
+        Step shown before the animation is played.
+    frame_duration : int, default=800
+        Milliseconds per step when playing.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One frame per step (named by the step index) with the traces of
+        :func:`pareto_frame`, a time slider and play/pause buttons.
+    """
+    result = _as_result(result)
+    start = _step_index(result, start)
+    frames = []
+    for t in range(len(result)):
+        fig = pareto_frame(result, t, accumulated=accumulated)
+        frames.append(
+            go.Frame(
+                name=str(t),
+                data=fig.data,
+                layout=dict(title=fig.layout.title, annotations=fig.layout.annotations),
             )
         )
-    knee = int(step.knee)
-    traces.append(
-        go.Scatter(
-            x=[F[knee, 0]],
-            y=[F[knee, 1]],
-            mode="markers",
-            name="knee (chosen)",
-            marker=dict(symbol="star", size=22, color="#D62728", line=dict(width=1.5, color=_INK)),
-            customdata=[[knee, int(n_clusters[knee]), *raw[knee]]],
-            hovertemplate=hover,
-        )
+    layout = pareto_frame(result, start, accumulated=accumulated).layout.to_plotly_json()
+    _add_animation_controls(layout, [_plain(s.time) for s in result], start, frame_duration, webgl=False)
+    return go.Figure(data=frames[start].data, frames=frames, layout=layout)
+
+
+def pareto_comparison_figure(
+    result: ClusteringResult,
+    t: int,
+    *,
+    selected: int | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """Raw and accumulated objectives of step ``t``'s final population side by side.
+
+    Shows how ERCOT's fitness accumulation ``(1 - alpha) f^t + alpha f^{t-1}``
+    reshapes the front the knee is chosen from.
+
+    Parameters
+    ----------
+    result : ClusteringResult
+        The run (a fitted estimator with ``result_`` is accepted too).
+    t : int
+        0-based step index.
+    selected : int, optional
+        A member ringed in both panels.
+    title : str, optional
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Two panels, ``raw`` (left, axes ``x``/``y``) and ``accumulated``
+        (right, axes ``x2``/``y2``), each with the traces of
+        :func:`pareto_figure`; legend entries are shared.
+    """
+    from plotly.subplots import make_subplots
+
+    result = _as_result(result)
+    t = _step_index(result, t)
+    step = result[t]
+    k_max = _pareto_k_max(result)
+    fig = make_subplots(
+        rows=1, cols=2, horizontal_spacing=0.08,
+        subplot_titles=("raw objectives f^t", f"accumulated (alpha = {step.alpha:.3f})"),
     )
-    layout = _base_layout(
-        "pareto",
-        title or (
-            f"{result.algorithm} final population at time {_plain(step.time)} "
-            f"(step {step.t}, {kind} objectives)"
-        ),
-        xaxis=dict(title=dict(text="f_cp, compactness (min-max normalised)"), range=[-0.05, 1.05]),
-        yaxis=dict(title=dict(text="f_sep = 1 / min centroid distance (normalised)"), range=[-0.05, 1.05]),
-        annotations=[
-            dict(
-                x=F[knee, 0],
-                y=F[knee, 1],
-                text=f"knee: member {knee}, k = {int(n_clusters[knee])}",
-                showarrow=True,
-                arrowhead=2,
-                ax=60,
-                ay=-40,
-                bgcolor="rgba(255,255,255,0.8)",
-            )
-        ],
+    for column, accumulated in ((1, False), (2, True)):
+        traces, _ = _pareto_traces(
+            step, accumulated=accumulated, k_values=None, k_max=k_max,
+            selected=selected, fixed=False,
+        )
+        for tr in traces:
+            tr.legendgroup = tr.name
+            tr.showlegend = column == 1
+            fig.add_trace(tr, row=1, col=column)
+        fig.update_xaxes(title_text="f_cp (normalised)", range=[-0.05, 1.05], row=1, col=column)
+        fig.update_yaxes(title_text="f_sep (normalised)", range=[-0.05, 1.05], row=1, col=column)
+    fig.update_layout(
+        template=TEMPLATE,
+        width=1000,
+        height=460,
+        margin=dict(l=60, r=20, t=80, b=55),
+        title=dict(text=title or (
+            f"{result.algorithm} at time {_plain(step.time)} (step {step.t}): raw vs accumulated "
+            f"objectives, knee = member {step.knee}"
+        )),
         legend=dict(title=dict(text="clusters")),
     )
-    return go.Figure(data=traces, layout=layout)
+    return fig
 
 
 def alpha_figure(
@@ -700,6 +1113,7 @@ def alpha_figure(
     *,
     show_pairs: bool = False,
     title: str | None = None,
+    t: int | None = None,
 ) -> go.Figure:
     """Smoothness weight alpha at every step.
 
@@ -712,14 +1126,24 @@ def alpha_figure(
         pairs that alpha aggregates.
     title : str, optional
         Figure title.
+    t : int, optional
+        Mark this step: a dashed vertical line and a ``"current step"``
+        marker on the alpha line.
 
     Returns
     -------
     plotly.graph_objects.Figure
         An ``"alpha"`` line (no point at the first step, which has no
-        history) and, with ``show_pairs``, an ``"alpha_i per cluster"``
-        marker trace.
+        history), with ``show_pairs`` an ``"alpha_i per cluster"`` marker
+        trace, and with ``t`` a last ``"current step"`` trace.
     """
+    return go.Figure(*_alpha_parts(result, show_pairs=show_pairs, title=title, t=t))
+
+
+def _alpha_parts(
+    result: ClusteringResult, *, show_pairs: bool, title: str | None, t: int | None
+) -> tuple[list[go.Scatter], dict[str, Any]]:
+    """Traces and layout dict of :func:`alpha_figure` (no Figure built)."""
     result = _as_result(result)
     times = _times(result.times)
     alpha = result.alpha
@@ -761,7 +1185,29 @@ def alpha_figure(
         yaxis=dict(title=dict(text="alpha (weight of the previous step)"),
                    range=[0.0, max(1.0, y_max) + 0.02]),
     )
-    return go.Figure(data=traces, layout=layout)
+    if t is not None:
+        t = _step_index(result, t)
+        value = alpha[t]
+        traces.append(
+            go.Scatter(
+                x=[times[t]],
+                y=[None if np.isnan(value) else float(value)],
+                mode="markers",
+                name="current step",
+                marker=dict(symbol="circle-open", size=16, color=_INK, line=dict(width=2)),
+                hovertemplate="time %{x}<br>alpha = %{y:.3f}<extra>current step</extra>",
+            )
+        )
+        layout["shapes"] = [_current_step_line(times[t])]
+    return traces, layout
+
+
+def _current_step_line(time: Any) -> dict[str, Any]:
+    """A dashed vertical line across the plot at ``time``."""
+    return dict(
+        type="line", xref="x", yref="paper", x0=time, x1=time, y0=0, y1=1,
+        line=dict(color=_MUTED, width=1.5, dash="dash"),
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -787,6 +1233,7 @@ def scores_figure(
     metric: str = "RI",
     *,
     title: str | None = None,
+    t: int | None = None,
 ) -> go.Figure:
     """Rand index or NMI at every step, for one or more runs.
 
@@ -795,16 +1242,28 @@ def scores_figure(
     dataset : TemporalDataset
         Data with ground-truth labels at every step.
     runs : mapping of str to ClusteringResult, fitted estimator or list of arrays
-        Name shown in the legend -> the run's per-step labels.
+        Name shown in the legend -> the run's per-step labels.  A run with
+        fewer steps than the dataset (stopped, or still running) is scored
+        on its first steps.
     metric : {"RI", "NMI"}, default="RI"
     title : str, optional
         Figure title.
+    t : int, optional
+        Mark this step of the dataset with a dashed vertical line.
 
     Returns
     -------
     plotly.graph_objects.Figure
         One line per run, named ``"<name> (mean <value>)"``.
     """
+    return go.Figure(*_scores_parts(dataset, runs, metric, title=title, t=t))
+
+
+def _scores_parts(
+    dataset: TemporalDataset, runs: Mapping[str, Any], metric: str, *, title: str | None,
+    t: int | None,
+) -> tuple[list[go.Scatter], dict[str, Any]]:
+    """Traces and layout dict of :func:`scores_figure` (no Figure built)."""
     if metric not in ("RI", "NMI"):
         raise ValueError(f"metric must be 'RI' or 'NMI', got {metric!r}")
     if not runs:
@@ -812,13 +1271,21 @@ def scores_figure(
     times = _times(dataset.times)
     traces = []
     for index, (name, run) in enumerate(runs.items()):
-        scores = score_steps(dataset, _labels_of(run))[metric].to_numpy()
+        labels = _labels_of(run)
+        if len(labels) > len(dataset):
+            raise ValueError(
+                f"run {name!r} has {len(labels)} steps but the dataset only {len(dataset)}"
+            )
+        scores = (
+            score_steps(dataset[: len(labels)], labels)[metric].to_numpy()
+            if labels else np.empty(0)
+        )
         traces.append(
             go.Scatter(
-                x=times,
+                x=times[: len(labels)],
                 y=scores,
                 mode="lines+markers",
-                name=f"{name} (mean {scores.mean():.3f})",
+                name=f"{name} (mean {scores.mean():.3f})" if len(scores) else f"{name} (no step yet)",
                 line=dict(color=label_color(index), width=2),
                 marker=dict(size=7),
                 hovertemplate=f"{name}<br>time %{{x}}<br>{metric} = %{{y:.3f}}<extra></extra>",
@@ -832,7 +1299,12 @@ def scores_figure(
         yaxis=dict(title=dict(text=f"{metric} ({full_name})")),
         legend=dict(yanchor="bottom", y=0.02, xanchor="left", x=0.02, bgcolor="rgba(255,255,255,0.7)"),
     )
-    return go.Figure(data=traces, layout=layout)
+    if t is not None:
+        n = len(dataset)
+        if not isinstance(t, (int, np.integer)) or isinstance(t, bool) or not -n <= t < n:
+            raise IndexError(f"step t={t!r} is out of range for a dataset with {n} step(s)")
+        layout["shapes"] = [_current_step_line(times[int(t) % n])]
+    return traces, layout
 
 
 def n_clusters_figure(
@@ -893,6 +1365,273 @@ def n_clusters_figure(
         yaxis=dict(title=dict(text="number of clusters"), dtick=1, range=[0, top + 1]),
     )
     return go.Figure(data=traces, layout=layout)
+
+
+# ---------------------------------------------------------------------------
+# Cluster flow
+# ---------------------------------------------------------------------------
+
+
+def _rgba(color: str, opacity: float) -> str:
+    """``#RRGGBB`` as an ``rgba(...)`` string."""
+    red, green, blue = (int(color[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({red},{green},{blue},{opacity})"
+
+
+def cluster_flows(result: ClusteringResult) -> list[dict[str, Any]]:
+    """How many samples go from each cluster at t-1 to each cluster at t.
+
+    Parameters
+    ----------
+    result : ClusteringResult
+        The run (a fitted estimator with ``result_`` is accepted too).
+
+    Returns
+    -------
+    list of dict
+        One entry per (step t >= 1, aligned label at t-1, aligned label at
+        t) pair with shared samples: keys ``t``, ``source``, ``target`` and
+        ``count``.  Samples that enter or leave between the steps are not
+        counted.  A cluster that persists flows mostly into its own label; a
+        split sends one source into several targets, a merge the reverse.
+    """
+    result = _as_result(result)
+    flows: list[dict[str, Any]] = []
+    for t in range(1, len(result)):
+        previous, current = result[t - 1], result[t]
+        a = Snapshot(previous.time, previous.ids, np.zeros((previous.n_samples, 0)))
+        b = Snapshot(current.time, current.ids, np.zeros((current.n_samples, 0)))
+        ia, ib = common_ids(a, b)
+        if not len(ia):
+            continue
+        pairs, counts = np.unique(
+            np.column_stack([previous.aligned_labels[ia], current.aligned_labels[ib]]),
+            axis=0, return_counts=True,
+        )
+        flows.extend(
+            dict(t=t, source=int(source), target=int(target), count=int(count))
+            for (source, target), count in zip(pairs, counts)
+        )
+    return flows
+
+
+def sankey_colors(
+    node_labels: Sequence[int],
+    node_steps: Sequence[int],
+    link_sources: Sequence[int],
+    link_steps: Sequence[int],
+    t: int | None,
+) -> tuple[list[str], list[str]]:
+    """Node and link colours of the Sankey view, bringing step ``t`` forward.
+
+    Nodes take their cluster's colour and links their source cluster's
+    colour.  With ``t`` given, the nodes of step ``t`` and the links into and
+    out of it are strong and the rest faded.
+
+    Parameters
+    ----------
+    node_labels, node_steps : sequence of int
+        Aligned label and step of every node.
+    link_sources, link_steps : sequence of int
+        Source aligned label and target step of every link.
+    t : int or None
+        The step in focus; None shows every step alike.
+
+    Returns
+    -------
+    node_colors, link_colors : list of str
+    """
+    node_colors = [
+        label_color(label) if t is None or step == t else _rgba(label_color(label), 0.3)
+        for label, step in zip(node_labels, node_steps)
+    ]
+    link_colors = [
+        _rgba(label_color(source), 0.35 if t is None else 0.6 if step in (t, t + 1) else 0.12)
+        for source, step in zip(link_sources, link_steps)
+    ]
+    return node_colors, link_colors
+
+
+def sankey_figure(
+    result: ClusteringResult,
+    *,
+    t: int | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """Cluster flow between consecutive steps: persistence, splits and merges.
+
+    Parameters
+    ----------
+    result : ClusteringResult
+        The run (a fitted estimator with ``result_`` is accepted too).
+    t : int, optional
+        Bring this step forward: its clusters and the flows into and out of
+        it in strong colours, the rest faded (see :func:`sankey_colors`).
+    title : str, optional
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One ``go.Sankey`` trace.  Nodes are (step, aligned cluster) pairs in
+        the cluster's colour, placed left to right by step and stacked by
+        label; node ``customdata`` holds ``[step, label, size]``.  Links
+        follow :func:`cluster_flows`, take the source cluster's colour and
+        hold ``[time from, source, time to, target, step to]``.  Each
+        column is labelled with its time below.
+    """
+    return go.Figure(*_sankey_parts(result, t=t, title=title))
+
+
+def _sankey_parts(
+    result: ClusteringResult, *, t: int | None, title: str | None
+) -> tuple[list[go.Sankey], dict[str, Any]]:
+    """Trace and layout dict of :func:`sankey_figure` (no Figure built)."""
+    result = _as_result(result)
+    n_steps = len(result)
+    node_step: list[int] = []
+    node_label: list[int] = []
+    node_size: list[int] = []
+    node_x: list[float] = []
+    node_y: list[float] = []
+    index: dict[tuple[int, int], int] = {}
+    for step in result:
+        labels, sizes = np.unique(step.aligned_labels, return_counts=True)
+        total = max(int(sizes.sum()), 1)
+        below = 0
+        for label, size in zip(labels.tolist(), sizes.tolist()):
+            index[(step.t, label)] = len(node_step)
+            node_step.append(step.t)
+            node_label.append(label)
+            node_size.append(size)
+            node_x.append(0.01 + 0.98 * (step.t / (n_steps - 1) if n_steps > 1 else 0.5))
+            node_y.append(0.01 + 0.98 * (below + size / 2) / total)
+            below += size
+    flows = cluster_flows(result)
+    times = [_plain(s.time) for s in result]
+    highlight = None if t is None else _step_index(result, t)
+    node_colors, link_colors = sankey_colors(
+        node_label, node_step, [f["source"] for f in flows], [f["t"] for f in flows], highlight
+    )
+    trace = go.Sankey(
+        arrangement="fixed",
+        node=dict(
+            label=[f"{label}" for label in node_label],
+            x=node_x,
+            y=node_y,
+            pad=8,
+            thickness=14,
+            color=node_colors,
+            line=dict(width=0.5, color=_MUTED),
+            customdata=[[s, label, size] for s, label, size in zip(node_step, node_label, node_size)],
+            hovertemplate=(
+                "step %{customdata[0]}<br>cluster %{customdata[1]}<br>"
+                "%{customdata[2]} samples<extra></extra>"
+            ),
+        ),
+        link=dict(
+            source=[index[(f["t"] - 1, f["source"])] for f in flows],
+            target=[index[(f["t"], f["target"])] for f in flows],
+            value=[f["count"] for f in flows],
+            color=link_colors,
+            customdata=[
+                [times[f["t"] - 1], f["source"], times[f["t"]], f["target"], f["t"]] for f in flows
+            ],
+            hovertemplate=(
+                "cluster %{customdata[1]} at time %{customdata[0]} → cluster "
+                "%{customdata[3]} at time %{customdata[2]}<br>%{value} samples<extra></extra>"
+            ),
+        ),
+    )
+    layout = _base_layout("line", title or sankey_title(result, highlight))
+    layout.update(width=max(680, min(1200, 90 * n_steps)), height=420)
+    layout["margin"] = dict(l=30, r=30, t=60, b=45)
+    # time labels under the columns (node x is in the trace's domain, i.e. paper units)
+    columns = sorted({(x, step) for x, step in zip(node_x, node_step)})
+    layout["annotations"] = [
+        dict(x=x, y=-0.02, xref="paper", yref="paper", yanchor="top", showarrow=False,
+             text=f"time {times[step]}", font=dict(size=11, color=_MUTED))
+        for x, step in columns
+    ]
+    if not flows:
+        layout["annotations"].append(
+            _message_annotation("no flow yet: needs two steps sharing sample ids")
+        )
+    return [trace], layout
+
+
+def sankey_title(result: ClusteringResult, t: int | None) -> str:
+    """Default title of :func:`sankey_figure` (naming the step in focus)."""
+    focus = "" if t is None else f" (time {_plain(result[t].time)} in focus)"
+    return f"{result.algorithm}: cluster flow over time{focus}"
+
+
+# ---------------------------------------------------------------------------
+# Previews and reports
+# ---------------------------------------------------------------------------
+
+
+def ground_truth_result(dataset: TemporalDataset) -> ClusteringResult:
+    """The dataset's own labels as a result, to preview data with the same views.
+
+    Parameters
+    ----------
+    dataset : TemporalDataset
+        Any dataset; without ground-truth labels every sample is in one
+        cluster.
+
+    Returns
+    -------
+    ClusteringResult
+        Algorithm ``"ground truth"`` (or ``"data"`` without labels), one
+        step per dataset step built with
+        :meth:`StepResult.from_partition` and time-aligned like a run.
+    """
+    if not isinstance(dataset, TemporalDataset):
+        raise TypeError(f"dataset must be a TemporalDataset, got {type(dataset).__name__}")
+    name = "ground truth" if dataset.has_labels else "data"
+    result = ClusteringResult(algorithm=name, params={})
+    for t, snapshot in enumerate(dataset):
+        labels = snapshot.labels if snapshot.labels is not None else np.zeros(snapshot.n_samples, np.int64)
+        result.append(
+            StepResult.from_partition(t, snapshot.time, snapshot.ids, labels, snapshot.X, seconds=0.0)
+        )
+    return result
+
+
+def report_figures(result: ClusteringResult, dataset: TemporalDataset | None = None) -> list[go.Figure]:
+    """The kernel-free views of a run, in reading order.
+
+    Parameters
+    ----------
+    result : ClusteringResult
+        The run (a fitted estimator with ``result_`` is accepted too).
+    dataset : TemporalDataset, optional
+        The data the run was fitted on; adds the partition animation and,
+        when the data has labels, RI and NMI per step.
+
+    Returns
+    -------
+    list of plotly.graph_objects.Figure
+        Partition animation (with ``dataset``), Pareto animation (runs with a
+        population), alpha with per-cluster alpha_i, number of clusters,
+        RI and NMI (with labelled data) and the cluster flow.
+    """
+    result = _as_result(result)
+    if not len(result):
+        raise ValueError("the result has no steps to show")
+    figs: list[go.Figure] = []
+    if dataset is not None:
+        figs.append(partition_animation(dataset, result))
+    if any(len(step.population) for step in result):
+        figs.append(pareto_animation(result))
+    figs.append(alpha_figure(result, show_pairs=True))
+    figs.append(n_clusters_figure(result, dataset))
+    if dataset is not None and dataset.has_labels:
+        for metric in ("RI", "NMI"):
+            figs.append(scores_figure(dataset, {result.algorithm: result}, metric))
+    figs.append(sankey_figure(result))
+    return figs
 
 
 # ---------------------------------------------------------------------------

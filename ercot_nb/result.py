@@ -314,6 +314,31 @@ class ClusteringResult:
             }
         )
 
+    def to_html(self, path: str | Path, dataset: Any = None) -> Path:
+        """Write the run's views to one self-contained, offline HTML page.
+
+        plotly.js is embedded (no CDN, no kernel): the page holds the
+        partition animation (with ``dataset``), the Pareto animation, alpha
+        with per-cluster alpha_i, the number of clusters, RI/NMI (labelled
+        data) and the cluster flow; see :func:`ercot_nb.figures.report_figures`.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Output ``.html`` file; parent folders are created.
+        dataset : TemporalDataset, optional
+            The data the run was fitted on.
+
+        Returns
+        -------
+        pathlib.Path
+            The written file.
+        """
+        from .figures import report_figures, save_html
+
+        name = f" on {dataset.name}" if getattr(dataset, "name", "") else ""
+        return save_html(report_figures(self, dataset), path, title=f"{self.algorithm}{name}")
+
     def _repr_html_(self) -> str:
         table = self.steps_frame().to_html(index=False, float_format=lambda v: f"{v:.4g}")
         return f"<div><b>{self.algorithm}</b> result, {len(self)} steps{table}</div>"

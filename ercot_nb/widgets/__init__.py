@@ -1,0 +1,81 @@
+"""Notebook widgets: explore temporal clustering runs live, in JupyterLab or Voila.
+
+Needs the ``notebook`` extra (``pip install ercot-nb[notebook]``: ipywidgets
+and anywidget, which Plotly's ``FigureWidget`` uses).  The core package never
+imports this module.
+
+============================  ===================================================
+class                         what it is
+============================  ===================================================
+:class:`Explorer`             the whole app: data, run, time scrubber, all views
+:class:`Compare`              several algorithms side by side on one dataset
+:class:`DatasetPicker`        built-in scenario with parameters, or a CSV upload
+:class:`RunPanel`             algorithm, parameters, Run/Stop, progress bar
+:class:`TimeScrubber`         Play + step slider
+:class:`PartitionView`        samples of one step by cluster (or front member)
+:class:`ParetoView`           final population of one step; click to pick
+:class:`AlphaView`            smoothness weight alpha (alpha_i on demand)
+:class:`ScoresView`           RI / NMI per step of every run
+:class:`SankeyView`           cluster flow between steps
+============================  ===================================================
+
+Every view has ``static()``: the same content as a plain Plotly figure
+(:mod:`ercot_nb.figures`), which renders without a kernel (nbviewer, HTML
+export); ``ClusteringResult.to_html(path)`` writes a whole run offline.
+
+Apps for Voila live in the repository's ``widgets/`` folder;
+``ercot-nb app`` serves the Explorer.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Imported on first use, so that `ercot_nb.widgets.app` (the `ercot-nb app`
+# launcher) starts without loading Plotly's widget machinery.
+_LAZY = {
+    "Explorer": ".explorer",
+    "VIEWS": ".explorer",
+    "Compare": ".compare",
+    "DatasetPicker": ".dataset_picker",
+    "RunPanel": ".run_panel",
+    "TimeScrubber": ".scrubber",
+    "PartitionView": ".partition_view",
+    "ParetoView": ".pareto_view",
+    "AlphaView": ".alpha_view",
+    "ScoresView": ".scores_view",
+    "SankeyView": ".sankey_view",
+}
+
+__all__ = list(_LAZY)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .alpha_view import AlphaView
+    from .compare import Compare
+    from .dataset_picker import DatasetPicker
+    from .explorer import VIEWS, Explorer
+    from .pareto_view import ParetoView
+    from .partition_view import PartitionView
+    from .run_panel import RunPanel
+    from .sankey_view import SankeyView
+    from .scores_view import ScoresView
+    from .scrubber import TimeScrubber
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'ercot_nb.widgets' has no attribute {name!r}")
+    try:
+        import anywidget  # noqa: F401  (plotly's FigureWidget needs it)
+        import ipywidgets  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "ercot_nb.widgets needs ipywidgets and anywidget: pip install 'ercot-nb[notebook]'"
+        ) from exc
+    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,324 @@
+"""Compare: several algorithms side by side on one dataset, scrubbed together."""
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import ipywidgets as W
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from .. import algorithms
+from ..data import TemporalDataset
+from ..metrics import mean_scores
+from ..result import ClusteringResult, StepResult
+from ._job import FitJob
+from ._messages import MessageArea
+from ._params_form import ParamsForm
+from .dataset_picker import DatasetPicker
+from .partition_view import PartitionView
+from .run_panel import algorithm_form, make_algorithm
+from .scores_view import ScoresView
+from .scrubber import TimeScrubber
+
+__all__ = ["Compare", "summary_frame"]
+
+MAX_ALGORITHMS = 4
+"""Most algorithms shown at once (each partition view is one Plotly figure)."""
+
+_PANEL = dict(border="1px solid #DDDDDD", padding="6px 10px", margin="0 8px 8px 0")
+_CONTROL_WIDTH = "560px"  # two panels side by side in a 1200 px window
+
+
+def summary_frame(dataset: TemporalDataset, runs: Mapping[str, ClusteringResult]) -> pd.DataFrame:
+    """One row per run: steps done, mRI and mNMI (with labels), mean k, seconds per step.
+
+    Parameters
+    ----------
+    dataset : TemporalDataset
+    runs : mapping of str to ClusteringResult
+        Runs may have fewer steps than the dataset (scored on those).
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    rows = []
+    for name, run in runs.items():
+        row: dict[str, Any] = {"algorithm": name, "steps": f"{len(run)}/{len(dataset)}"}
+        if len(run) and dataset.has_labels:
+            scores = mean_scores(dataset[: len(run)], run.labels)
+            row.update(mRI=scores["mRI"], mNMI=scores["mNMI"])
+        row["mean clusters"] = float(np.mean(run.n_clusters)) if len(run) else np.nan
+        row["s/step"] = float(np.mean(run.seconds)) if len(run) else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+class Compare(W.VBox):
+    """Run several registered algorithms on one dataset and compare them step by step.
+
+    Parameters
+    ----------
+    dataset : str or TemporalDataset, default="syn3"
+    algorithms : sequence of str, default=("ERCOT", "staticEC")
+        Initially selected algorithms (at most :data:`MAX_ALGORITHMS`).
+    params : mapping of str to mapping, optional
+        Initial parameters per algorithm, e.g. ``{"ERCOT": {"pop_size": 40}}``.
+    data_seed : int, default=0
+    data_params : mapping, optional
+        Parameters of the initial built-in scenario.
+
+    Attributes
+    ----------
+    runs : dict of str to ClusteringResult
+        Results on the current dataset, by algorithm name.
+    partitions : dict of str to PartitionView
+    scores : ScoresView
+    """
+
+    def __init__(
+        self,
+        dataset: str | TemporalDataset = "syn3",
+        *,
+        algorithms: Sequence[str] = ("ERCOT", "staticEC"),  # noqa: A002 - public name
+        params: Mapping[str, Mapping[str, Any]] | None = None,
+        data_seed: int = 0,
+        data_params: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__()
+        registry = _registry()
+        chosen = [self._canonical(name, registry) for name in algorithms]
+        if not chosen or len(chosen) > MAX_ALGORITHMS:
+            raise ValueError(f"choose 1 to {MAX_ALGORITHMS} algorithms, got {len(chosen)}")
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._worker: threading.Thread | None = None
+        self._job: FitJob | None = None
+        self.message = MessageArea()
+        self.picker = DatasetPicker(dataset, seed=data_seed, params=data_params)
+        self.runs: dict[str, ClusteringResult] = {}
+        self._forms: dict[str, ParamsForm] = {}
+        for name, values in (params or {}).items():
+            self._form(self._canonical(name, registry)).set_values(values)
+
+        self.choice = W.SelectMultiple(options=registry, value=tuple(chosen), rows=min(len(registry), 5),
+                                       description="algorithms", style={"description_width": "80px"},
+                                       layout=W.Layout(width="260px"))
+        self.param_tabs = W.Tab()
+        self.run_button = W.Button(description="Run all", icon="play", button_style="success")
+        self.stop_button = W.Button(description="Stop", icon="stop", button_style="danger", disabled=True)
+        self.progress = W.IntProgress(value=0, min=0, max=1, description="steps",
+                                      style={"description_width": "50px"})
+        self.scrubber = TimeScrubber(self.dataset.times)
+        self.partitions: dict[str, PartitionView] = {}
+        self._titled_boxes: dict[str, W.VBox] = {}
+        self.views_box = W.HBox(layout=W.Layout(flex_flow="row wrap"))
+        self.scores = ScoresView(self.dataset, {}, width=620)
+        self.table = W.HTML()
+        self._sync_selection()
+
+        controls = W.VBox([
+            W.HBox([self.choice, W.HTML("<small>ctrl/shift-click to pick several</small>")]),
+            self.param_tabs,
+            W.HBox([self.run_button, self.stop_button, self.progress]),
+        ])
+        self.children = [
+            W.HTML("<h3 style='margin:4px 0'>Compare algorithms</h3><small>Every selected "
+                   "algorithm runs on the same data; the slider moves all partitions at once.</small>"),
+            W.HBox([self._panel("1 · Data", self.picker, _CONTROL_WIDTH),
+                    self._panel("2 · Algorithms", controls)],
+                   layout=W.Layout(flex_flow="row wrap", align_items="flex-start")),
+            self.message,
+            self._panel("3 · Time", self.scrubber),
+            self.views_box,
+            W.HBox([self.scores, self._panel("Summary", self.table)],
+                   layout=W.Layout(flex_flow="row wrap", align_items="flex-start")),
+        ]
+        self.choice.observe(self.message.guarded("changing the algorithms")(lambda _: self._sync_selection()),
+                            names="value")
+        self.picker.observe(self.message.guarded("switching the dataset")(self._on_dataset), names="dataset")
+        self.scrubber.observe_step(self.message.guarded("showing the step")(self._on_step))
+        self.run_button.on_click(self.message.guarded("starting the runs")(lambda _: self.run()))
+        self.stop_button.on_click(lambda _: self.stop())
+
+    # -- helpers ---------------------------------------------------------------------------------
+    @staticmethod
+    def _panel(title: str, body: W.Widget, width: str | None = None) -> W.VBox:
+        return W.VBox([W.HTML(f"<b>{title}</b>"), body], layout=W.Layout(width=width, **_PANEL))
+
+    @staticmethod
+    def _canonical(name: str, registry: list[str]) -> str:
+        for known in registry:
+            if known.lower() == name.lower():
+                return known
+        raise ValueError(f"unknown algorithm {name!r}; available: {', '.join(registry)}")
+
+    def _form(self, name: str) -> ParamsForm:
+        if name not in self._forms:
+            self._forms[name] = algorithm_form(name)
+        return self._forms[name]
+
+    @property
+    def dataset(self) -> TemporalDataset:
+        return self.picker.dataset
+
+    @property
+    def selected(self) -> list[str]:
+        """The algorithms selected, in registry order."""
+        return list(self.choice.value)
+
+    def _sync_selection(self) -> None:
+        names = self.selected
+        if len(names) > MAX_ALGORITHMS:
+            self.message.show(f"Showing the first {MAX_ALGORITHMS} selected algorithms.", "warning")
+            names = names[:MAX_ALGORITHMS]
+        for name in names:
+            if name not in self.partitions:
+                self.partitions[name] = PartitionView(
+                    self.dataset, self.runs.get(name), step=self.scrubber.value,
+                    width=560, height=480,
+                )
+        self.views_box.children = [self._titled(name) for name in names]
+        self.param_tabs.children = [self._form(name) for name in names]
+        self.param_tabs.titles = tuple(names)
+
+    def _titled(self, name: str) -> W.Widget:
+        if name not in self._titled_boxes:
+            self._titled_boxes[name] = W.VBox(
+                [W.HTML(f"<b>{name}</b>"), self.partitions[name]], layout=W.Layout(**_PANEL)
+            )
+        return self._titled_boxes[name]
+
+    # -- actions ---------------------------------------------------------------------------------
+    def run(self, *, wait: bool = False) -> None:
+        """Fit every selected algorithm in turn (in a background thread unless ``wait``)."""
+        if self._worker is not None and self._worker.is_alive():
+            self.message.show("The runs are going on; stop them first.", "warning")
+            return
+        names = self.selected[:MAX_ALGORITHMS]
+        if not names:
+            self.message.show("Select at least one algorithm.", "warning")
+            return
+        estimators = []
+        with self.message.guard("preparing the algorithms"):
+            estimators = [(name, make_algorithm(name, self._form(name))) for name in names]
+        if len(estimators) != len(names):
+            return
+        data = self.dataset
+        self._stop.clear()
+        self._set_running(True, len(names) * len(data))
+        with self._lock:
+            self.runs.clear()
+            for name in names:
+                self.partitions[name].load(data, None, step=self.scrubber.value)
+            self._refresh_summary()
+        if wait:
+            self._run_all(estimators, data)
+        else:
+            self._worker = threading.Thread(target=self._run_all, args=(estimators, data),
+                                            name="ercot-nb compare", daemon=True)
+            self._worker.start()
+
+    def stop(self) -> None:
+        """Stop after the current step; later algorithms do not start."""
+        self._stop.set()
+        if self._job is not None:
+            self._job.stop()
+        self.message.show("Stopping after the current step…", "warning")
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the runs ended; ``False`` on timeout."""
+        worker = self._worker
+        if worker is None:
+            return True
+        worker.join(timeout)
+        return not worker.is_alive()
+
+    def static(self) -> list[go.Figure]:
+        """Plain Plotly figures of the partitions and scores as shown."""
+        return [self.partitions[name].static() for name in self.selected[:MAX_ALGORITHMS]] + [
+            self.scores.static()
+        ]
+
+    # -- worker ------------------------------------------------------------------------------------
+    def _run_all(self, estimators: list[tuple[str, Any]], data: TemporalDataset) -> None:
+        done = []
+        try:
+            for name, estimator in estimators:
+                if self._stop.is_set():
+                    break
+                job = FitJob(estimator, data, on_step=self._step_done, name=name)
+                self._job = job
+                self.message.show(f"Running {name}…", "info")
+                job.run()
+                if job.state == "failed":
+                    self.message.show_error(job.error or RuntimeError("unknown failure"), f"running {name}")
+                    break
+                with self._lock:
+                    if job.result is not None and name not in self.runs:  # no live steps
+                        self._step_done(job, None)
+                done.append(f"{name} {job.n_done}/{len(data)}")
+            else:
+                self.message.show(f"Done: {', '.join(done)} steps.", "success")
+            if self._stop.is_set():
+                self.message.show(f"Stopped; kept {', '.join(done) or 'no'} steps.", "warning")
+        except Exception as exc:  # noqa: BLE001 - shown in the UI
+            self.message.show_error(exc, "running the comparison")
+        finally:
+            self._job = None
+            self._set_running(False, 0)
+
+    def _step_done(self, job: FitJob, step: StepResult | None) -> None:
+        with self._lock:
+            name, result = job.name, job.result
+            if result is None:
+                return
+            view = self.partitions[name]
+            if name not in self.runs:
+                self.runs[name] = result
+                view.load(self.dataset, result, step=self.scrubber.value)
+            else:
+                view.refresh()
+            self.progress.value += 1 if step is not None else len(result)
+            self.scores.load(self.dataset, self.runs, step=self.scrubber.value)
+            self._refresh_summary()
+
+    def _refresh_summary(self) -> None:
+        table = summary_frame(self.dataset, self.runs)
+        self.table.value = (
+            table.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–")
+            if len(table) else "<i>no run yet</i>"
+        )
+
+    def _set_running(self, running: bool, total: int) -> None:
+        self.run_button.disabled = running
+        self.stop_button.disabled = not running
+        self.choice.disabled = running
+        self.picker.disabled = running
+        if running:
+            self.progress.max = max(total, 1)
+            self.progress.value = 0
+
+    # -- events -------------------------------------------------------------------------------------
+    def _on_dataset(self, change: dict[str, Any]) -> None:
+        with self._lock:
+            self.runs.clear()
+            data = change["new"]
+            self.scrubber.set_steps(data.times, value=0)
+            for view in self.partitions.values():
+                view.load(data, None)
+            self.scores.load(data, {})
+            self._refresh_summary()
+
+    def _on_step(self, step: int) -> None:
+        with self._lock:
+            for name in self.selected[:MAX_ALGORITHMS]:
+                self.partitions[name].show_step(step)
+            self.scores.show_step(step)
+
+
+def _registry() -> list[str]:
+    return algorithms.available()

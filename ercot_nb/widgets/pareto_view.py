@@ -1,0 +1,185 @@
+"""Pareto view: a step's final population, raw or accumulated; click to pick a member."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ipywidgets as W
+import plotly.graph_objects as go
+
+from .. import figures
+from ..result import ClusteringResult
+from ._base import FigureView, Parts, placeholder_parts
+from ._figure_widget import apply_values, trace_values
+
+__all__ = ["ParetoView"]
+
+_PICKABLE_PREFIXES = ("k = ", "knee", "selected")
+# What differs between steps of one run; the trace layout is fixed (pareto_frame).
+_STEP_PATHS = ("x", "y", "customdata", "marker", "showlegend")
+
+
+class ParetoView(FigureView):
+    """Final population of the current step in normalised objective space.
+
+    Clicking a point selects that member (the a-posteriori choice the paper
+    argues for): registered handlers get its index, e.g. to show its
+    partition.  "back to the knee" clears the choice.  The trace layout is
+    fixed per run (:func:`ercot_nb.figures.pareto_frame`), so scrubbing only
+    updates data.
+
+    Parameters
+    ----------
+    result : ClusteringResult, optional
+        The run; without one the view says so.
+    step : int, default=0
+    accumulated : bool, default=True
+        Show the accumulated objectives the knee was chosen on, or the raw.
+    width, height : int
+        Figure size in pixels.
+    """
+
+    def __init__(
+        self,
+        result: ClusteringResult | None = None,
+        *,
+        step: int = 0,
+        accumulated: bool = True,
+        width: int = 560,
+        height: int = 480,
+    ) -> None:
+        self.result = result
+        self._step = step
+        self._selected: int | None = None
+        self._handlers: list[Callable[[int | None], None]] = []
+        self.objectives = W.ToggleButtons(
+            options=[("accumulated", True), ("raw", False)], value=accumulated,
+            tooltip="objectives the knee was chosen on (accumulated) or of this step alone (raw)",
+            style={"button_width": "95px"},
+        )
+        self.knee_button = W.Button(description="back to the knee", icon="star", disabled=True,
+                                    layout=W.Layout(width="150px"))
+        self.hint = W.HTML("<small>click a point to show its partition</small>")
+        self._cache: dict[tuple[int, bool, int | None], tuple[dict[str, list[Any]], dict[str, Any]]] = {}
+        self._shown_values: dict[str, list[Any]] | None = None
+        super().__init__(self._parts(), [self.objectives, self.knee_button, self.hint],
+                         width=width, height=height)
+        self._connect_clicks()
+        self.objectives.observe(lambda _: self._redraw(), names="value")
+        self.knee_button.on_click(lambda _: self.select(None))
+
+    # -- content --------------------------------------------------------------------------
+    @property
+    def accumulated(self) -> bool:
+        return bool(self.objectives.value)
+
+    @property
+    def step(self) -> int:
+        return self._step
+
+    @property
+    def selected(self) -> int | None:
+        """The member picked instead of the knee, or None."""
+        return self._selected
+
+    def _parts(self) -> Parts:
+        if self.result is None or not len(self.result):
+            return placeholder_parts("Run an algorithm to see its final population here.",
+                                     "Pareto front")
+        t = min(self._step, len(self.result) - 1)
+        return figures._pareto_frame_parts(self.result, t, accumulated=self.accumulated,
+                                           selected=self._selected)
+
+    def _step_values(self) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+        """Per-trace and layout values of the current step, cached."""
+        t = min(self._step, len(self.result) - 1)
+        key = (t, self.accumulated, self._selected)
+        cached = self._cache.get(key)
+        if cached is None:
+            traces, layout = self._parts()
+            cached = (trace_values(traces, _STEP_PATHS),
+                      {"title.text": layout["title"]["text"], "annotations": layout["annotations"]})
+            self._cache[key] = cached
+        return cached
+
+    def _redraw(self) -> None:
+        if self.result is None or not len(self.result):
+            return
+        values, layout = self._step_values()
+        apply_values(self.figure, values, layout, shown=self._shown_values)
+        self._shown_values = values
+
+    def precompute(self) -> None:
+        """Compute the content of every step (knee selected) ahead of scrubbing."""
+        if self.result is None:
+            return
+        step = self._step
+        for t in range(len(self.result)):
+            self._step = t
+            self._step_values()
+        self._step = step
+
+    def load(self, result: ClusteringResult | None, *, step: int = 0) -> None:
+        """Show another run (None: a placeholder) at ``step``, with the knee selected."""
+        self.result = result
+        self._step, self._selected = step, None
+        self._cache.clear()
+        self.knee_button.disabled = True
+        self._show(self._parts())
+        self._shown_values = None
+        self._connect_clicks()
+
+    def refresh(self) -> None:
+        """Redraw after the result grew (live runs): the range of k may have changed."""
+        self._cache.clear()
+        self._show(self._parts())
+        self._shown_values = None
+        self._connect_clicks()
+
+    def show_step(self, step: int) -> None:
+        """Show ``step``'s population; a selection made at another step is dropped."""
+        if step != self._step:
+            self._selected = None
+            self.knee_button.disabled = True
+        self._step = step
+        self._redraw()
+
+    def select(self, member: int | None) -> None:
+        """Pick ``member`` of the current step (None or the knee: back to the knee).
+
+        Registered handlers (:meth:`on_select`) are called with the member,
+        or None for the knee.
+        """
+        if member is not None and self.result is not None and len(self.result):
+            knee = self.result[min(self._step, len(self.result) - 1)].knee
+            member = None if int(member) == knee else int(member)
+        self._selected = member
+        self.knee_button.disabled = member is None
+        self._redraw()
+        for handler in self._handlers:
+            handler(member)
+
+    def on_select(self, handler: Callable[[int | None], None]) -> None:
+        """Call ``handler(member)`` when a member is picked (None: the knee)."""
+        self._handlers.append(handler)
+
+    # -- clicks -----------------------------------------------------------------------------
+    def _connect_clicks(self) -> None:
+        for trace in self.figure.data:
+            if trace.name and trace.name.startswith(_PICKABLE_PREFIXES):
+                trace.on_click(self._clicked, append=False)
+
+    def _clicked(self, trace: Any, points: Any, state: Any) -> None:
+        if not points.point_inds or trace.customdata is None:
+            return
+        member = int(trace.customdata[points.point_inds[0]][0])
+        self.select(member)
+
+    def static(self) -> go.Figure:
+        """:func:`ercot_nb.figures.pareto_figure` of what is shown."""
+        if self.result is None or not len(self.result):
+            return self._static(go.Figure(*placeholder_parts("no run yet", "Pareto front")))
+        t = min(self._step, len(self.result) - 1)
+        return self._static(figures.pareto_figure(
+            self.result, t, accumulated=self.accumulated, selected=self._selected
+        ))

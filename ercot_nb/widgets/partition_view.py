@@ -1,0 +1,212 @@
+"""Partition view: the samples of one step coloured by cluster, updated in place."""
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+import ipywidgets as W
+import numpy as np
+import plotly.graph_objects as go
+
+from .. import figures
+from ..data import TemporalDataset
+from ..result import ClusteringResult
+from ._base import FigureView, Parts
+from ._figure_widget import apply_values, trace_values
+
+__all__ = ["PartitionView"]
+
+_Payload = tuple[dict[str, list[Any]], str]
+
+# What differs between steps; everything else is fixed by the trace layout.
+_STEP_PATHS = ("x", "y", "text", "customdata", "marker.color", "marker.size")
+
+
+class PartitionView(FigureView):
+    """Scatter of one step's samples by aligned cluster, for any step or front member.
+
+    The trace layout is fixed for a (dataset, result) pair — one trace per
+    aligned label used at any step, then entered samples, left samples and
+    centroids — so changing the step only replaces point arrays, in one
+    ``batch_update`` message.  Each step's arrays are computed once and
+    cached; above :data:`ercot_nb.figures.WEBGL_THRESHOLD` points the traces
+    use WebGL.
+
+    Parameters
+    ----------
+    dataset : TemporalDataset
+    result : ClusteringResult, optional
+        The run to show; default the dataset's ground truth (or all samples
+        in one cluster without labels).
+    step : int, default=0
+    axes : {"features", "pca"}, optional
+        Plot the first two features or a PCA projection; default PCA for
+        three or more features.
+    webgl : bool, optional
+        Force WebGL on or off; default automatic.
+    cache_steps : int, default=128
+        Steps whose arrays are kept.
+    width, height : int
+        Figure size in pixels.
+    """
+
+    def __init__(
+        self,
+        dataset: TemporalDataset,
+        result: ClusteringResult | None = None,
+        *,
+        step: int = 0,
+        axes: str | None = None,
+        webgl: bool | None = None,
+        cache_steps: int = 128,
+        width: int = 600,
+        height: int = 520,
+    ) -> None:
+        self.webgl = webgl
+        self.cache_steps = cache_steps
+        self._cache: OrderedDict[tuple[int, int | None], _Payload] = OrderedDict()
+        self.axes = W.Dropdown(
+            options=[("first two features", "features"), ("PCA projection", "pca")],
+            description="axes", style={"description_width": "40px"}, layout=W.Layout(width="230px"),
+        )
+        self._configure(dataset, result, axes)
+        self._step, self._member, self._requested = self._clamp(step), None, int(step)
+        self._shown_values: dict[str, list[Any]] | None = None
+        super().__init__(self._structure_parts(), [self.axes], width=width, height=height)
+        self.show_step(self._step)
+        self.axes.observe(self._on_axes, names="value")
+
+    # -- data ------------------------------------------------------------------------------
+    def _configure(self, dataset: TemporalDataset, result: ClusteringResult | None,
+                   axes: str | None) -> None:
+        self.dataset = dataset
+        self.result = result if result is not None else figures.ground_truth_result(dataset)
+        if axes is None:
+            axes = "pca" if dataset.n_features >= 3 else "features"
+        if axes not in ("features", "pca"):
+            raise ValueError(f"axes must be 'features' or 'pca', got {axes!r}")
+        if dataset.n_features < 3:
+            axes = "features"
+        self.axes.value = axes
+        self.axes.disabled = dataset.n_features < 3
+        self._plane = figures._PartitionView(
+            dataset, self.result, features=(0, 1), projection="pca" if axes == "pca" else None,
+            show_centroids=True, webgl=self.webgl,
+        )
+        self._webgl = self._plane.use_webgl(self._plane.max_points)
+        self._slots = self._plane.labels_over_time()
+        self._cache.clear()
+
+    def _structure_parts(self) -> Parts:
+        traces = self._plane.traces(0, self._slots, self._webgl) if len(self.result) else []
+        return traces, self._plane.layout("")
+
+    def load(self, dataset: TemporalDataset, result: ClusteringResult | None = None, *,
+             step: int = 0) -> None:
+        """Show another dataset or run, at ``step`` (the knee's partition).
+
+        Parameters
+        ----------
+        dataset : TemporalDataset
+        result : ClusteringResult, optional
+            Default: the dataset's ground truth.
+        step : int, default=0
+        """
+        self._configure(dataset, result, self.axes.value if dataset.n_features >= 3 else None)
+        self._rebuild()
+        self.show_step(step)
+
+    def refresh(self) -> None:
+        """Take in steps added to the result since the last call (live runs)."""
+        slots = self._plane.labels_over_time()
+        if slots != self._slots:
+            self._slots = slots
+            self._cache.clear()
+            self._rebuild()
+        self.show_step(self._requested, self._member)
+
+    def _rebuild(self) -> None:
+        self._show(self._structure_parts())
+        self._shown_values = None
+
+    def precompute(self, steps: Sequence[int] | None = None) -> None:
+        """Compute and cache the arrays of ``steps`` (default: as many as the cache holds)."""
+        if steps is None:
+            steps = range(min(len(self.result), self.cache_steps))
+        for t in steps:
+            self._payload(t, None)
+
+    # -- showing ---------------------------------------------------------------------------
+    @property
+    def step(self) -> int:
+        """The step shown."""
+        return self._step
+
+    @property
+    def member(self) -> int | None:
+        """The population member shown instead of the knee, or None."""
+        return self._member
+
+    def _clamp(self, step: int) -> int:
+        return min(max(int(step), 0), max(len(self.result) - 1, 0))
+
+    def show_step(self, step: int, member: int | None = None) -> None:
+        """Show ``step``'s partition: the knee's, or that of population ``member``.
+
+        Parameters
+        ----------
+        step : int
+            Step index; steps not computed yet show the last computed one.
+        member : int, optional
+            Index into the step's final population (a-posteriori choice).
+        """
+        self._requested = int(step)
+        self._step = self._clamp(step)
+        self._member = member
+        if not len(self.result):
+            return
+        values, title = self._payload(self._step, member)
+        if int(step) > self._step:
+            title += f" — step {int(step)} not computed yet"
+        apply_values(self.figure, values, {"title.text": title}, shown=self._shown_values)
+        self._shown_values = values
+
+    def show_member(self, member: int | None) -> None:
+        """Show another member of the current step's population (None: the knee)."""
+        self.show_step(self._step, member)
+
+    def _payload(self, t: int, member: int | None) -> _Payload:
+        key = (t, member)
+        cached = self._cache.get(key)
+        if cached is not None:
+            self._cache.move_to_end(key)
+            return cached
+        partition = None
+        if member is not None:
+            partition = figures.member_partition(self.dataset, self.result, t, member)
+            missing = set(np.unique(partition.aligned_labels).tolist()) - set(self._slots)
+            if missing:  # a member with clusters the knees never had: more traces
+                self._slots = sorted(set(self._slots) | missing)
+                self._cache.clear()
+                self._rebuild()
+        traces = self._plane.traces(t, self._slots, self._webgl, partition)
+        title = (self._plane.title(t) if partition is None
+                 else self._plane.member_title(t, partition, member))
+        payload = (trace_values(traces, _STEP_PATHS), title)
+        self._cache[key] = payload
+        while len(self._cache) > self.cache_steps:
+            self._cache.popitem(last=False)
+        return payload
+
+    def _on_axes(self, change: dict[str, Any]) -> None:
+        if self.dataset.n_features >= 3 and change["new"] != change["old"]:
+            self.load(self.dataset, self.result, step=self._step)
+
+    def static(self) -> go.Figure:
+        """:func:`ercot_nb.figures.partition_figure` of what is shown."""
+        fig = figures.partition_figure(
+            self.dataset, self.result, self._step, member=self._member, webgl=self.webgl,
+            projection="pca" if self.axes.value == "pca" else None,
+        )
+        return self._static(fig)

@@ -1,0 +1,104 @@
+"""Time scrubber: a Play button and a step slider that drive every view."""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import ipywidgets as W
+
+__all__ = ["TimeScrubber"]
+
+
+class TimeScrubber(W.HBox):
+    """Play + slider over time steps, with the current time label.
+
+    The Play widget and the slider are tied with ``ipywidgets.link`` (kernel
+    side), not ``jslink``: a kernel-side change of either (a test, a live
+    run following the newest step) moves both, and a browser-side change
+    reaches the kernel, so views update in both worlds.
+
+    Parameters
+    ----------
+    times : sequence, optional
+        Time label of every step (shown next to the slider).
+    interval : int, default=700
+        Milliseconds per step when playing.
+
+    Attributes
+    ----------
+    slider : ipywidgets.IntSlider
+        The step index (0-based); observe its ``value``.
+    play : ipywidgets.Play
+    """
+
+    def __init__(self, times: Sequence[Any] = (), *, interval: int = 700) -> None:
+        n = max(len(times), 2)  # noUiSlider needs a non-empty range
+        self.play = W.Play(value=0, min=0, max=n - 1, interval=interval, description="play",
+                           tooltip="play the steps in order", show_repeat=False)
+        self.slider = W.IntSlider(value=0, min=0, max=n - 1, description="step",
+                                  continuous_update=True, readout=True,
+                                  style={"description_width": "40px"},
+                                  layout=W.Layout(width="420px"))
+        self.time_label = W.HTML()
+        self._link = W.link((self.play, "value"), (self.slider, "value"))
+        self._times = list(times)
+        super().__init__([self.play, self.slider, self.time_label],
+                         layout=W.Layout(align_items="center"))
+        self.slider.observe(self._show_time, names="value")
+        self.slider.disabled = self.play.disabled = len(times) <= 1
+        self._show_time()
+
+    @property
+    def value(self) -> int:
+        """Current step index."""
+        return int(self.slider.value)
+
+    @value.setter
+    def value(self, step: int) -> None:
+        self.slider.value = int(step)
+
+    @property
+    def max(self) -> int:
+        """Last step index the scrubber can reach."""
+        return int(self.slider.max)
+
+    def set_steps(self, times: Sequence[Any], *, value: int | None = None) -> None:
+        """Set the reachable steps and their time labels, keeping the position if possible.
+
+        Parameters
+        ----------
+        times : sequence
+            Time label of every reachable step.
+        value : int, optional
+            Step to move to; default the current one, clamped to the range.
+
+        Notes
+        -----
+        Range and value go to the page as separate messages, in an order
+        that never leaves the value outside the range: the page's slider
+        clamps an out-of-range value and sends the clamped one back, which
+        would move the kernel's step behind the user's back.  A single step
+        keeps a range of two with the slider disabled (noUiSlider needs a
+        non-empty range).
+        """
+        self._times = list(times)
+        last = max(len(self._times) - 1, 0)
+        target = min(max(self.value if value is None else int(value), 0), last)
+        top = max(last, 1)
+        if top >= self.slider.max:  # grow the range first, then move
+            self.slider.max = self.play.max = top
+            self.slider.value = target
+        else:  # move first, then shrink
+            self.slider.value = target
+            self.slider.max = self.play.max = top
+        self.slider.disabled = self.play.disabled = last == 0
+        self._show_time()
+
+    def observe_step(self, handler: Callable[[int], None]) -> None:
+        """Call ``handler(step)`` whenever the step changes."""
+        self.slider.observe(lambda change: handler(int(change["new"])), names="value")
+
+    def _show_time(self, change: dict[str, Any] | None = None) -> None:
+        step = self.value
+        label = self._times[step] if step < len(self._times) else "–"
+        self.time_label.value = f"time <b>{label}</b> &nbsp;({step + 1} of {len(self._times)})"

@@ -1,0 +1,215 @@
+"""Compare app, the `ercot-nb app` launcher, the shared plotly bundle and parameter forms."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ercot_nb import ERCOT, algorithms
+from ercot_nb.cli import main
+from ercot_nb.widgets import Compare
+from ercot_nb.widgets import _bundle, app
+from ercot_nb.widgets._figure_widget import SyncedFigureWidget
+from ercot_nb.widgets._params_form import ParamsForm, param_specs
+
+REPO = Path(__file__).resolve().parents[2]
+FAST = {"pop_size": 20, "n_evaluations": 40}
+
+
+# -- Compare ------------------------------------------------------------------------------------
+
+
+def test_compare_runs_every_selected_algorithm_on_the_same_data():
+    compare = Compare("syn3", params={"ERCOT": FAST, "staticEC": FAST})
+    assert compare.selected == ["ERCOT", "staticEC"]
+    compare.run(wait=True)
+    assert set(compare.runs) == {"ERCOT", "staticEC"}
+    assert all(len(run) == 10 for run in compare.runs.values())
+    assert compare.progress.value == 20 and "Done" in compare.message.text
+    table = compare.table.value
+    assert "mRI" in table and "ERCOT" in table and "staticEC" in table
+    titles = {name: view.figure.layout.title.text for name, view in compare.partitions.items()}
+    assert titles["ERCOT"].startswith("syn3: ERCOT partition at time 1")
+    assert titles["staticEC"].startswith("syn3: staticEC partition at time 1")
+    compare.scrubber.value = 6
+    for name, view in compare.partitions.items():
+        assert view.figure.layout.title.text.startswith(f"syn3: {name} partition at time 7")
+    assert compare.scores.figure.layout.shapes[0].x0 == 7
+    assert len(compare.static()) == 3
+
+
+def test_compare_keeps_entries_per_algorithm_and_limits_the_selection():
+    compare = Compare("syn1", algorithms=("staticEC",), params={"staticEC": {"pop_size": 12}})
+    assert compare.param_tabs.titles == ("staticEC",)
+    compare.choice.value = ("ERCOT", "staticEC")
+    assert list(compare.param_tabs.titles) == ["ERCOT", "staticEC"]
+    assert compare._form("staticEC").fields["pop_size"].widget.value == 12  # entry kept
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        Compare("syn1", algorithms=("nope",))
+
+
+def test_compare_uses_whatever_the_registry_holds(monkeypatch):
+    monkeypatch.setitem(algorithms._REGISTRY, "ERCOT-chord", "ercot_nb._evolutionary:ERCOT")
+    compare = Compare("syn1", algorithms=("ERCOT", "ERCOT-chord"),
+                      params={"ERCOT": FAST, "ERCOT-chord": {**FAST, "knee": "chord"}})
+    assert "ERCOT-chord" in compare.choice.options
+    compare.run(wait=True)
+    assert set(compare.runs) == {"ERCOT", "ERCOT-chord"}
+
+
+# -- ercot-nb app -------------------------------------------------------------------------------
+
+
+def test_the_app_notebooks_are_found_in_the_checkout(monkeypatch, tmp_path):
+    assert app.find_app_notebook() == REPO / "widgets" / "explorer.ipynb"
+    assert app.find_app_notebook("compare") == REPO / "widgets" / "compare.ipynb"
+    (tmp_path / "explorer.ipynb").write_text("{}")
+    monkeypatch.setenv(app.APPS_ENV, str(tmp_path))
+    assert app.find_app_notebook() == tmp_path / "explorer.ipynb"
+    with pytest.raises(FileNotFoundError, match="widgets/ folder"):
+        app.find_app_notebook("missing")
+
+
+def test_app_command_serves_the_explorer_with_voila(monkeypatch, capsys):
+    started = {}
+
+    class FakeVoila:
+        def __init__(self, command, env, cwd):
+            started.update(command=command, env=env, cwd=cwd)
+
+        def wait(self):
+            return 0
+
+    monkeypatch.setattr(app.subprocess, "Popen", FakeVoila)
+    opened = threading.Event()
+    monkeypatch.setattr(app, "_open_when_listening",
+                        lambda url, port, process: opened.set() if port == 8899 else None)
+    assert main(["app", "--port", "8899", "--dataset", "SYN5", "--no-browser"]) == 0
+    command = started["command"]
+    assert command[1:4] == ["-m", "voila", str(REPO / "widgets" / "explorer.ipynb")]
+    assert "--port=8899" in command and "--Voila.ip=127.0.0.1" in command and "--no-browser" in command
+    assert started["env"][app.DATASET_ENV] == "syn5"
+    assert started["env"][_bundle.SHARED_BUNDLE_ENV] == "1"
+    assert not opened.is_set() and "http://127.0.0.1:8899/" in capsys.readouterr().out
+    assert main(["app", "--port", "8899"]) == 0
+    assert opened.wait(5), "the browser was not opened"
+
+
+def test_stopping_the_launcher_stops_voila(monkeypatch):
+    events = []
+
+    class FakeVoila:
+        def __init__(self, command, env, cwd):
+            pass
+
+        def wait(self, timeout=None):
+            if not events:
+                events.append("waiting")
+                os.kill(os.getpid(), signal.SIGTERM)  # `kill <launcher pid>`
+            return 0
+
+        def terminate(self):
+            events.append("terminated")
+
+    monkeypatch.setattr(app.subprocess, "Popen", FakeVoila)
+    before = signal.getsignal(signal.SIGTERM)
+    assert app.serve(port=8898, open_browser=False) == 0
+    assert events == ["waiting", "terminated"]
+    assert signal.getsignal(signal.SIGTERM) == before  # handler restored
+
+
+def test_the_browser_opens_once_voila_listens(monkeypatch):
+    opened = []
+    monkeypatch.setattr(app.webbrowser, "open", opened.append)
+
+    class Running:
+        def poll(self):
+            return None
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        app._open_when_listening(f"http://127.0.0.1:{port}/", port, Running(), timeout=5)
+    assert opened == [f"http://127.0.0.1:{port}/"]
+    opened.clear()
+    app._open_when_listening("http://127.0.0.1:9/", 9, Running(), timeout=0.5)  # nothing listens
+    assert opened == []
+
+
+def test_app_command_errors_are_one_line(tmp_path, capsys):
+    assert main(["app", "--notebook", str(tmp_path / "nowhere.ipynb")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ercot-nb: error: notebook not found") and err.count("\n") == 1
+    assert main(["app", "--dataset", "syn99"]) == 2
+
+
+# -- shared plotly bundle -----------------------------------------------------------------------
+
+
+def test_figures_embed_the_bundle_unless_the_local_app_shares_it(monkeypatch):
+    monkeypatch.delenv(_bundle.SHARED_BUNDLE_ENV, raising=False)
+    assert _bundle.shared_bundle_url() is None
+    assert not SyncedFigureWidget()._esm.startswith("http")
+    monkeypatch.setenv(_bundle.SHARED_BUNDLE_ENV, "1")
+    url = _bundle.shared_bundle_url()
+    assert url.startswith("http://127.0.0.1:") and url.endswith("/widgetbundle.js")
+    assert SyncedFigureWidget()._esm == url
+    with urllib.request.urlopen(url, timeout=10) as response:
+        assert response.headers["Access-Control-Allow-Origin"] == "*"
+        assert response.headers["Content-Type"].startswith("text/javascript")
+        assert len(response.read()) > 1_000_000
+    with pytest.raises(urllib.error.HTTPError) as refused:  # serves that one file only
+        urllib.request.urlopen(url.replace("widgetbundle.js", "basewidget.py"), timeout=10)
+    assert refused.value.code == 404
+
+
+# -- parameter forms ----------------------------------------------------------------------------
+
+
+def test_forms_follow_the_numpydoc_of_the_estimator():
+    specs = {spec.name: spec for spec in param_specs(ERCOT, skip=("progress",), defaults={"seed": 0})}
+    assert specs["knee"].kind == "choice" and specs["knee"].choices == ("ideal", "chord", "mock")
+    assert specs["n_clusters"].kind == "number_or_none" and specs["n_clusters"].default is None
+    assert specs["seed"].default == 0 and "progress" not in specs
+    assert specs["pop_size"].help == "N, population size (even)."
+    form = ParamsForm(list(specs.values()), primary=("pop_size", "knee"))
+    assert len(form.children) == 2  # main fields, then "more parameters"
+    form.fields["n_clusters"].widget.value = "4"
+    form.fields["knee"].widget.value = "chord"
+    values = form.values()
+    assert values["n_clusters"] == 4 and values["knee"] == "chord"
+    assert ERCOT(**values).get_params()["knee"] == "chord"
+    form.fields["n_clusters"].widget.value = "four"
+    with pytest.raises(ValueError, match="n_clusters must be a number"):
+        form.values()
+
+
+def test_required_parameters_must_be_entered():
+    def loader(seed=0, *, k: int, name: str, scale: float = 1.5):
+        """Doc.
+
+        Parameters
+        ----------
+        k : int
+            Number of groups.
+        name : str
+        scale : float, default=1.5
+        """
+
+    specs = param_specs(loader, skip=("seed",))
+    assert [(s.name, s.kind, s.required) for s in specs] == [
+        ("k", "number_or_none", True), ("name", "str", True), ("scale", "float", False)]
+    form = ParamsForm(specs)
+    with pytest.raises(ValueError, match="k is required"):
+        form.values()
+    form.set_values({"k": 3, "name": "x"})
+    assert form.values() == {"k": 3, "name": "x", "scale": 1.5}
+    assert np.isclose(form.values()["scale"], 1.5)

@@ -1,0 +1,130 @@
+"""Dataset picker: built-in scenarios with parameters, CSV upload with column mapping."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ercot_nb.widgets import DatasetPicker, Explorer
+
+FAST = {"pop_size": 20, "n_evaluations": 40}
+
+
+def upload(picker: DatasetPicker, content: bytes, name: str) -> None:
+    """What the browser does when a file is chosen in the FileUpload widget."""
+    picker.upload.value = ({
+        "name": name, "type": "text/csv", "size": len(content),
+        "content": memoryview(content), "last_modified": datetime.now(timezone.utc),
+    },)
+
+
+def long_csv(n_ids: int = 30, n_steps: int = 3) -> bytes:
+    """Two blobs over a few steps; string ids and labels, one sample leaves, one arrives."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for step in range(n_steps):
+        ids = [i for i in range(n_ids) if not (step == n_steps - 1 and i == 0)]
+        ids += [99] if step == n_steps - 1 else []
+        for i in ids:
+            group = i % 2
+            rows.append({"Day": step + 1, "who": f"s{i}", "a": 6 * group + rng.normal(0, .4),
+                         "b": rng.normal(0, .4), "kind": "left" if group == 0 else "right"})
+    return pd.DataFrame(rows).to_csv(index=False).encode()
+
+
+def test_builtin_scenario_with_parameters():
+    picker = DatasetPicker("syn1", seed=3, params={"n_steps": 4})
+    assert picker.dataset.name == "syn1" and len(picker.dataset) == 4
+    picker._forms["syn1"].fields["n_per_cluster"].widget.value = 10
+    picker.load_button.click()
+    assert picker.dataset.n_samples_per_step.tolist() == [40] * 4
+    assert picker.message.level == "success"
+    picker.scenario.value = "syn2"  # switching scenario loads it with its own form
+    assert picker.dataset.name == "syn2" and picker.dataset.n_features == 4
+
+
+def test_invalid_parameters_keep_the_dataset_and_the_entries():
+    picker = DatasetPicker("syn1")
+    before = picker.dataset
+    field = picker._forms["syn1"].fields["n_steps"].widget
+    field.value = 0
+    picker.load_button.click()
+    assert picker.dataset is before
+    assert picker.message.level == "error" and "n_steps" in picker.message.text
+    assert field.value == 0  # what the user typed is still there
+    assert "Traceback" not in picker.message.value
+
+
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00", "CSV"),  # an image, not a table
+        (b"", "empty"),
+        (b"time,id\n1,a\n", "three columns"),
+    ],
+)
+def test_an_unreadable_file_keeps_the_previous_dataset(content, expected):
+    explorer = Explorer("syn3", params=FAST, views=("partition",))
+    before, title = explorer.dataset, explorer.partition.figure.layout.title.text
+    upload(explorer.picker, content, "bad.csv")
+    assert explorer.dataset is before
+    assert explorer.partition.figure.layout.title.text == title
+    message = explorer.picker.message
+    assert message.level == "error" and expected in message.text and "bad.csv" in message.text
+    assert "Traceback" not in message.value
+
+
+def test_a_bad_mapping_keeps_the_previous_dataset_and_the_mapping():
+    explorer = Explorer("syn3", params=FAST, views=("partition",))
+    before = explorer.dataset
+    picker = explorer.picker
+    upload(picker, long_csv(), "walks.csv")
+    assert picker.message.level == "info"
+    assert (picker.time_column.value, picker.id_column.value, picker.label_column.value) == (
+        "Day", "who", "kind")  # guessed from the column names
+    picker.id_column.value = "kind"  # not unique within a step
+    picker.load_csv_button.click()
+    assert explorer.dataset is before
+    assert picker.message.level == "error" and "walks.csv" in picker.message.text
+    assert picker.id_column.value == "kind"  # the mapping stays as entered
+    picker.feature_columns.value = ("who",)  # a text column as a feature
+    picker.id_column.value = "who"
+    picker.load_csv_button.click()
+    assert explorer.dataset is before and "who" in picker.message.text
+
+
+def test_a_good_csv_becomes_the_dataset_of_every_view():
+    explorer = Explorer("syn3", params=FAST)
+    explorer.run(wait=True)
+    assert explorer.runs
+    picker = explorer.picker
+    upload(picker, long_csv(), "walks.csv")
+    picker.load_csv_button.click()
+    data = explorer.dataset
+    assert data.name == "walks" and len(data) == 3 and data.feature_names == ["a", "b"]
+    assert data.label_names == ["left", "right"]
+    assert explorer.runs == {} and explorer.result is None  # runs belonged to the old data
+    assert explorer.scrubber.max == 2
+    assert explorer.partition.figure.layout.title.text.startswith("walks: ground truth")
+    explorer.step = 2
+    entered = [t for t in explorer.partition.figure.data if t.name == "entered since previous step"]
+    assert list(entered[0].text) == ["s99"]
+    left = [t for t in explorer.partition.figure.data if t.name == "left since previous step"]
+    assert list(left[0].text) == ["s0"]
+    job = explorer.run(wait=True)
+    assert job.state == "finished" and len(explorer.result) == 3
+
+
+def test_the_picker_is_locked_while_a_run_goes_on():
+    picker = DatasetPicker("syn1")
+    picker.disabled = True
+    assert picker.load_button.disabled and picker.upload.disabled and picker.load_csv_button.disabled
+    picker.disabled = False
+    assert not picker.load_button.disabled and picker.load_csv_button.disabled  # no file yet
+
+
+def test_unknown_initial_dataset_is_an_error():
+    with pytest.raises(ValueError, match="unknown dataset"):
+        DatasetPicker("syn99")

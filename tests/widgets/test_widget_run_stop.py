@@ -1,0 +1,143 @@
+"""Run panel: live steps from a background thread, Stop keeping the steps done, errors in the UI."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from ercot_nb import StaticEC, algorithms, datasets
+from ercot_nb.widgets import Explorer, RunPanel
+from ercot_nb.widgets._job import FitJob, supports_step_callback
+
+FAST = {"pop_size": 20, "n_evaluations": 40}
+
+
+def test_stop_during_a_run_keeps_the_finished_steps():
+    explorer = Explorer("syn3", params=FAST)
+    seen = []
+
+    def stop_after_three(job, step):
+        if len(explorer.runs) > 1:
+            return  # only the first run is stopped
+        seen.append(step.t)
+        if step.t == 2:
+            explorer.run_panel.stop_button.click()
+
+    explorer.run_panel.on_step(stop_after_three)
+    job = explorer.run(wait=True)
+    assert job.state == "stopped"
+    assert seen == [0, 1, 2]
+    assert len(explorer.result) == 3 and [s.t for s in explorer.result] == [0, 1, 2]
+    assert explorer.scrubber.max == 2 and explorer.step == 2
+    assert explorer.partition.figure.layout.title.text.startswith("syn3: ERCOT partition at time 3")
+    assert "stopped after 3 of 10 steps" in explorer.run_panel.message.text
+    assert not explorer.run_panel.run_button.disabled and explorer.run_panel.stop_button.disabled
+    assert not explorer.picker.disabled
+    # the stopped run stays available and scored; a new run is added beside it
+    explorer.run_panel.form.fields["seed"].widget.value = 1
+    explorer.run(wait=True)
+    assert list(explorer.runs) == ["ERCOT #1", "ERCOT #2"]
+    assert len(explorer.runs["ERCOT #1"]) == 3 and len(explorer.runs["ERCOT #2"]) == 10
+    names = [trace.name for trace in explorer.scores.figure.data]
+    assert names[0].startswith("ERCOT #1") and names[1].startswith("ERCOT #2")
+    explorer.run_choice.value = "ERCOT #1"  # nothing is lost: the stopped run can be shown again
+    assert explorer.result is explorer.runs["ERCOT #1"] and explorer.scrubber.max == 2
+
+
+def test_a_background_run_updates_the_views_live_and_stops_on_the_button():
+    explorer = Explorer("syn3", params={"pop_size": 40, "n_evaluations": 400},
+                        views=("partition", "alpha"))
+    titles = []
+    second_step = threading.Event()
+
+    def record(job, step):
+        titles.append(explorer.partition.figure.layout.title.text)
+        if step.t == 1:
+            second_step.set()
+            time.sleep(0.2)  # let the main thread click Stop while this step is being shown
+
+    explorer.run_panel.on_step(record)
+    job = explorer.run()  # returns at once: the fit runs in a thread
+    assert job is not None and job.running
+    assert explorer.run_panel.run_button.disabled and explorer.picker.disabled
+    assert second_step.wait(60), "no step arrived"
+    explorer.scrubber.value = 0  # the kernel still answers the widgets during the run
+    explorer.run_panel.stop_button.click()
+    assert job.wait(60)
+    assert job.state == "stopped" and 2 <= job.n_done < 10
+    assert len(explorer.result) == job.n_done
+    # each finished step was shown as it arrived (the views followed the newest step)
+    assert titles[0].endswith("(step 0, {} clusters)".format(explorer.result[0].n_clusters))
+    assert any("step 1," in title for title in titles)
+    assert explorer.scrubber.max == job.n_done - 1
+    assert not explorer.run_panel.run_button.disabled
+
+
+def test_invalid_parameters_are_explained_in_the_panel():
+    panel = RunPanel("ERCOT", params={"pop_size": 21})
+    panel.dataset = datasets.load("syn1")[:2]
+    job = panel.run(wait=True)
+    assert job.state == "failed"
+    assert panel.message.level == "error" and "pop_size must be an even int" in panel.message.text
+    assert "Traceback" not in panel.message.value
+    panel.form.fields["n_clusters"].widget.value = "three"
+    assert panel.run() is None
+    assert "n_clusters must be a number" in panel.message.text
+    assert panel.form.fields["n_clusters"].widget.value == "three"  # kept for correction
+    assert not panel.run_button.disabled
+
+
+def test_an_unexpected_error_keeps_the_app_alive_with_details():
+    explorer = Explorer("syn1", params=FAST, views=("partition",))
+
+    def broken_view(job, step):
+        raise RuntimeError("view exploded")
+
+    explorer.run_panel.on_step(broken_view)
+    job = explorer.run(wait=True)
+    assert job.state == "failed"
+    message = explorer.run_panel.message
+    assert message.level == "error" and "view exploded" in message.text
+    assert "<details>" in message.value  # the traceback is there, folded away
+    assert not explorer.run_panel.run_button.disabled and not explorer.picker.disabled
+
+
+class _BatchOnly(StaticEC):
+    """An algorithm whose fit takes no callback (like some baselines)."""
+
+    def fit(self, data):  # noqa: D401 - same contract, no live steps
+        return super().fit(data)
+
+
+def test_an_algorithm_without_live_steps_shows_its_result_at_the_end(monkeypatch):
+    monkeypatch.setitem(algorithms._REGISTRY, "batchOnly", f"{__name__}:_BatchOnly")
+    explorer = Explorer("syn1", algorithm="batchOnly", params=FAST, views=("partition", "pareto"))
+    assert not supports_step_callback(_BatchOnly())
+    job = explorer.run()
+    explorer.stop()
+    assert "stops only when it ends" in explorer.run_panel.message.text
+    assert job.wait(60)
+    assert job.state == "finished" and len(explorer.result) == 10
+    assert list(explorer.runs) == ["batchOnly #1"]
+    assert explorer.partition.figure.layout.title.text.startswith("syn1: staticEC partition")
+
+
+def test_a_job_runs_once_and_reports_its_steps():
+    steps = []
+    job = FitJob(StaticEC(**FAST, seed=0), datasets.load("syn1")[:3],
+                 on_step=lambda job, step: steps.append(step.t))
+    assert job.wait(0)  # not started: nothing to wait for
+    job.run()
+    assert steps == [0, 1, 2] and job.state == "finished" and job.seconds > 0
+    with pytest.raises(RuntimeError, match="already started"):
+        job.start()
+
+
+def test_a_second_run_waits_for_the_first():
+    explorer = Explorer("syn3", params={"pop_size": 40, "n_evaluations": 400}, views=("partition",))
+    first = explorer.run()
+    assert explorer.run() is None
+    assert "already going on" in explorer.run_panel.message.text
+    explorer.stop()
+    assert first.wait(60)
