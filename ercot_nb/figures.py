@@ -197,27 +197,40 @@ def _time_axis(times: Sequence[Any]) -> dict[str, Any]:
 
 
 class _Plane:
-    """Maps every step's samples and centroids to fixed 2-D plot coordinates.
+    """Maps every step's samples and centroids to fixed 2-D or 3-D plot coordinates.
 
-    Three cases: one feature (feature vs sample index), two chosen feature
-    columns, or a PCA projection fitted on all steps at once so the axes do not
-    change between steps.
+    Four cases: one feature (feature vs sample index), two chosen feature
+    columns, a PCA projection fitted on all steps at once so the axes do not
+    change between steps, or (``projection="3d"``) three chosen feature columns.
     """
 
     def __init__(
         self,
         dataset: TemporalDataset,
-        features: Sequence[int | str],
+        features: Sequence[int | str] | None,
         projection: str | None,
     ) -> None:
         n_features = dataset.n_features
         names = dataset.feature_names
-        self.by_index = n_features == 1
+        self.by_index = n_features == 1 and projection != "3d"
+        self.dims = 3 if projection == "3d" else 2
         self.components: np.ndarray | None = None
         self.mean: np.ndarray | None = None
-        if projection not in (None, "pca"):
-            raise ValueError(f"projection must be None or 'pca', got {projection!r}")
-        if self.by_index:
+        if projection not in (None, "pca", "3d"):
+            raise ValueError(f"projection must be None, 'pca' or '3d', got {projection!r}")
+        if projection == "3d":
+            if n_features < 3:
+                raise ValueError(
+                    f"projection='3d' needs at least three features; the data has {n_features}"
+                )
+            features = (0, 1, 2) if features is None else features
+            self.columns = tuple(self._column(f, names) for f in features)  # type: ignore[assignment]
+            if len(self.columns) != 3:
+                raise ValueError(
+                    f"projection='3d' needs features naming exactly three columns, got {features!r}"
+                )
+            self.titles = tuple(names[c] for c in self.columns)  # type: ignore[assignment]
+        elif self.by_index:
             if projection is not None:
                 raise ValueError("projection='pca' needs at least two features; the data has one")
             self.columns = (0, 0)
@@ -228,6 +241,7 @@ class _Plane:
             self.titles = (f"PC1 ({share[0]:.0%} of variance)", f"PC2 ({share[1]:.0%} of variance)")
             self.columns = (0, 1)
         else:
+            features = (0, 1) if features is None else features
             self.columns = tuple(self._column(f, names) for f in features)  # type: ignore[assignment]
             if len(self.columns) != 2:
                 raise ValueError(f"features must name exactly two columns, got {features!r}")
@@ -255,14 +269,17 @@ class _Plane:
         variance = singular**2
         self.explained = variance[:2] / variance.sum() if variance.sum() > 0 else np.zeros(2)
 
-    def project(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Plot coordinates of the rows of ``X`` (for one feature: index, value)."""
+    def project(self, X: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Plot coordinates of the rows of ``X``: (x, y) or, in 3-D, (x, y, z).
+
+        For one feature: (index, value).
+        """
         if self.by_index:
             return np.arange(len(X), dtype=np.float64), X[:, 0]
         if self.components is not None:
             Z = (X - self.mean) @ self.components.T
             return Z[:, 0], Z[:, 1]
-        return X[:, self.columns[0]], X[:, self.columns[1]]
+        return tuple(X[:, c] for c in self.columns)
 
 
 class _PartitionView:
@@ -273,7 +290,7 @@ class _PartitionView:
         dataset: TemporalDataset,
         result: Any,
         *,
-        features: Sequence[int | str],
+        features: Sequence[int | str] | None,
         projection: str | None,
         show_centroids: bool,
         webgl: bool | None,
@@ -295,25 +312,33 @@ class _PartitionView:
         self.plane = _Plane(dataset, features, projection)
         self.show_centroids = show_centroids
         self._coords = [self.plane.project(s.X) for s in dataset]
-        self.x_range, self.y_range = self._ranges()
+        self.ranges = self._ranges()
+        self.x_range, self.y_range = self.ranges[0], self.ranges[1]
+        self.z_range = self.ranges[2] if self.is_3d else None
         self.max_points = int(dataset.n_samples_per_step.max())
         self.webgl = webgl
         self._id_texts: dict[int, np.ndarray] = {}
+
+    @property
+    def is_3d(self) -> bool:
+        """Whether the view is a 3-D scatter (``projection="3d"``)."""
+        return self.plane.dims == 3
 
     def use_webgl(self, n_points: int) -> bool:
         """WebGL as requested, or automatically above the threshold."""
         return n_points > WEBGL_THRESHOLD if self.webgl is None else bool(self.webgl)
 
-    def _ranges(self) -> tuple[list[float], list[float]]:
-        xs = [x for x, _ in self._coords]
-        ys = [y for _, y in self._coords]
+    def _ranges(self) -> list[list[float]]:
+        per_axis = [[coords[d] for coords in self._coords] for d in range(self.plane.dims)]
         if self.show_centroids and not self.plane.by_index:
             for step in self.result:
-                cx, cy = self.plane.project(step.centroids)
-                xs.append(cx)
-                ys.append(cy)
-        x_all, y_all = np.concatenate(xs), np.concatenate(ys)
-        return _padded_range(x_all.min(), x_all.max()), _padded_range(y_all.min(), y_all.max())
+                for d, values in enumerate(self.plane.project(step.centroids)):
+                    per_axis[d].append(values)
+        ranges = []
+        for values in per_axis:
+            flat = np.concatenate(values)
+            ranges.append(_padded_range(flat.min(), flat.max()))
+        return ranges
 
     def labels_over_time(self) -> list[int]:
         """Every aligned label used by any step, sorted."""
@@ -382,25 +407,34 @@ class _PartitionView:
         labels: Sequence[int],
         webgl: bool,
         partition: StepResult | None = None,
-    ) -> list[go.Scatter | go.Scattergl]:
+    ) -> list[go.Scatter | go.Scattergl | go.Scatter3d]:
         """Traces of step ``t``: one per label in ``labels``, entered and left samples, centroids.
 
         ``partition`` replaces the result's step ``t`` (e.g. the partition of
         another Pareto front member); its ``aligned_labels`` colour the points.
+        In 3-D every trace is a ``go.Scatter3d`` with an extra ``z``.
         """
         step = self.result[t] if partition is None else partition
-        x, y = self._coords[t]
-        scatter = go.Scattergl if webgl else go.Scatter
+        coords = self._coords[t]
+        x = coords[0]
+        scatter = go.Scatter3d if self.is_3d else go.Scattergl if webgl else go.Scatter
         n = len(x)
         size = 7 if n <= 1000 else 5 if n <= WEBGL_THRESHOLD else 3
-        traces: list[go.Scatter | go.Scattergl] = []
+        if self.is_3d:
+            size = max(size - 3, 2)  # 3-D markers read larger
+        # plotly.js 3-D markers know fewer symbols than 2-D ones
+        left_symbol = "cross" if self.is_3d else "x-thin-open"
+
+        def xyz(values: Sequence[np.ndarray], rows: np.ndarray) -> dict[str, np.ndarray]:
+            return dict(zip("xyz", (v[rows] for v in values)))
+
+        traces: list[go.Scatter | go.Scattergl | go.Scatter3d] = []
         for label in labels:
             members = np.flatnonzero(step.aligned_labels == label)
             hover, token = self.id_hover(t, members, webgl)
             traces.append(
                 scatter(
-                    x=x[members],
-                    y=y[members],
+                    **xyz(coords, members),
                     mode="markers",
                     name=f"cluster {label}",
                     legendgroup=f"cluster {label}",
@@ -413,8 +447,7 @@ class _PartitionView:
         hover, token = self.id_hover(t, new, webgl)
         traces.append(
             scatter(
-                x=x[new],
-                y=y[new],
+                **xyz(coords, new),
                 mode="markers",
                 name="entered since previous step",
                 marker=dict(symbol="circle-open", size=size + 6, color=_INK, line=dict(width=1.5)),
@@ -423,15 +456,14 @@ class _PartitionView:
             )
         )
         gone = self.left(t)
-        previous_x, previous_y = self._coords[t - 1] if t > 0 else (x[:0], y[:0])
+        previous = self._coords[t - 1] if t > 0 else tuple(v[:0] for v in coords)
         hover, token = self.id_hover(t - 1, gone, webgl) if t > 0 else self.id_hover(t, gone, webgl)
         traces.append(
             scatter(
-                x=previous_x[gone],
-                y=previous_y[gone],
+                **xyz(previous, gone),
                 mode="markers",
                 name="left since previous step",
-                marker=dict(symbol="x-thin-open", size=size + 4, color=_MUTED, line=dict(width=1.5)),
+                marker=dict(symbol=left_symbol, size=size + 4, color=_MUTED, line=dict(width=1.5)),
                 hovertemplate=f"id {token}<br>gone at this step (last position)<extra></extra>",
                 **hover,
             )
@@ -440,24 +472,24 @@ class _PartitionView:
             traces.append(self._centroid_trace(step, x))
         return traces
 
-    def _centroid_trace(self, step, x_samples: np.ndarray) -> go.Scatter:
+    def _centroid_trace(self, step, x_samples: np.ndarray) -> go.Scatter | go.Scatter3d:
         # centroids are numbered like step.labels; map them to aligned labels
         aligned_of = np.empty(step.n_clusters, dtype=np.int64)
         aligned_of[step.labels] = step.aligned_labels
         if self.plane.by_index:
             # one feature: put each centroid at the mean index of its members
             cx = np.array([x_samples[step.labels == c].mean() for c in range(step.n_clusters)])
-            cy = step.centroids[:, 0]
+            positions: tuple[np.ndarray, ...] = (cx, step.centroids[:, 0])
         else:
-            cx, cy = self.plane.project(step.centroids)
-        return go.Scatter(
-            x=cx,
-            y=cy,
+            positions = self.plane.project(step.centroids)
+        scatter = go.Scatter3d if self.is_3d else go.Scatter
+        return scatter(
+            **dict(zip("xyz", positions)),
             mode="markers",
             name="centroids",
             marker=dict(
-                symbol="x",
-                size=16,
+                symbol="diamond" if self.is_3d else "x",
+                size=8 if self.is_3d else 16,
                 color=[label_color(k) for k in aligned_of],
                 line=dict(width=1.5, color=_INK),
             ),
@@ -466,6 +498,17 @@ class _PartitionView:
         )
 
     def layout(self, title: str) -> dict[str, Any]:
+        if self.is_3d:
+            axes = {
+                f"{name}axis": dict(title=dict(text=text), range=list(span), autorange=False)
+                for name, text, span in zip("xyz", self.plane.titles, self.ranges)
+            }
+            return _base_layout(
+                "partition",
+                title,
+                scene=dict(**axes, aspectmode="cube"),
+                legend=dict(itemsizing="constant"),
+            )
         x_title, y_title = self.plane.titles
         return _base_layout(
             "partition",
@@ -481,7 +524,7 @@ def partition_figure(
     result: ClusteringResult,
     t: int,
     *,
-    features: Sequence[int | str] = (0, 1),
+    features: Sequence[int | str] | None = None,
     projection: str | None = None,
     show_centroids: bool = True,
     webgl: bool | None = None,
@@ -498,13 +541,17 @@ def partition_figure(
         The run (a fitted estimator with ``result_`` is accepted too).
     t : int
         0-based step index (negative counts from the end).
-    features : pair of int or str, default=(0, 1)
-        The two feature columns on the axes (ignored for one feature, where
-        the plot shows the feature against the sample index, and with
-        ``projection="pca"``).
-    projection : {None, "pca"}, default=None
+    features : pair (triple in 3-D) of int or str, optional
+        The feature columns on the axes; default ``(0, 1)``, or ``(0, 1, 2)``
+        with ``projection="3d"``.  Ignored for one feature, where the plot
+        shows the feature against the sample index, and with
+        ``projection="pca"``.
+    projection : {None, "pca", "3d"}, default=None
         ``"pca"`` plots the first two principal components, fitted on all
-        steps together so the axes are the same at every step.
+        steps together so the axes are the same at every step.  ``"3d"``
+        draws a rotatable ``go.Scatter3d`` of three feature columns (the
+        data needs at least three features); the scene's axis ranges are
+        fixed over all steps too, and centroids are diamonds.
     show_centroids : bool, default=True
         Mark each cluster's centroid with an X in the cluster's colour.
     webgl : bool or None, default=None
@@ -610,7 +657,7 @@ def partition_animation(
     dataset: TemporalDataset,
     result: ClusteringResult,
     *,
-    features: Sequence[int | str] = (0, 1),
+    features: Sequence[int | str] | None = None,
     projection: str | None = None,
     show_centroids: bool = True,
     webgl: bool | None = None,
@@ -664,7 +711,7 @@ def partition_animation(
     layout = view.layout(title or view.title(start))
     _add_animation_controls(
         layout, [_plain(view.result[t].time) for t in range(n_steps)], start, frame_duration,
-        webgl=use_gl,
+        webgl=use_gl or view.is_3d,  # WebGL and 3-D traces redraw on every frame
     )
     return go.Figure(data=frames[start].data, frames=frames, layout=layout)
 

@@ -217,6 +217,78 @@ def test_animation_has_one_frame_per_step_with_identical_trace_layout(syn3):
     assert tuple(fig.layout.xaxis.range) == tuple(single_range)
 
 
+
+@pytest.fixture(scope="module")
+def syn2():
+    """Four features: enough for a 3-D view."""
+    data = datasets.load("syn2", seed=0)
+    return data, ERCOT(seed=0, **FAST).fit(data).result_
+
+
+def points3d(tr) -> np.ndarray:
+    return np.column_stack([np.asarray(getattr(tr, axis), dtype=float) for axis in "xyz"])
+
+
+def test_3d_partition_has_scatter3d_traces_in_the_2d_colours(syn2):
+    data, result = syn2
+    t = 4
+    fig = figures.partition_figure(data, result, t, projection="3d")
+    flat = figures.partition_figure(data, result, t)
+    assert {tr.type for tr in fig.data} == {"scatter3d"}
+    assert [tr.name for tr in fig.data] == [tr.name for tr in flat.data]  # same trace layout
+    step, snapshot = result[t], data[t]
+    by_label, flat_by_label = cluster_traces(fig), cluster_traces(flat)
+    assert sorted(by_label) == sorted(flat_by_label)
+    for label, tr in by_label.items():
+        members = step.aligned_labels == label
+        assert tr.marker.color == flat_by_label[label].marker.color == figures.label_color(label)
+        assert same_rows(points3d(tr), snapshot.X[members][:, :3])
+        assert sorted(tr.text) == sorted(str(i) for i in snapshot.ids[members])  # hover ids
+        assert "%{text}" in tr.hovertemplate
+    centroids = trace(fig, "centroids")
+    assert centroids.marker.symbol == "diamond"
+    np.testing.assert_allclose(points3d(centroids), step.centroids[:, :3])
+    assert list(centroids.marker.color) == list(trace(flat, "centroids").marker.color)
+    assert trace(fig, "entered since previous step").marker.symbol == "circle-open"
+    scene = fig.layout.scene
+    assert [scene.xaxis.title.text, scene.yaxis.title.text, scene.zaxis.title.text] == data.feature_names[:3]
+    chosen = figures.partition_figure(data, result, t, projection="3d", features=(3, "x0", 1))
+    assert chosen.layout.scene.xaxis.title.text == data.feature_names[3]
+    shown = np.vstack([points3d(tr) for tr in cluster_traces(chosen).values()])
+    assert same_rows(shown, snapshot.X[:, [3, 0, 1]])
+    assert fig.to_json() == figures.partition_figure(data, result, t, projection="3d").to_json()
+
+
+def test_3d_scene_ranges_are_fixed_over_steps_and_cover_all_data(syn2):
+    data, result = syn2
+    ranges = set()
+    for t in (0, 4, len(result) - 1):
+        scene = figures.partition_figure(data, result, t, projection="3d").layout.scene
+        ranges.add(tuple(tuple(axis.range) for axis in (scene.xaxis, scene.yaxis, scene.zaxis)))
+        assert scene.xaxis.autorange is False and scene.zaxis.autorange is False
+    assert len(ranges) == 1
+    (fixed,) = ranges
+    X = np.vstack([s.X for s in data])
+    for d, (low, high) in enumerate(fixed):
+        assert low < X[:, d].min() and X[:, d].max() < high
+    animation = figures.partition_animation(data, result, projection="3d", start=1)
+    assert len(animation.frames) == len(result)
+    names = [tr.name for tr in animation.data]
+    assert all([tr.name for tr in frame.data] == names for frame in animation.frames)
+    assert all(tr.type == "scatter3d" for frame in animation.frames for tr in frame.data)
+    assert tuple(animation.layout.scene.zaxis.range) == fixed[2]
+    assert animation.layout.sliders[0].steps[0].args[1]["frame"]["redraw"] is True
+
+
+def test_3d_needs_three_features(syn3):
+    data, result = syn3
+    assert data.n_features == 2
+    with pytest.raises(ValueError, match="three features"):
+        figures.partition_figure(data, result, 0, projection="3d")
+    with pytest.raises(ValueError, match="three features"):
+        figures.partition_animation(data, result, projection="3d")
+
+
 # -- Pareto front ------------------------------------------------------------------------
 
 

@@ -21,6 +21,10 @@ _Payload = tuple[dict[str, list[Any]], str]
 
 # What differs between steps; everything else is fixed by the trace layout.
 _STEP_PATHS = ("x", "y", "text", "customdata", "marker.color", "marker.size")
+_STEP_PATHS_3D = ("x", "y", "z", "text", "customdata", "marker.color", "marker.size")
+
+_AXES_OPTIONS = [("first two features", "features"), ("PCA projection", "pca")]
+_AXES_3D = ("3-D (three features)", "3d")
 
 
 class PartitionView(FigureView):
@@ -40,9 +44,10 @@ class PartitionView(FigureView):
         The run to show; default the dataset's ground truth (or all samples
         in one cluster without labels).
     step : int, default=0
-    axes : {"features", "pca"}, optional
-        Plot the first two features or a PCA projection; default PCA for
-        three or more features.
+    axes : {"features", "pca", "3d"}, optional
+        Plot the first two features, a PCA projection or (three or more
+        features) a 3-D scatter of the first three features; default PCA
+        for three or more features.
     webgl : bool, optional
         Force WebGL on or off; default automatic.
     cache_steps : int, default=128
@@ -66,8 +71,9 @@ class PartitionView(FigureView):
         self.webgl = webgl
         self.cache_steps = cache_steps
         self._cache: OrderedDict[tuple[int, int | None], _Payload] = OrderedDict()
+        self._configuring = False
         self.axes = W.Dropdown(
-            options=[("first two features", "features"), ("PCA projection", "pca")],
+            options=list(_AXES_OPTIONS),
             description="axes", style={"description_width": "40px"}, layout=W.Layout(width="230px"),
         )
         self._configure(dataset, result, axes)
@@ -84,19 +90,31 @@ class PartitionView(FigureView):
         self.result = result if result is not None else figures.ground_truth_result(dataset)
         if axes is None:
             axes = "pca" if dataset.n_features >= 3 else "features"
-        if axes not in ("features", "pca"):
-            raise ValueError(f"axes must be 'features' or 'pca', got {axes!r}")
+        if axes not in ("features", "pca", "3d"):
+            raise ValueError(f"axes must be 'features', 'pca' or '3d', got {axes!r}")
         if dataset.n_features < 3:
             axes = "features"
-        self.axes.value = axes
+        options = list(_AXES_OPTIONS) + ([_AXES_3D] if dataset.n_features >= 3 else [])
+        self._configuring = True  # options/value changes here must not reload
+        try:
+            if list(self.axes.options) != options:
+                self.axes.options = options
+            self.axes.value = axes
+        finally:
+            self._configuring = False
         self.axes.disabled = dataset.n_features < 3
         self._plane = figures._PartitionView(
-            dataset, self.result, features=(0, 1), projection="pca" if axes == "pca" else None,
+            dataset, self.result, features=None, projection=self._projection(axes),
             show_centroids=True, webgl=self.webgl,
         )
+        self._step_paths = _STEP_PATHS_3D if self._plane.is_3d else _STEP_PATHS
         self._webgl = self._plane.use_webgl(self._plane.max_points)
         self._slots = self._plane.labels_over_time()
         self._cache.clear()
+
+    @staticmethod
+    def _projection(axes: str) -> str | None:
+        return {"pca": "pca", "3d": "3d"}.get(axes)
 
     def _structure_parts(self) -> Parts:
         traces = self._plane.traces(0, self._slots, self._webgl) if len(self.result) else []
@@ -193,20 +211,20 @@ class PartitionView(FigureView):
         traces = self._plane.traces(t, self._slots, self._webgl, partition)
         title = (self._plane.title(t) if partition is None
                  else self._plane.member_title(t, partition, member))
-        payload = (trace_values(traces, _STEP_PATHS), title)
+        payload = (trace_values(traces, self._step_paths), title)
         self._cache[key] = payload
         while len(self._cache) > self.cache_steps:
             self._cache.popitem(last=False)
         return payload
 
     def _on_axes(self, change: dict[str, Any]) -> None:
-        if self.dataset.n_features >= 3 and change["new"] != change["old"]:
+        if not self._configuring and self.dataset.n_features >= 3 and change["new"] != change["old"]:
             self.load(self.dataset, self.result, step=self._step)
 
     def static(self) -> go.Figure:
         """:func:`ercot_nb.figures.partition_figure` of what is shown."""
         fig = figures.partition_figure(
             self.dataset, self.result, self._step, member=self._member, webgl=self.webgl,
-            projection="pca" if self.axes.value == "pca" else None,
+            projection=self._projection(self.axes.value),
         )
         return self._static(fig)
