@@ -92,7 +92,7 @@ class Engine:
     # Below this many (sample, solution) pairs a kernel call runs on one thread:
     # thread start-up costs more than it saves there, and on a busy machine
     # (a shared Binder node) waiting for a second core can cost milliseconds.
-    SERIAL_WORK = 100_000
+    SERIAL_WORK = 10_000
 
     def _threads_for(self, work: int):
         """Context limiting numba to one thread for small calls (results are thread-independent)."""
