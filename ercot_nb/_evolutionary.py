@@ -49,7 +49,7 @@ class _EvolutionaryClustering(TemporalEstimator):
 
     Subclasses set ``_uses_history`` (re-initialise from the previous step)
     and ``_accumulates`` (fitness accumulation at the last generation), and
-    may override :meth:`_objectives` and :meth:`_knee_objectives`.
+    may override :meth:`_objectives` (penaltyEC does).
     """
 
     _algorithm_name = "evolutionary"
@@ -75,6 +75,7 @@ class _EvolutionaryClustering(TemporalEstimator):
         self._validate_params()
         self._rng = seeded_generator(self.seed)
         self._history: _History | None = None
+        self._controls_for = None  # (X, control fronts) of the MOCK knee at the current step
         self._engine: Engine | None = None
         self.n_features_in_: int | None = None
         self.result_ = ClusteringResult(algorithm=self._algorithm_name, params=self.get_params())
