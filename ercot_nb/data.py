@@ -808,6 +808,117 @@ class TemporalDataset(Sequence[Snapshot]):
         """Original label values by integer code, or None when labels were integers."""
         return None if self._label_names is None else list(self._label_names)
 
+    # -- feature scaling ------------------------------------------------------------
+
+    def scaled(self, method: str = "standardize", per_step: bool = False) -> TemporalDataset:
+        """Return a copy whose features are rescaled, column by column.
+
+        Raw units dominate Euclidean distances (population against life
+        expectancy, say); rescaling puts every feature on a comparable scale.
+
+        Parameters
+        ----------
+        method : {"standardize", "minmax", "none"}, default="standardize"
+            ``"standardize"``: subtract the mean, divide by the (population,
+            ``ddof=0``) standard deviation.  ``"minmax"``: map the minimum to 0
+            and the maximum to 1.  ``"none"``: leave the features unchanged.
+        per_step : bool, default=False
+            False fits the statistics once, over the samples of all steps
+            together, so positions stay comparable across time (a cluster
+            that moves still moves).  True fits them on each step separately,
+            which removes any global drift of the whole population.
+
+        Returns
+        -------
+        TemporalDataset
+            Same steps, ids, labels, times, names and label names, with
+            rescaled features.  ``metadata["scaling"]`` records ``method``,
+            ``per_step`` and the per-step ``shift`` and ``scale`` arrays (each
+            of shape (n_steps, n_features); ``X_scaled = (X - shift) / scale``).
+            ``metadata["true_means"]``, when present with one
+            (k_t, n_features) array per step, is transformed the same way; if
+            it cannot be (wrong shape), it is dropped and
+            ``metadata["scaling_note"]`` says so.
+
+        Raises
+        ------
+        ValueError
+            For an unknown ``method``.
+
+        Notes
+        -----
+        A constant feature (zero standard deviation or zero range within the
+        fitted samples) is not divided by zero: it is only shifted, so it
+        becomes 0 under both methods.
+
+        Examples
+        --------
+        >>> X0 = np.array([[0.0, 10.0], [2.0, 10.0]])
+        >>> X1 = np.array([[4.0, 10.0], [6.0, 10.0]])
+        >>> ds = TemporalDataset.from_arrays([X0, X1])
+        >>> ds.scaled("minmax")[1].X
+        array([[0.66666667, 0.        ],
+               [1.        , 0.        ]])
+        >>> ds.scaled("minmax", per_step=True)[1].X
+        array([[0., 0.],
+               [1., 0.]])
+        """
+        methods = ("standardize", "minmax", "none")
+        if method not in methods:
+            raise ValueError(f"method must be one of {list(methods)}, got {method!r}")
+        n_steps, n_features = len(self._snapshots), self.n_features
+
+        def fit(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            if method == "standardize":
+                shift, spread = X.mean(axis=0), X.std(axis=0)
+            elif method == "minmax":
+                shift = X.min(axis=0)
+                spread = X.max(axis=0) - shift
+            else:
+                shift, spread = np.zeros(n_features), np.ones(n_features)
+            # Constant feature: only shift it (to 0), never divide by zero.
+            return shift, np.where(spread > 0, spread, 1.0)
+
+        if per_step:
+            fitted = [fit(s.X) for s in self._snapshots]
+        else:
+            fitted = [fit(np.vstack([s.X for s in self._snapshots]))] * n_steps
+        shifts = np.array([f[0] for f in fitted], dtype=np.float64).reshape(n_steps, n_features)
+        scales = np.array([f[1] for f in fitted], dtype=np.float64).reshape(n_steps, n_features)
+
+        snapshots = [
+            Snapshot(s.time, s.ids, (s.X - shifts[i]) / scales[i], s.labels)
+            for i, s in enumerate(self._snapshots)
+        ]
+        metadata = dict(self.metadata)
+        true_means = metadata.get("true_means")
+        if true_means is not None:
+            try:
+                arrays = [np.asarray(m, dtype=np.float64) for m in true_means]
+                if len(arrays) != n_steps or any(
+                    a.ndim != 2 or a.shape[1] != n_features for a in arrays
+                ):
+                    raise ValueError("shape mismatch")
+                metadata["true_means"] = [
+                    (a - shifts[i]) / scales[i] for i, a in enumerate(arrays)
+                ]
+            except (TypeError, ValueError):
+                del metadata["true_means"]
+                metadata.pop("true_mean_labels", None)
+                metadata["scaling_note"] = (
+                    "true_means were dropped: they could not be rescaled "
+                    "(not one (k, n_features) array per step)"
+                )
+        metadata["scaling"] = {
+            "method": method,
+            "per_step": bool(per_step),
+            "shift": shifts,
+            "scale": scales,
+        }
+        return self._from_checked(
+            snapshots, self._feature_names, self.name, metadata, self._label_names
+        )
+
     # -- display ------------------------------------------------------------------
 
     def _labels_summary(self) -> str:

@@ -1,17 +1,19 @@
 """Built-in temporal clustering scenarios, generated on the fly (no download).
 
-=========  =====================================================================
-name       scenario
-=========  =====================================================================
-``syn1``   four 2-D Gaussians; one cluster moves onto another
-``syn2``   the 4-D version of syn1
-``syn3``   syn1 plus membership switches (concept drift) at t = 4, 5, 6
-``syn4``   syn2 plus the same membership switches
-``syn5``   syn1 plus removed (t = 4, 8) and inserted (t = 6) samples
-``syn6``   syn3 plus the same removals and insertions
-``syn7``   syn3 whose moving cluster disappears at t = 5, 6 (k unknown)
-``syn8``   syn4 whose moving cluster disappears at t = 5, 6 (k unknown)
-=========  =====================================================================
+===============  =====================================================================
+name             scenario
+===============  =====================================================================
+``syn1``         four 2-D Gaussians; one cluster moves onto another
+``syn2``         the 4-D version of syn1
+``syn3``         syn1 plus membership switches (concept drift) at t = 4, 5, 6
+``syn4``         syn2 plus the same membership switches
+``syn5``         syn1 plus removed (t = 4, 8) and inserted (t = 6) samples
+``syn6``         syn3 plus the same removals and insertions
+``syn7``         syn3 whose moving cluster disappears at t = 5, 6 (k unknown)
+``syn8``         syn4 whose moving cluster disappears at t = 5, 6 (k unknown)
+``bird_flocks``  Boids flocks on parallel lanes; strays switch flock (k unknown)
+``gapminder``    real data: 142 countries x 12 years (plotly's Gapminder table)
+===============  =====================================================================
 
 Each dataset's ``metadata["description"]`` explains it in full, and
 :func:`oracle_partition` gives the nearest-true-mean partition (the reference
@@ -23,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..data import TemporalDataset
-from . import _synthetic
+from . import _boids, _gapminder, _synthetic
 from ._synthetic import oracle_partition
 
 __all__ = ["load", "available", "oracle_partition"]
@@ -38,6 +40,8 @@ _LOADERS: dict[str, Callable[..., TemporalDataset]] = {
     "syn6": _synthetic.syn6,
     "syn7": _synthetic.syn7,
     "syn8": _synthetic.syn8,
+    "bird_flocks": _boids.bird_flocks,
+    "gapminder": _gapminder.gapminder,
 }
 
 
@@ -66,6 +70,9 @@ def load(name: str, seed: int | None = 0, **params: Any) -> TemporalDataset:
         ``step_size`` (0.6), ``cov_scale`` (0.8), ``n_per_cluster`` (50),
         ``step_mode`` ("euclidean" or "per_coordinate") and ``noise``
         ("redrawn" or "fixed"); see ``help(ercot_nb.datasets._synthetic.syn1)``.
+        bird_flocks and gapminder take their own parameters; see
+        ``help(ercot_nb.datasets._boids.bird_flocks)`` and
+        ``help(ercot_nb.datasets._gapminder.gapminder)``.
 
     Returns
     -------

@@ -276,7 +276,7 @@ def test_oracle_partition_needs_true_means():
 
 
 def test_load_registry():
-    assert datasets.available() == ALL
+    assert datasets.available()[: len(ALL)] == ALL
     assert datasets.load("SyN3").name == "syn3"
     with pytest.raises(ValueError, match="unknown dataset 'syn9'; available: syn1, syn2, .*syn8"):
         datasets.load("syn9")

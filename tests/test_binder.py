@@ -1,0 +1,134 @@
+"""Binder files: consistent with pyproject.toml, and the numba warm-up really caches."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BINDER = ROOT / "binder"
+
+try:
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+except ImportError:  # pragma: no cover - packaging ships with pip
+    Requirement = None
+
+    def canonicalize_name(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _parse(line: str) -> tuple[str, str]:
+    """Return (canonical name, specifier text) of one requirement line."""
+    if Requirement is not None:
+        req = Requirement(line)
+        return canonicalize_name(req.name), str(req.specifier)
+    m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)", line)
+    return canonicalize_name(m.group(1)), m.group(3).strip()
+
+
+def _pyproject_names() -> set[str]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    lines = project["dependencies"] + project["optional-dependencies"]["notebook"]
+    return {_parse(line)[0] for line in lines}
+
+
+def _binder_requirements() -> dict[str, str]:
+    reqs = {}
+    for raw in (BINDER / "requirements.txt").read_text().splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line or line == ".":
+            continue
+        name, spec = _parse(line)
+        assert name not in reqs, f"{name} listed twice in binder/requirements.txt"
+        reqs[name] = spec
+    return reqs
+
+
+def _exported(script: Path, var: str) -> str:
+    values = re.findall(rf"^\s*export\s+{var}=(.+?)\s*$", script.read_text(), re.M)
+    assert len(values) == 1, f"{script.name} must export {var} exactly once"
+    return values[0]
+
+
+def test_runtime_pins_python_311():
+    assert (BINDER / "runtime.txt").read_text().strip() == "python-3.11"
+
+
+def test_requirements_match_pyproject_and_are_pinned():
+    reqs = _binder_requirements()
+    expected = _pyproject_names()
+    assert set(reqs) == expected, (
+        f"missing in binder: {sorted(expected - set(reqs))}, "
+        f"not in pyproject: {sorted(set(reqs) - expected)}"
+    )
+    unpinned = {n: s for n, s in reqs.items() if not re.fullmatch(r"==[^,]+", s)}
+    assert not unpinned, f"not pinned with ==: {unpinned}"
+    lines = [l.split("#", 1)[0].strip() for l in (BINDER / "requirements.txt").read_text().splitlines()]
+    assert "." in lines, "binder/requirements.txt must install the package with '.'"
+    assert "voila" in reqs  # needed for the ?urlpath=voila/render/... badge
+
+
+def test_postbuild_and_start_agree_on_numba_settings():
+    post, start = BINDER / "postBuild", BINDER / "start"
+    for script in (post, start):
+        assert os.access(script, os.X_OK), f"{script.name} is not executable"
+        assert script.read_text().startswith("#!/usr/bin/env bash")
+        assert _exported(script, "NUMBA_CPU_NAME") == "generic"
+    assert "set -euo pipefail" in post.read_text()
+    assert "python -m ercot_nb.warmup" in post.read_text()
+    assert _exported(post, "NUMBA_CACHE_DIR") == _exported(start, "NUMBA_CACHE_DIR")
+    body = [l for l in start.read_text().splitlines() if l.strip() and not l.startswith("#")]
+    assert body[-1].strip() == 'exec "$@"'
+
+
+def test_start_exports_and_execs(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env["CONDA_DIR"] = str(tmp_path)
+    out = subprocess.run(
+        [str(BINDER / "start"), sys.executable, "-c",
+         "import os, json; print(json.dumps({k: os.environ.get(k) for k in "
+         "('NUMBA_CPU_NAME', 'NUMBA_CACHE_DIR')}))"],
+        env=env, capture_output=True, text=True, check=True,
+    ).stdout
+    assert json.loads(out) == {"NUMBA_CPU_NAME": "generic",
+                               "NUMBA_CACHE_DIR": f"{tmp_path}/numba-cache"}
+
+
+FIRST_FIT = """
+import json, time
+t0 = time.perf_counter()
+import ercot_nb
+from ercot_nb import ERCOT, datasets
+ERCOT(seed=0).fit(datasets.load("syn1", seed=0)[:2])
+print(json.dumps({"seconds": time.perf_counter() - t0}))
+"""
+
+
+@pytest.mark.slow
+def test_warmup_fills_cache_so_first_fit_does_not_compile(tmp_path):
+    """Cold warm-up in one process, then a first fit in a fresh process hits the cache."""
+    cache = tmp_path / "numba-cache"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env.update(NUMBA_CACHE_DIR=str(cache), NUMBA_CPU_NAME="generic")
+    run = dict(env=env, cwd=tmp_path, capture_output=True, text=True, check=True, timeout=180)
+
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "ercot_nb.warmup"], **run)
+    cold_s = time.perf_counter() - started
+    assert list(cache.rglob("*.nbi")), "warm-up wrote no numba cache index"
+
+    started = time.perf_counter()
+    fit = subprocess.run([sys.executable, "-c", FIRST_FIT], **run)
+    process_s = time.perf_counter() - started  # interpreter + import + first fit
+    first_fit_s = json.loads(fit.stdout)["seconds"]
+    print(f"cold warm-up {cold_s:.1f} s; fresh process after it: import + first fit "
+          f"{first_fit_s:.2f} s ({process_s:.2f} s wall)")
+    assert process_s < cold_s / 3, (cold_s, process_s)
