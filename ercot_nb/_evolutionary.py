@@ -24,7 +24,7 @@ import numpy as np
 
 from . import _knee, _smoothness
 from ._engine import EAConfig, Engine
-from ._estimator import StepCallback, TemporalEstimator, as_dataset, seeded_generator  # noqa: F401
+from ._estimator import TemporalEstimator, seeded_generator
 from ._params import store_params
 from .data import Snapshot, common_ids
 from .result import ClusteringResult, StepResult, compress_labels
@@ -220,9 +220,8 @@ class _EvolutionaryClustering(TemporalEstimator):
 
     def _control_fronts(self, engine: Engine, X: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """First fronts of a static run on structureless control data (MOCK)."""
-        cached = getattr(self, "_controls_for", None)
-        if cached is not None and cached[0] is X:
-            return cached[1]
+        if self._controls_for is not None and self._controls_for[0] is X:
+            return self._controls_for[1]
         fronts = []
         for X_control in _knee.mock_control_data(X, self._rng, n_sets=self.n_control_sets):
             X_control = np.ascontiguousarray(X_control, dtype=np.float64)

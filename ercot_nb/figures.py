@@ -155,10 +155,11 @@ def _times(times: Sequence[Any]) -> list[Any]:
     return [_plain(t) for t in times]
 
 
-def _step_index(result: ClusteringResult, t: int) -> int:
-    n = len(result)
+def _step_index(steps: ClusteringResult | TemporalDataset, t: int, what: str = "result") -> int:
+    """``t`` as a non-negative step index of ``steps`` (negative counts from the end)."""
+    n = len(steps)
     if not isinstance(t, (int, np.integer)) or isinstance(t, bool) or not -n <= t < n:
-        raise IndexError(f"step t={t!r} is out of range for a result with {n} step(s)")
+        raise IndexError(f"step t={t!r} is out of range for a {what} with {n} step(s)")
     return int(t) % n
 
 
@@ -1347,10 +1348,7 @@ def _scores_parts(
         legend=dict(yanchor="bottom", y=0.02, xanchor="left", x=0.02, bgcolor="rgba(255,255,255,0.7)"),
     )
     if t is not None:
-        n = len(dataset)
-        if not isinstance(t, (int, np.integer)) or isinstance(t, bool) or not -n <= t < n:
-            raise IndexError(f"step t={t!r} is out of range for a dataset with {n} step(s)")
-        layout["shapes"] = [_current_step_line(times[int(t) % n])]
+        layout["shapes"] = [_current_step_line(times[_step_index(dataset, t, "dataset")])]
     return traces, layout
 
 
