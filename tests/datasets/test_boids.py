@@ -70,8 +70,26 @@ def test_flocks_start_in_separated_lanes(flocks):
     assert mean_scores(flocks[:1], oracle[:1])["mRI"] == pytest.approx(1.0)
     # The oracle stays good while few birds are in transit ...
     assert mean_scores(flocks[:5], oracle[:5])["mRI"] > 0.85
-    # ... and all birds fly forward along the lanes.
-    assert np.all(flocks[-1].X[:, 0] > flocks[0].X[:, 0])
+    # ... and the flocks fly forward along the lanes.
+    for f in range(4):
+        assert flocks[-1].X[flocks[-1].labels == f, 0].mean() > flocks[0].X[:, 0].max()
+
+
+def _lane_centres(ds):
+    return np.array([[s.X[s.labels == f, 1].mean() for f in range(4)] for s in ds])
+
+
+def test_lane_rule_keeps_parallel_paths_and_the_design_generator_does_not(flocks):
+    # Default (lane_pull=0.3, speed_limit=20): at every step the flocks keep
+    # their lane order, with centroids well apart; strays reach their lane soon.
+    centres = _lane_centres(flocks)
+    assert np.all(np.diff(centres, axis=1) > 30)
+    assert mean_scores(flocks, datasets.oracle_partition(flocks))["mRI"] > 0.85
+    # The design notes' generator (no lane rule, v_lim 4): lanes drift together.
+    plain = datasets.load("bird_flocks", seed=0, lane_pull=0.0, speed_limit=4.0)
+    plain_centres = _lane_centres(plain)
+    assert np.min(np.diff(plain_centres[-5:], axis=1)) < 30
+    assert mean_scores(plain, datasets.oracle_partition(plain))["mRI"] < 0.8
 
 
 def test_true_means_are_flock_centroids(flocks):
@@ -121,7 +139,10 @@ def test_one_stray_variant_and_minimum_flock_size():
 
 @pytest.mark.parametrize(
     "params",
-    [{"dims": 4}, {"strays": "all"}, {"noise": -1.0}, {"n_birds": 2}, {"n_flocks": 1}],
+    [
+        {"dims": 4}, {"strays": "all"}, {"noise": -1.0}, {"n_birds": 2}, {"n_flocks": 1},
+        {"lane_pull": -0.1}, {"speed_limit": 0.0}, {"speed_limit": float("nan")},
+    ],
 )
 def test_invalid_parameters(params):
     with pytest.raises(ValueError):
