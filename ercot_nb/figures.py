@@ -1737,3 +1737,239 @@ def save_html(
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page, encoding="utf-8")
     return path
+
+# ---------------------------------------------------------------------------
+# Membership over time (who changes cluster)
+# ---------------------------------------------------------------------------
+
+MEMBERSHIP_SORTS = ("first_move", "moves", "id")
+"""Row orders of :func:`membership_figure`."""
+
+__all__ += ["MEMBERSHIP_SORTS", "cluster_moves", "membership_figure"]
+
+
+def cluster_moves(result: ClusteringResult) -> "pd.DataFrame":
+    """Every change of (aligned) cluster of every sample id, as a tidy table.
+
+    Built from :meth:`ClusteringResult.to_frame`: each appearance of an id is
+    compared with its previous appearance (the step before, or an earlier
+    one when the id was missing in between).
+
+    Parameters
+    ----------
+    result : ClusteringResult
+        The run (a fitted estimator with ``result_`` is accepted too).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per move, ordered by step then by first appearance of the id,
+        with columns ``id``, ``t`` (0-based step of arrival), ``time_from``,
+        ``time`` (time labels of the two appearances), ``from_cluster`` and
+        ``to_cluster`` (aligned labels, the colours of every figure here).
+    """
+    import pandas as pd
+
+    frame = _as_result(result).to_frame()
+    columns = ["id", "t", "time_from", "time", "from_cluster", "to_cluster"]
+    if frame.empty:
+        return pd.DataFrame(columns=columns)
+    by_id = frame.groupby("id", sort=False)
+    previous = by_id["aligned_label"].shift()
+    time_from = frame["time"].astype(object).groupby(frame["id"], sort=False).shift()
+    moved = previous.notna().to_numpy() & (previous.to_numpy() != frame["aligned_label"].to_numpy())
+    return pd.DataFrame(
+        {
+            "id": frame["id"][moved].to_numpy(),
+            "t": frame["t"][moved].to_numpy(),
+            "time_from": time_from[moved].to_numpy(),
+            "time": frame["time"][moved].to_numpy(),
+            "from_cluster": previous[moved].to_numpy().astype(np.int64),
+            "to_cluster": frame["aligned_label"][moved].to_numpy(),
+        },
+        columns=columns,
+    )
+
+
+def _reference_names(dataset: TemporalDataset, result: ClusteringResult) -> list[dict[Any, str]] | None:
+    """Per step, id -> the dataset's reference label as text (None without labels).
+
+    Also checks that ``dataset`` holds the ids of ``result`` at every step.
+    """
+    if not isinstance(dataset, TemporalDataset):
+        raise TypeError(f"dataset must be a TemporalDataset, got {type(dataset).__name__}")
+    if len(dataset) != len(result):
+        raise ValueError(
+            f"dataset has {len(dataset)} steps but the result has {len(result)}: "
+            "give the data the result was fitted on"
+        )
+    for snapshot, step in zip(dataset, result):
+        if not np.array_equal(snapshot.ids, step.ids):
+            raise ValueError(
+                f"step {step.t} (time {_plain(step.time)!r}): the dataset's ids differ from the "
+                "result's; give the data the result was fitted on"
+            )
+    if not dataset.has_labels:
+        return None
+    names = dataset.label_names
+    return [
+        {
+            _plain(i): str(names[label] if names is not None else label)
+            for i, label in zip(snapshot.ids, snapshot.labels)
+        }
+        for snapshot in dataset
+    ]
+
+
+def membership_figure(
+    result: ClusteringResult,
+    dataset: TemporalDataset | None = None,
+    *,
+    only_movers: bool = True,
+    max_rows: int | None = 60,
+    sort: str = "first_move",
+    title: str | None = None,
+) -> go.Figure:
+    """Timeline of every sample's cluster: ids (rows) x time steps (columns).
+
+    Each cell is coloured like the id's aligned cluster at that step (the
+    colours of :func:`partition_figure` and :func:`sankey_figure`), so a row
+    that changes colour is a sample that moved to another cluster; see
+    :func:`cluster_moves` for the same moves as a table.
+
+    Parameters
+    ----------
+    result : ClusteringResult
+        The run (a fitted estimator with ``result_`` is accepted too).
+    dataset : TemporalDataset, optional
+        The data the result was fitted on; its name goes in the title and,
+        when it has labels, each cell's hover shows the id's reference label
+        (e.g. the continent of a Gapminder country).
+    only_movers : bool, default=True
+        Show only ids that change cluster at least once.
+    max_rows : int or None, default=60
+        Show at most this many rows (the first ones in ``sort`` order);
+        None shows all.
+    sort : {"first_move", "moves", "id"}, default="first_move"
+        Row order: by the step of the id's first move (ids that never move
+        last), by the number of moves (most first), or by id.  Ties keep
+        the order of first appearance.
+    title : str, optional
+        Figure title; by default it says how many rows are shown of how many.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One ``go.Heatmap``: ``y`` the ids (as text, first row on top), ``x``
+        the time labels (as text), ``z`` the index of the cell's cluster in
+        the colour bar (``colorbar.ticktext`` names the clusters) and NaN
+        where the id is absent at that step (a gap, drawn empty).
+        ``customdata`` holds ``[id, time, cluster]`` per cell (plus the
+        reference label with a labelled ``dataset``), shown on hover.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``sort``, a ``max_rows`` below 1, a result without
+        steps, or a ``dataset`` whose steps or ids differ from the result's.
+    """
+    result = _as_result(result)
+    if not len(result):
+        raise ValueError("the result has no steps to show")
+    if sort not in MEMBERSHIP_SORTS:
+        raise ValueError(f"sort must be one of {MEMBERSHIP_SORTS}, got {sort!r}")
+    if max_rows is not None and (
+        isinstance(max_rows, bool) or not isinstance(max_rows, (int, np.integer)) or max_rows < 1
+    ):
+        raise ValueError(f"max_rows must be None or an int >= 1, got {max_rows!r}")
+    references = None if dataset is None else _reference_names(dataset, result)
+
+    frame = result.to_frame()
+    frame["id"] = [_plain(i) for i in frame["id"]]
+    grid = frame.pivot(index="id", columns="t", values="aligned_label")
+    order = list(dict.fromkeys(frame["id"]))  # ids by first appearance
+    grid = grid.reindex(index=order, columns=range(len(result)))
+
+    moves = cluster_moves(result)
+    moves["id"] = [_plain(i) for i in moves["id"]]
+    n_moves = moves.groupby("id", sort=False).size()
+    first_move = moves.groupby("id", sort=False)["t"].min()
+    rows = [i for i in order if i in n_moves.index] if only_movers else order
+    if sort == "first_move":
+        rows = sorted(rows, key=lambda i: first_move.get(i, len(result)))
+    elif sort == "moves":
+        rows = sorted(rows, key=lambda i: -n_moves.get(i, 0))
+    else:
+        rows = sorted(rows, key=str)
+    n_candidates = len(rows)
+    if max_rows is not None:
+        rows = rows[:max_rows]
+
+    cells = grid.loc[rows].to_numpy(dtype=float) if rows else np.empty((0, len(result)))
+    used = sorted(int(k) for k in np.unique(cells[~np.isnan(cells)]))
+    position = {label: index for index, label in enumerate(used)}
+    z = np.full(cells.shape, np.nan)
+    present = ~np.isnan(cells)
+    z[present] = [position[int(k)] for k in cells[present]]
+
+    times = [str(_plain(step.time)) for step in result]
+    customdata = []
+    for r, sample in enumerate(rows):
+        row = []
+        for t, time in enumerate(times):
+            cluster = "absent" if np.isnan(cells[r, t]) else f"{int(cells[r, t])}"
+            cell = [str(sample), time, cluster]
+            if references is not None:
+                cell.append(references[t].get(sample, ""))
+            row.append(cell)
+        customdata.append(row)
+    hover = "%{customdata[0]}<br>time %{customdata[1]}<br>cluster %{customdata[2]}"
+    if references is not None:
+        hover += "<br>reference: %{customdata[3]}"
+
+    n = max(len(used), 1)
+    colorscale = []
+    for index, label in enumerate(used):
+        colorscale += [[index / n, label_color(label)], [(index + 1) / n, label_color(label)]]
+    trace = go.Heatmap(
+        z=z,
+        x=times,
+        y=[str(i) for i in rows],
+        customdata=customdata,
+        hovertemplate=hover + "<extra></extra>",
+        hoverongaps=False,
+        colorscale=colorscale or [[0, _MUTED], [1, _MUTED]],
+        zmin=-0.5,
+        zmax=n - 0.5,
+        xgap=1,
+        ygap=1,
+        colorbar=dict(
+            title=dict(text="cluster"),
+            tickvals=list(range(len(used))),
+            ticktext=[f"{label}" for label in used],
+            len=min(1.0, 0.1 + 0.06 * n),
+            y=1.0,
+            yanchor="top",
+        ),
+    )
+    what = "ids that change cluster" if only_movers else "ids"
+    on = f" on {dataset.name}" if dataset is not None and dataset.name else ""
+    default = (
+        f"{result.algorithm}{on}: cluster of each id over time"
+        f"<br><sup>{len(rows)} of {n_candidates} {what}</sup>"
+    )
+    longest = max((len(str(i)) for i in rows), default=4)
+    layout = _base_layout(
+        "line",
+        title or default,
+        xaxis=dict(type="category", side="top"),
+        yaxis=dict(type="category", autorange="reversed", automargin=True),
+    )
+    layout.update(
+        width=max(560, min(1200, 140 + 7 * longest + 45 * len(times))),
+        height=max(300, min(1600, 130 + 16 * len(rows))),
+    )
+    layout["margin"] = dict(l=20 + 7 * longest, r=20, t=90, b=20)
+    if not rows:
+        layout["annotations"] = [_message_annotation(f"no {what} to show")]
+    return go.Figure(data=[trace], layout=layout)
