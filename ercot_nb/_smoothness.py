@@ -29,6 +29,7 @@ oracles.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -258,11 +259,13 @@ def _packed_cholesky(cov: np.ndarray, n_dims: int, floor: float) -> np.ndarray:
     return chol
 
 
+@lru_cache(maxsize=32)
 def _packed_entry_index(n_dims: int) -> np.ndarray:
-    """(D, D) map from a lower-triangle entry (i, j), i >= j, to its packed row."""
+    """(D, D) map from a lower-triangle entry (i, j), i >= j, to its packed row (read-only, cached)."""
     rows, cols = np.tril_indices(n_dims)
     entry = np.full((n_dims, n_dims), -1)
     entry[rows, cols] = np.arange(rows.size)
+    entry.flags.writeable = False
     return entry
 
 
