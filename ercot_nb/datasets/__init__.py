@@ -13,11 +13,20 @@ name             scenario
 ``syn8``         syn4 whose moving cluster disappears at t = 5, 6 (k unknown)
 ``bird_flocks``  Boids flocks on parallel lanes; strays switch flock (k unknown)
 ``gapminder``    real data: 142 countries x 12 years (plotly's Gapminder table)
+``video_bt``     video, 320 x 240 x 12 frames: rippling water, static boat and
+                 lighthouse, a blinking lamp (4-5 segments)
+``video_mo``     video, 160 x 120 x 9 frames: a room whose chair is moved and
+                 rotated (7 segments)
+``video_rc``     video, 640 x 360 x 8 frames: panning background, moving car and
+                 ball, a walker who enters (3-4 segments)
 ===============  =====================================================================
 
 Each dataset's ``metadata["description"]`` explains it in full, and
 :func:`oracle_partition` gives the nearest-true-mean partition (the reference
-accuracy) of any scenario that stores its true means.
+accuracy) of any scenario that stores its true means.  The video scenes are
+pixel datasets (id = row * W + col, features r, g, b) with exact per-pixel
+ground truth; :func:`load_video` turns your own clip (file, image folder or
+array) into the same kind of dataset.
 """
 from __future__ import annotations
 
@@ -25,10 +34,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..data import TemporalDataset
-from . import _boids, _gapminder, _synthetic
+from . import _boids, _gapminder, _synthetic, _video
 from ._synthetic import oracle_partition
+from ._video import load_video
 
-__all__ = ["load", "available", "oracle_partition"]
+__all__ = ["load", "available", "oracle_partition", "load_video"]
 
 # One entry per loader: name -> function(seed, **params) -> TemporalDataset.
 _LOADERS: dict[str, Callable[..., TemporalDataset]] = {
@@ -42,6 +52,9 @@ _LOADERS: dict[str, Callable[..., TemporalDataset]] = {
     "syn8": _synthetic.syn8,
     "bird_flocks": _boids.bird_flocks,
     "gapminder": _gapminder.gapminder,
+    "video_bt": _video.video_bt,
+    "video_mo": _video.video_mo,
+    "video_rc": _video.video_rc,
 }
 
 
@@ -72,7 +85,10 @@ def load(name: str, seed: int | None = 0, **params: Any) -> TemporalDataset:
         ("redrawn" or "fixed"); see ``help(ercot_nb.datasets._synthetic.syn1)``.
         bird_flocks and gapminder take their own parameters; see
         ``help(ercot_nb.datasets._boids.bird_flocks)`` and
-        ``help(ercot_nb.datasets._gapminder.gapminder)``.
+        ``help(ercot_nb.datasets._gapminder.gapminder)``.  The video scenes
+        accept ``scale`` (1.0: the paper's frame size; e.g. 0.25 for quick
+        runs), ``noise`` (0.04), ``position`` (False), ``position_weight``
+        (0.5) and ``n_frames``; see ``help(ercot_nb.datasets._video.video_mo)``.
 
     Returns
     -------
