@@ -24,17 +24,23 @@ builder                        shows
 :func:`scores_figure`          RI or NMI per step of one or more runs
 :func:`n_clusters_figure`      chosen (and true) number of clusters per step
 :func:`sankey_figure`          cluster flow between steps (persist/split/merge)
+:func:`video_segmentation_figure` a video frame, its segmentation and the
+                               ground truth side by side
+:func:`video_segmentation_animation` the same over all steps (slider + play)
 :func:`report_figures`         all kernel-free views of a run, in order
 :func:`save_html`              one self-contained offline HTML file
 =============================  ==============================================
 
 Helpers: :func:`member_partition` (a-posteriori choice of a front member),
 :func:`cluster_flows` (the Sankey's table), :func:`ground_truth_result`
-(a dataset's labels shown with the same views).
+(a dataset's labels shown with the same views); for videos :func:`is_video`,
+:func:`frame_image` and :func:`segmentation_image` (pixels placed by id).
 """
 from __future__ import annotations
 
+import base64
 import html
+import io
 import re
 from collections.abc import Mapping, Sequence
 from os import PathLike
@@ -47,7 +53,7 @@ import plotly.io as pio
 from plotly.colors import qualitative, sample_colorscale
 
 from .data import Snapshot, TemporalDataset, common_ids
-from .metrics import score_steps
+from .metrics import rand_index, score_steps
 from .result import ClusteringResult, StepResult, align_labels
 
 __all__ = [
@@ -71,6 +77,12 @@ __all__ = [
     "sankey_colors",
     "ground_truth_result",
     "report_figures",
+    "VIDEO_MAX_PIXELS",
+    "is_video",
+    "frame_image",
+    "segmentation_image",
+    "video_segmentation_figure",
+    "video_segmentation_animation",
 ]
 
 WEBGL_THRESHOLD = 5000
@@ -1612,6 +1624,536 @@ def sankey_title(result: ClusteringResult, t: int | None) -> str:
 
 
 # ---------------------------------------------------------------------------
+# Video views: frame and segmentation side by side
+# ---------------------------------------------------------------------------
+
+VIDEO_MAX_PIXELS = 200_000
+"""Default largest number of pixels per image panel of the video views.
+
+Larger frames are shown stride-subsampled (every s-th row and column, with
+the smallest s that fits); the axes keep the full frame's pixel coordinates.
+"""
+
+_ABSENT_RGB = np.array([217, 217, 217], dtype=np.uint8)  # pixels absent at a step
+_PANEL_WIDTH = 320  # default display width of one video panel, in CSS pixels
+_PANEL_GAP = 16  # CSS pixels between panels
+
+
+def is_video(dataset: Any) -> bool:
+    """Whether ``dataset`` is a video: one frame per time step, one sample per pixel.
+
+    Parameters
+    ----------
+    dataset : object
+        Anything; only a :class:`~ercot_nb.data.TemporalDataset` can be a video.
+
+    Returns
+    -------
+    bool
+        True when ``dataset.metadata["kind"] == "video"`` and
+        ``metadata["frame_shape"]`` is set.  A video's samples are pixels
+        with id ``row * W + col`` and its first three features are the
+        colour ``r, g, b`` in [0, 1].
+    """
+    if not isinstance(dataset, TemporalDataset):
+        return False
+    return dataset.metadata.get("kind") == "video" and dataset.metadata.get("frame_shape") is not None
+
+
+def _frame_shape(dataset: TemporalDataset) -> tuple[int, int]:
+    """``(H, W)`` of a video dataset, checked (with the colour columns)."""
+    if not isinstance(dataset, TemporalDataset):
+        raise TypeError(f"dataset must be a TemporalDataset, got {type(dataset).__name__}")
+    name = f"dataset {dataset.name!r}" if dataset.name else "the dataset"
+    if not is_video(dataset):
+        raise ValueError(
+            f"{name} is not a video: it needs metadata['kind'] == 'video' and "
+            "metadata['frame_shape'] = (H, W)"
+        )
+    shape = np.asarray(dataset.metadata["frame_shape"])
+    if shape.shape != (2,) or shape.dtype.kind not in "iu" or (shape < 1).any():
+        raise ValueError(
+            "metadata['frame_shape'] must be a pair (H, W) of positive ints, got "
+            f"{dataset.metadata['frame_shape']!r}"
+        )
+    if dataset.n_features < 3:
+        raise ValueError(
+            f"{name} has {dataset.n_features} feature(s); a video needs the colour columns "
+            "r, g, b as its first three features"
+        )
+    return int(shape[0]), int(shape[1])
+
+
+def _pixel_positions(dataset: TemporalDataset, t: int, n_pixels: int) -> np.ndarray:
+    """Flat pixel index (``row * W + col``) of every sample of step ``t``, checked."""
+    snapshot = dataset[t]
+    ids = snapshot.ids
+    where = f"step {t} (time={_plain(snapshot.time)!r})"
+    if ids.dtype.kind not in "iu":
+        raise ValueError(
+            f"{where}: video sample ids must be integer pixel indices row * W + col, "
+            f"got ids of dtype {ids.dtype}"
+        )
+    outside = (ids < 0) | (ids >= n_pixels)
+    if outside.any():
+        raise ValueError(
+            f"{where}: pixel id {_plain(ids[outside][0])!r} is outside the frame "
+            f"(ids must be in 0..{n_pixels - 1} = H * W - 1 for metadata['frame_shape'])"
+        )
+    return ids.astype(np.intp, copy=False)
+
+
+def frame_image(dataset: TemporalDataset, t: int) -> np.ndarray:
+    """The colour frame of step ``t`` of a video dataset.
+
+    Parameters
+    ----------
+    dataset : TemporalDataset
+        A video (see :func:`is_video`).
+    t : int
+        0-based step index (negative counts from the end).
+
+    Returns
+    -------
+    float ndarray of shape (H, W, 3)
+        The features ``r, g, b`` of every pixel, placed by its id
+        (``row = id // W``, ``col = id % W``), whatever the samples' order.
+        Pixels absent at step ``t`` are NaN; the figures draw them light
+        grey.
+
+    Raises
+    ------
+    ValueError
+        If the dataset is not a video or an id is not a pixel of the frame.
+    """
+    height, width = _frame_shape(dataset)
+    t = _step_index(dataset, t, "dataset")
+    image = np.full((height * width, 3), np.nan)
+    image[_pixel_positions(dataset, t, height * width)] = dataset[t].X[:, :3]
+    return image.reshape(height, width, 3)
+
+
+def _labels_result(result_or_labels: Any, dataset: TemporalDataset) -> ClusteringResult:
+    """A run as a ClusteringResult; per-step label arrays are aligned over time like a run."""
+    if isinstance(result_or_labels, ClusteringResult) or isinstance(
+        getattr(result_or_labels, "result_", None), ClusteringResult
+    ):
+        return _as_result(result_or_labels)
+    steps = _labels_of(result_or_labels)
+    if len(steps) > len(dataset):
+        raise ValueError(f"{len(steps)} label arrays for a dataset of {len(dataset)} steps")
+    result = ClusteringResult(algorithm="labels", params={})
+    for t, labels in enumerate(steps):
+        snapshot = dataset[t]
+        if labels.shape != (snapshot.n_samples,):
+            raise ValueError(
+                f"step {t}: labels must have shape ({snapshot.n_samples},), got {labels.shape}"
+            )
+        result.append(
+            StepResult.from_partition(t, snapshot.time, snapshot.ids, labels, snapshot.X, seconds=0.0)
+        )
+    return result
+
+
+def _check_same_ids(step: StepResult, dataset: TemporalDataset) -> None:
+    if not np.array_equal(step.ids, dataset[step.t].ids):
+        raise ValueError(
+            f"step {step.t}: the result's sample ids differ from the dataset's; "
+            "was the result fitted on this dataset?"
+        )
+
+
+def segmentation_image(result_or_labels: Any, dataset: TemporalDataset, t: int) -> np.ndarray:
+    """The time-aligned cluster labels of step ``t`` of a video, as an image.
+
+    Parameters
+    ----------
+    result_or_labels : ClusteringResult, fitted estimator or list of arrays
+        A run (its aligned labels are used: a cluster keeps its label, and
+        so its colour, across steps), or one label array per step in the
+        dataset's sample order (aligned over time the same way, see
+        :meth:`ClusteringResult.append`).
+    dataset : TemporalDataset
+        The video the labels belong to (see :func:`is_video`).
+    t : int
+        0-based step index (negative counts from the end).
+
+    Returns
+    -------
+    int64 ndarray of shape (H, W)
+        The aligned label of every pixel, placed by id; -1 where the pixel
+        is absent at step ``t``.  ``label_color(k)`` is label ``k``'s colour.
+
+    Raises
+    ------
+    ValueError
+        If the dataset is not a video, or the labels do not fit its steps.
+    """
+    height, width = _frame_shape(dataset)
+    result = _labels_result(result_or_labels, dataset)
+    if len(result) > len(dataset):
+        raise ValueError(f"the result has {len(result)} steps but the dataset only {len(dataset)}")
+    step = result[_step_index(result, t)]
+    _check_same_ids(step, dataset)
+    image = np.full(height * width, -1, dtype=np.int64)
+    image[_pixel_positions(dataset, step.t, height * width)] = step.aligned_labels
+    return image.reshape(height, width)
+
+
+def _palette_rgb() -> np.ndarray:
+    """The label palette as an ``(n, 3)`` uint8 array (row k is ``label_color(k)``)."""
+    return np.array([[int(c[i : i + 2], 16) for i in (1, 3, 5)] for c in _PALETTE], dtype=np.uint8)
+
+
+_PALETTE_RGB = _palette_rgb()
+
+
+def _label_rgb(labels: np.ndarray) -> np.ndarray:
+    """Colour image of a label image: ``label_color`` per label, grey where -1."""
+    rgb = _PALETTE_RGB[np.where(labels >= 0, labels, 0) % len(_PALETTE_RGB)]
+    rgb[labels < 0] = _ABSENT_RGB
+    return rgb
+
+
+def _frame_rgb(frame: np.ndarray) -> np.ndarray:
+    """uint8 colour image of a [0, 1] frame (clipped); NaN pixels grey."""
+    absent = np.isnan(frame).any(axis=-1)
+    rgb = np.rint(np.clip(np.nan_to_num(frame), 0.0, 1.0) * 255).astype(np.uint8)
+    rgb[absent] = _ABSENT_RGB
+    return rgb
+
+
+def _display_stride(height: int, width: int, max_pixels: int | None) -> int:
+    """Smallest stride s with ceil(H / s) * ceil(W / s) <= max_pixels (1 without a limit)."""
+    if max_pixels is None:
+        return 1
+    if isinstance(max_pixels, bool) or not isinstance(max_pixels, (int, np.integer)) or max_pixels < 1:
+        raise ValueError(f"max_pixels must be a positive int or None, got {max_pixels!r}")
+    stride = 1
+    while -(-height // stride) * -(-width // stride) > max_pixels:
+        stride += 1
+    return stride
+
+
+def _image_data(rgb: np.ndarray) -> dict[str, Any]:
+    """``go.Image`` content of a uint8 colour image: a PNG data URI, or ``z`` without Pillow.
+
+    A PNG (lossless) keeps HTML pages and widget messages small: flat
+    segmentation images compress about a hundredfold, and widgets would
+    otherwise send a 3-D array as nested lists.
+    """
+    try:
+        from PIL import Image  # Pillow comes with imageio (the ``video`` extra)
+    except ImportError:
+        return {"z": rgb}
+    buffer = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(rgb)).save(buffer, format="PNG", compress_level=6)
+    return {"source": "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")}
+
+
+class _VideoPanels:
+    """Image panels of a video step: the frame, the segmentation and the ground truth.
+
+    Without a result the panels are the frame and, when the data has
+    labels, the ground truth alone.  The truth panel's labels are matched
+    to the result's at the same step (Hungarian, maximum overlap), so a
+    true segment takes the colour of the cluster that covers it best; true
+    segments left unmatched get colours no cluster of the run uses.
+    """
+
+    def __init__(
+        self,
+        dataset: TemporalDataset,
+        result: Any,
+        *,
+        truth: bool,
+        max_pixels: int | None,
+        panel_width: int,
+    ) -> None:
+        self.height, self.width = _frame_shape(dataset)
+        for t in range(len(dataset)):  # every pixel id checked up front (cheap)
+            _pixel_positions(dataset, t, self.height * self.width)
+        self.dataset = dataset
+        self.preview = result is None
+        if self.preview:
+            self.result = ground_truth_result(dataset) if dataset.has_labels else None
+            self.show_truth = False
+        else:
+            self.result = _as_result(result)
+            if len(self.result) > len(dataset):
+                raise ValueError(
+                    f"the result has {len(self.result)} steps but the dataset only {len(dataset)}"
+                )
+            self.show_truth = bool(truth) and dataset.has_labels
+        if isinstance(panel_width, bool) or not isinstance(panel_width, (int, np.integer)) or panel_width < 50:
+            raise ValueError(f"panel_width must be an int >= 50 (pixels), got {panel_width!r}")
+        self.panel_width = int(panel_width)
+        self.stride = _display_stride(self.height, self.width, max_pixels)
+        algorithm = self.result.algorithm if self.result is not None else ""
+        self.names = ["frame"]
+        if self.result is not None:
+            self.names.append("ground truth" if self.preview else f"{algorithm} segmentation")
+        if self.show_truth:
+            self.names.append("ground truth (colours matched)")
+        self._unused: tuple[int, int] = (-1, 0)  # (steps seen, first label no step uses)
+
+    @property
+    def n_steps(self) -> int:
+        """Steps that can be shown: the result's, or the dataset's without one."""
+        return len(self.result) if self.result is not None else len(self.dataset)
+
+    def size(self) -> tuple[int, int]:
+        """Figure width and height in CSS pixels."""
+        n = len(self.names)
+        panel_height = round(self.panel_width * self.height / self.width)
+        return n * self.panel_width + (n - 1) * _PANEL_GAP + 20, panel_height + 100
+
+    def unused_label(self) -> int:
+        """1 + the largest aligned label of any step (labels above are free)."""
+        seen, value = self._unused
+        if seen != len(self.result):
+            value = 1 + max((int(s.aligned_labels.max()) for s in self.result if s.n_samples), default=-1)
+            self._unused = (len(self.result), value)
+        return value
+
+    def partition(self, t: int, member: int | None) -> StepResult:
+        """Step ``t`` of the result, or the partition of population ``member``."""
+        if member is None:
+            step = self.result[t]
+            _check_same_ids(step, self.dataset)
+            return step
+        return member_partition(self.dataset, self.result, t, member)
+
+    def truth_labels(self, shown: StepResult) -> np.ndarray:
+        """Step's true labels renamed to the shown partition's aligned labels (max overlap)."""
+        free = max(self.unused_label(), 1 + int(shown.aligned_labels.max(initial=-1)))
+        matched, _ = align_labels(shown.ids, shown.aligned_labels, shown.ids,
+                                  self.dataset[shown.t].labels, free)
+        return matched
+
+    def images(self, t: int, member: int | None = None) -> list[np.ndarray]:
+        """uint8 colour image of every panel of step ``t``, at full resolution."""
+        n_pixels = self.height * self.width
+        positions = _pixel_positions(self.dataset, t, n_pixels)
+        frame = np.full((n_pixels, 3), np.nan)
+        frame[positions] = self.dataset[t].X[:, :3]
+        images = [_frame_rgb(frame)]
+        if self.result is not None:
+            shown = self.partition(t, member)
+            panels = [shown.aligned_labels] + ([self.truth_labels(shown)] if self.show_truth else [])
+            for labels in panels:
+                image = np.full(n_pixels, -1, dtype=np.int64)
+                image[positions] = labels
+                images.append(_label_rgb(image))
+        return [image.reshape(self.height, self.width, 3) for image in images]
+
+    def traces(self, t: int, member: int | None = None, slots: int = 0) -> list[go.Image]:
+        """One ``go.Image`` per panel (named like :attr:`names`), subsampled by :attr:`stride`.
+
+        ``slots`` pads the list with hidden one-pixel images up to that many
+        traces, so that a widget keeps its trace count (see :meth:`layout`).
+        """
+        s = self.stride
+        traces = [
+            go.Image(
+                **_image_data(image[::s, ::s]),
+                x0=0, y0=0, dx=s, dy=s,
+                name=name,
+                xaxis=f"x{index + 1 if index else ''}",
+                yaxis=f"y{index + 1 if index else ''}",
+                hovertemplate=f"row %{{y}}, col %{{x}}<extra>{html.escape(name)}</extra>",
+            )
+            for index, (name, image) in enumerate(zip(self.names, self.images(t, member)))
+        ]
+        blank = _image_data(np.full((1, 1, 3), 255, dtype=np.uint8))
+        traces += [
+            go.Image(**blank, name="", visible=False, xaxis=f"x{index + 1}", yaxis=f"y{index + 1}")
+            for index in range(len(traces), slots)
+        ]
+        return traces
+
+    def title(self, t: int, member: int | None = None) -> str:
+        """Dataset, algorithm, time, number of clusters and (with truth) the frame's RI."""
+        snapshot = self.dataset[t]
+        prefix = f"{self.dataset.name}: " if self.dataset.name else ""
+        where = f"time {_plain(snapshot.time)} (step {t})"
+        scale = f" · shown at 1/{self.stride} resolution" if self.stride > 1 else ""
+        if self.result is None:
+            return f"{prefix}frame at {where}{scale}"
+        shown = self.partition(t, member)
+        if self.preview:
+            return f"{prefix}ground truth at {where} · {shown.n_clusters} segments{scale}"
+        who = self.result.algorithm + (f" member {member}" if member is not None else "")
+        text = f"{prefix}{who} at {where} · {shown.n_clusters} clusters"
+        if self.dataset.has_labels:
+            text += f" · RI {rand_index(snapshot.labels, shown.labels):.3f}"
+        return text + scale
+
+    def layout(self, title: str, slots: int = 0) -> dict[str, Any]:
+        """Side-by-side axes with square pixels, image rows downwards, a title over each panel.
+
+        ``slots`` adds hidden axes up to that many panels, for the padding
+        traces of :meth:`traces`: a widget switching between two and three
+        panels then updates its traces in place instead of replacing them
+        (plotly.js misplaces the panels of image traces added to a plot).
+
+        Pixels are square because the figure is sized to the frame (see
+        :meth:`size`).  The ``scaleanchor`` plotly.js gives image axes by
+        default is switched off: it shrinks the axis domain, and keeps the
+        shrunk domain through later relayouts, which misplaced the panels
+        of a widget switching between two and three panels.
+        """
+        width, height = self.size()
+        n = len(self.names)
+        plot_width = width - 20
+        share, gap = self.panel_width / plot_width, _PANEL_GAP / plot_width
+        layout: dict[str, Any] = dict(
+            title=dict(text=title, font=dict(size=14), x=0.01, xanchor="left"),
+            template=TEMPLATE,
+            width=width,
+            height=height,
+            margin=dict(l=10, r=10, t=90, b=10),
+            showlegend=False,
+            annotations=[],
+        )
+        axis_style = dict(showgrid=False, zeroline=False, showticklabels=False, ticks="")
+        for index, name in enumerate(self.names):
+            suffix = str(index + 1) if index else ""
+            left = index * (share + gap)
+            layout[f"xaxis{suffix}"] = dict(
+                domain=[left, min(left + share, 1.0)], anchor=f"y{suffix}",
+                range=[-0.5, self.width - 0.5], **axis_style,
+            )
+            layout[f"yaxis{suffix}"] = dict(
+                domain=[0.0, 1.0], anchor=f"x{suffix}", range=[self.height - 0.5, -0.5],
+                scaleanchor=False, **axis_style,
+            )
+            layout["annotations"].append(dict(
+                text=html.escape(name), x=left + share / 2, y=1.0, xref="paper", yref="paper",
+                xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=13),
+            ))
+        corner = [0.999, 1.0]  # a hidden subplot's background must not cover the panels
+        for index in range(n, slots):
+            layout[f"xaxis{index + 1}"] = dict(domain=corner, anchor=f"y{index + 1}", visible=False)
+            layout[f"yaxis{index + 1}"] = dict(domain=corner, anchor=f"x{index + 1}", visible=False,
+                                               scaleanchor=False)
+        return layout
+
+
+def video_segmentation_figure(
+    result: ClusteringResult | None,
+    dataset: TemporalDataset,
+    t: int = 0,
+    truth: bool = True,
+    *,
+    member: int | None = None,
+    max_pixels: int | None = VIDEO_MAX_PIXELS,
+    panel_width: int = _PANEL_WIDTH,
+    title: str | None = None,
+) -> go.Figure:
+    """A video frame and its segmentation side by side (and the ground truth).
+
+    Parameters
+    ----------
+    result : ClusteringResult or None
+        The run (a fitted estimator with ``result_`` is accepted too).
+        None previews the data: the frame and, with labels, the ground truth.
+    dataset : TemporalDataset
+        The video the result was fitted on (see :func:`is_video`).
+    t : int, default=0
+        0-based step index (negative counts from the end).
+    truth : bool, default=True
+        Add the ground truth as a third panel when the dataset has labels.
+        Its segments take the colour of the cluster that overlaps them most
+        at this step (Hungarian matching); unmatched segments get colours
+        no cluster of the run uses.
+    member : int, optional
+        Show this member of step ``t``'s final population instead of the
+        knee (see :func:`member_partition`).
+    max_pixels : int or None, default=VIDEO_MAX_PIXELS
+        Most pixels per panel: a larger frame is shown stride-subsampled
+        (every s-th row and column), which keeps pages and widget updates
+        small.  None shows every pixel.
+    panel_width : int, default=320
+        Width of one panel in CSS pixels; the height follows the frame.
+    title : str, optional
+        Figure title; by default the dataset, algorithm, time, step, number
+        of clusters and, with labels, the frame's Rand index.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One ``go.Image`` per panel (named ``"frame"``,
+        ``"<algorithm> segmentation"``, ``"ground truth (colours matched)"``),
+        each on its own axes with square pixels and the frame's pixel
+        coordinates (row 0 at the top).  Segmentations are coloured with
+        :func:`label_color` of the aligned labels, so a cluster keeps its
+        colour across steps.  Pixels absent at the step are light grey.
+        Images are lossless PNG data URIs (``source``) when Pillow is
+        installed, otherwise ``z`` arrays.
+    """
+    panels = _VideoPanels(dataset, result, truth=truth, max_pixels=max_pixels,
+                          panel_width=panel_width)
+    t = _step_index(panels.result if panels.result is not None else dataset, t)
+    return go.Figure(data=panels.traces(t, member), layout=panels.layout(title or panels.title(t, member)))
+
+
+def video_segmentation_animation(
+    result: ClusteringResult | None,
+    dataset: TemporalDataset,
+    *,
+    truth: bool = True,
+    max_pixels: int | None = VIDEO_MAX_PIXELS,
+    panel_width: int = _PANEL_WIDTH,
+    start: int = 0,
+    frame_duration: int = 800,
+    title: str | None = None,
+) -> go.Figure:
+    """The video view of every step as a Plotly animation (slider + play).
+
+    Runs in plotly.js alone, so exported HTML and nbviewer scrub through
+    time without a kernel.  The page holds every step's images: with
+    ``max_pixels`` each panel has at most that many pixels, and PNG images
+    (with Pillow) stay small — flat segmentation panels take a few kB, a
+    frame about as much as its PNG file.
+
+    Parameters
+    ----------
+    result, dataset, truth, max_pixels, panel_width
+        As in :func:`video_segmentation_figure`.
+    start : int, default=0
+        Step shown before the animation is played.
+    frame_duration : int, default=800
+        Milliseconds per step when playing.
+    title : str, optional
+        Fixed title; by default every frame names its own step.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One frame per step of the result (of the dataset for a preview),
+        named by the step index, each with the same image traces.
+    """
+    panels = _VideoPanels(dataset, result, truth=truth, max_pixels=max_pixels,
+                          panel_width=panel_width)
+    n_steps = panels.n_steps
+    if not n_steps:
+        raise ValueError("the result has no steps to show")
+    start = _step_index(panels.result if panels.result is not None else dataset, start)
+    frames = [
+        go.Frame(name=str(t), data=panels.traces(t),
+                 layout=dict(title=dict(text=title or panels.title(t))))
+        for t in range(n_steps)
+    ]
+    layout = panels.layout(title or panels.title(start))
+    # image traces are not animatable in plotly.js: every frame needs a redraw
+    _add_animation_controls(layout, [_plain(dataset[t].time) for t in range(n_steps)], start,
+                            frame_duration, webgl=True)
+    layout["height"] += 20  # the controls' bottom margin grew by 110, the height by 90
+    return go.Figure(data=frames[start].data, frames=frames, layout=layout)
+
+
+# ---------------------------------------------------------------------------
 # Previews and reports
 # ---------------------------------------------------------------------------
 
@@ -1652,22 +2194,24 @@ def report_figures(result: ClusteringResult, dataset: TemporalDataset | None = N
     result : ClusteringResult
         The run (a fitted estimator with ``result_`` is accepted too).
     dataset : TemporalDataset, optional
-        The data the run was fitted on; adds the partition animation and,
-        when the data has labels, RI and NMI per step.
+        The data the run was fitted on; adds the partition animation (for a
+        video, see :func:`is_video`, the frame/segmentation animation
+        instead) and, when the data has labels, RI and NMI per step.
 
     Returns
     -------
     list of plotly.graph_objects.Figure
-        Partition animation (with ``dataset``), Pareto animation (runs with a
-        population), alpha with per-cluster alpha_i, number of clusters,
-        RI and NMI (with labelled data) and the cluster flow.
+        Partition or video animation (with ``dataset``), Pareto animation
+        (runs with a population), alpha with per-cluster alpha_i, number of
+        clusters, RI and NMI (with labelled data) and the cluster flow.
     """
     result = _as_result(result)
     if not len(result):
         raise ValueError("the result has no steps to show")
     figs: list[go.Figure] = []
     if dataset is not None:
-        figs.append(partition_animation(dataset, result))
+        figs.append(video_segmentation_animation(result, dataset) if is_video(dataset)
+                    else partition_animation(dataset, result))
     if any(len(step.population) for step in result):
         figs.append(pareto_animation(result))
     figs.append(alpha_figure(result, show_pairs=True))

@@ -13,6 +13,7 @@ class                         what it is
 :class:`RunPanel`             algorithm, parameters, Run/Stop, progress bar
 :class:`TimeScrubber`         Play + step slider
 :class:`PartitionView`        samples of one step by cluster (or front member)
+:class:`VideoView`            a video frame, its segmentation and the truth
 :class:`ParetoView`           final population of one step; click to pick
 :class:`AlphaView`            smoothness weight alpha (alpha_i on demand)
 :class:`ScoresView`           RI / NMI per step of every run
@@ -41,6 +42,7 @@ _LAZY = {
     "RunPanel": ".run_panel",
     "TimeScrubber": ".scrubber",
     "PartitionView": ".partition_view",
+    "VideoView": ".video_view",
     "ParetoView": ".pareto_view",
     "AlphaView": ".alpha_view",
     "ScoresView": ".scores_view",
@@ -60,6 +62,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .sankey_view import SankeyView
     from .scores_view import ScoresView
     from .scrubber import TimeScrubber
+    from .video_view import VideoView
 
 
 def __getattr__(name: str) -> Any:

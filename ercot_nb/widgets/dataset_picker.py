@@ -12,13 +12,22 @@ import traitlets
 
 from .. import datasets
 from ..data import TemporalDataset
+from ..figures import is_video
 from ._messages import MessageArea
 from ._params_form import ParamsForm, param_specs
 
-__all__ = ["DatasetPicker", "MAX_UPLOAD_BYTES"]
+__all__ = ["DatasetPicker", "MAX_UPLOAD_BYTES", "INTERACTIVE_DEFAULTS"]
 
 MAX_UPLOAD_BYTES = 50 * 2**20
 """Largest CSV file the picker accepts (50 MiB)."""
+
+INTERACTIVE_DEFAULTS: dict[str, dict[str, Any]] = {"video_rc": {"scale": 0.25}}
+"""Scenario parameters whose form default differs from the loader's.
+
+At full size video_rc has 640 x 360 = 230,400 pixels per frame, too many for
+runs in the app; ``scale=0.25`` gives 160 x 90 (about video_mo's 19,200).
+A parameter the loader does not take is ignored.
+"""
 
 _NONE = "(none)"
 _ROLE_GUESSES = {
@@ -50,8 +59,12 @@ def describe(dataset: TemporalDataset) -> str:
     counts = dataset.n_samples_per_step
     samples = str(counts.min()) if counts.min() == counts.max() else f"{counts.min()}–{counts.max()}"
     features = ", ".join(dataset.feature_names[:6]) + (" …" if dataset.n_features > 6 else "")
+    frames = ""
+    if is_video(dataset):
+        height, width = dataset.metadata["frame_shape"]
+        frames = f"video of {width} × {height} pixel frames, "
     return (
-        f"<b>{html.escape(dataset.name or 'unnamed dataset')}</b>: {len(dataset)} steps, "
+        f"<b>{html.escape(dataset.name or 'unnamed dataset')}</b>: {frames}{len(dataset)} steps, "
         f"{samples} samples per step, {dataset.n_features} feature(s) ({html.escape(features)}), "
         f"ground-truth labels: {'yes' if dataset.has_labels else 'no'}"
     )
@@ -72,7 +85,9 @@ class DatasetPicker(W.VBox):
         Data seed of built-in scenarios.
     params : mapping, optional
         Scenario parameters of the initial built-in dataset (e.g.
-        ``{"n_steps": 6}``).
+        ``{"n_steps": 6}``).  Each scenario's form starts from the loader's
+        defaults, except those in :data:`INTERACTIVE_DEFAULTS` (e.g. a
+        downscaled video_rc).
 
     Attributes
     ----------
@@ -171,7 +186,9 @@ class DatasetPicker(W.VBox):
     def _form(self, name: str) -> ParamsForm:
         if name not in self._forms:
             loader = datasets._LOADERS[name]  # the scenario's own signature and docs
-            self._forms[name] = ParamsForm(param_specs(loader, skip=("seed",)))
+            self._forms[name] = ParamsForm(
+                param_specs(loader, skip=("seed",), defaults=INTERACTIVE_DEFAULTS.get(name))
+            )
         return self._forms[name]
 
     def _column_dropdown(self, role: str) -> W.Dropdown:

@@ -9,6 +9,7 @@ from typing import Any
 import ipywidgets as W
 import plotly.graph_objects as go
 
+from .. import figures
 from ..data import TemporalDataset
 from ..result import ClusteringResult, StepResult
 from ._job import FitJob
@@ -21,11 +22,16 @@ from .run_panel import RunPanel
 from .sankey_view import SankeyView
 from .scores_view import ScoresView
 from .scrubber import TimeScrubber
+from .video_view import VideoView
 
 __all__ = ["Explorer", "VIEWS"]
 
 VIEWS = ("partition", "pareto", "alpha", "scores", "sankey")
-"""Views an Explorer can show (each one Plotly figure, ~5 MB of front-end code)."""
+"""Views an Explorer can show (each one Plotly figure, ~5 MB of front-end code).
+
+``"partition"`` is the scatter of one step's samples, or for a video
+(:func:`ercot_nb.figures.is_video`) the frame and its segmentation side by side.
+"""
 
 _PANEL = dict(border="1px solid #DDDDDD", padding="6px 10px", margin="0 8px 8px 0")
 _CONTROL_WIDTH = "560px"  # two panels side by side in a 1200 px window
@@ -44,6 +50,9 @@ class Explorer(W.VBox):
     keeping the steps done.  Clicking a point of the Pareto front shows that
     member's partition instead of the knee's.  Every run on the current
     dataset is kept (pick it under "show run"; all are scored side by side).
+    For a video dataset the partition scatter (thousands of pixels in colour
+    space) gives way to a :class:`VideoView`: the frame, its segmentation
+    and the ground truth side by side.
 
     Parameters
     ----------
@@ -68,6 +77,11 @@ class Explorer(W.VBox):
     run_panel : RunPanel
     scrubber : TimeScrubber
     partition, pareto, alpha, scores, sankey : views (None when not shown)
+        ``partition`` is the scatter view; it is created for the first
+        dataset that is not a video.
+    video : VideoView or None
+        Shown instead of ``partition`` while the dataset is a video
+        (created for the first video).
     runs : dict of str to ClusteringResult
         The runs made on the current dataset, by name (``"ERCOT #1"``).
     message : MessageArea
@@ -116,7 +130,11 @@ class Explorer(W.VBox):
         self.run_choice = W.Dropdown(options=list(self.runs) or ["(ground truth)"],
                                      description="show run", style={"description_width": "70px"},
                                      layout=W.Layout(width="260px"))
-        self.partition = PartitionView(data, shown) if "partition" in views else None
+        self.partition: PartitionView | None = None
+        self.video: VideoView | None = None
+        self._slot = W.HBox(layout=W.Layout(flex_flow="row wrap"))  # partition or video view
+        self._with_partition = "partition" in views
+        self._load_partition_slot(data, shown, 0)
         self.pareto = ParetoView(shown) if "pareto" in views else None
         self.alpha = AlphaView(shown) if "alpha" in views else None
         self.scores = ScoresView(data, self.runs) if "scores" in views else None
@@ -134,7 +152,8 @@ class Explorer(W.VBox):
         timeline = W.HBox([self.scrubber, self.run_choice],
                           layout=W.Layout(flex_flow="row wrap", align_items="center"))
         rows = [
-            [view for view in (self.partition, self.pareto) if view is not None],
+            [view for view in (self._slot if self._with_partition else None, self.pareto)
+             if view is not None],
             [view for view in (self.alpha, self.scores) if view is not None],
             [view for view in (self.sankey,) if view is not None],
         ]
@@ -151,8 +170,8 @@ class Explorer(W.VBox):
         self.run_panel.on_start(self._run_started)
         self.run_panel.on_step(self._run_step)
         self.run_panel.on_finish(self._run_finished)
-        if self.partition is not None:
-            self.partition.precompute()
+        if self.partition_view is not None:
+            self.partition_view.precompute()
         if self.pareto is not None:
             self.pareto.precompute()
 
@@ -177,10 +196,17 @@ class Explorer(W.VBox):
         self.scrubber.value = value
 
     @property
+    def partition_view(self) -> PartitionView | VideoView | None:
+        """The view of one step's partition shown: :attr:`video` for a video, else :attr:`partition`."""
+        if not self._with_partition:
+            return None
+        return self.video if figures.is_video(self.dataset) else self.partition
+
+    @property
     def views(self) -> list[Any]:
         """The views shown, in layout order."""
-        return [view for view in (self.partition, self.pareto, self.alpha, self.scores, self.sankey)
-                if view is not None]
+        return [view for view in (self.partition_view, self.pareto, self.alpha, self.scores,
+                                  self.sankey) if view is not None]
 
     # -- actions -------------------------------------------------------------------------------
     def run(self, *, wait: bool = False) -> FitJob | None:
@@ -230,6 +256,30 @@ class Explorer(W.VBox):
         return self.result.to_html(path, self.dataset)
 
     # -- internals -----------------------------------------------------------------------------
+    def _load_partition_slot(self, data: TemporalDataset, result: ClusteringResult | None,
+                             step: int) -> None:
+        """Show ``data`` in the video view (a video) or the scatter view, creating it once."""
+        if not self._with_partition:
+            return
+        if figures.is_video(data):
+            try:
+                if self.video is None:
+                    self.video = VideoView(data, result, step=step)
+                else:
+                    self.video.load(data, result, step=step)
+            except Exception:
+                self._slot.children = ()  # no stale frames; the caller shows the error
+                raise
+            view: W.Widget = self.video
+        else:
+            if self.partition is None:
+                self.partition = PartitionView(data, result, step=step)
+            else:
+                self.partition.load(data, result, step=step)
+            view = self.partition
+        if self._slot.children != (view,):
+            self._slot.children = (view,)
+
     @staticmethod
     def _times(dataset: TemporalDataset, result: ClusteringResult | None) -> list[Any]:
         return list(result.times) if result is not None else list(dataset.times)
@@ -253,13 +303,12 @@ class Explorer(W.VBox):
             result = self.result
             data = self.dataset
             self.scrubber.set_steps(data.times if live else self._times(data, result), value=step)
-            if self.partition is not None:
-                self.partition.load(data, result, step=self.scrubber.value)
             for view in (self.pareto, self.alpha, self.sankey):
                 if view is not None:
                     view.load(result, step=self.scrubber.value)
             if self.scores is not None:
                 self.scores.load(data, self.runs, step=self.scrubber.value)
+            self._load_partition_slot(data, result, self.scrubber.value)
             options = list(self.runs) or ["(ground truth)"]
             self._choosing = True  # our own change of the menu, not the user's choice
             try:
@@ -269,8 +318,8 @@ class Explorer(W.VBox):
             finally:
                 self._choosing = False
             if not live:  # scrubbing a finished run touches only cached arrays
-                if self.partition is not None:
-                    self.partition.precompute()
+                if self.partition_view is not None:
+                    self.partition_view.precompute()
                 if self.pareto is not None:
                     self.pareto.precompute()
 
@@ -287,8 +336,8 @@ class Explorer(W.VBox):
 
     def _on_member(self, member: int | None) -> None:
         with self._lock:
-            if self.partition is not None:
-                self.partition.show_step(self.scrubber.value, member)
+            if self.partition_view is not None:
+                self.partition_view.show_step(self.scrubber.value, member)
 
     def _on_run_choice(self, change: dict[str, Any]) -> None:
         name = change["new"]
@@ -312,7 +361,7 @@ class Explorer(W.VBox):
             if self._shown != self._live[id(job)]:
                 return
             following = self.scrubber.value >= len(result) - 2  # was at the newest step
-            for view in (self.partition, self.pareto, self.alpha, self.sankey):
+            for view in (self.partition_view, self.pareto, self.alpha, self.sankey):
                 if view is not None:
                     view.refresh()
             if self.scores is not None:

@@ -1,0 +1,181 @@
+"""Video view: a frame and its segmentation side by side, updated in place."""
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+import plotly.graph_objects as go
+
+from .. import figures
+from ..data import TemporalDataset
+from ..result import ClusteringResult
+from ._base import FigureView, Parts
+from ._figure_widget import apply_values, trace_values
+
+__all__ = ["VideoView"]
+
+_Payload = tuple[dict[str, list[Any]], str]
+_SLOTS = 3  # frame, segmentation, ground truth: fewer panels hide the rest (same trace count)
+
+
+class VideoView(FigureView):
+    """The frame of one step of a video, its segmentation and the ground truth.
+
+    The panels are :func:`ercot_nb.figures.video_segmentation_figure`'s:
+    one image per panel, segmentations in the clusters' stable colours.
+    The trace layout is fixed for a (dataset, result) pair, so changing the
+    step only replaces each panel's image (a PNG data URI of a few kB per
+    segmentation) in one message; each step's images are computed once and
+    cached.  During a live run, :meth:`refresh` takes in the new steps.
+
+    Parameters
+    ----------
+    dataset : TemporalDataset
+        A video (see :func:`ercot_nb.figures.is_video`).
+    result : ClusteringResult, optional
+        The run to show; default a preview of the data (the frame and, with
+        labels, the ground truth).
+    step : int, default=0
+    truth : bool, default=True
+        Show the ground truth next to the segmentation when the data has
+        labels (its segments matched to the clusters' colours).
+    max_pixels : int or None, default=figures.VIDEO_MAX_PIXELS
+        Most pixels per panel; larger frames are shown stride-subsampled.
+    panel_width : int, default=320
+        Width of one panel in pixels; the height follows the frame.
+    cache_steps : int, default=64
+        Steps whose images are kept.
+
+    Raises
+    ------
+    ValueError
+        If ``dataset`` is not a video or ``result`` was not fitted on it.
+    """
+
+    def __init__(
+        self,
+        dataset: TemporalDataset,
+        result: ClusteringResult | None = None,
+        *,
+        step: int = 0,
+        truth: bool = True,
+        max_pixels: int | None = figures.VIDEO_MAX_PIXELS,
+        panel_width: int = 320,
+        cache_steps: int = 64,
+    ) -> None:
+        self.truth = truth
+        self.max_pixels = max_pixels
+        self.panel_width = panel_width
+        self.cache_steps = cache_steps
+        self._cache: OrderedDict[tuple[int, int | None], _Payload] = OrderedDict()
+        self._configure(dataset, result)
+        self._step, self._member, self._requested = self._clamp(step), None, int(step)
+        self._shown_values: dict[str, list[Any]] | None = None
+        width, height = self._panels.size()
+        super().__init__(self._structure_parts(), width=width, height=height)
+        self.show_step(self._requested)
+
+    # -- data ------------------------------------------------------------------------------
+    def _configure(self, dataset: TemporalDataset, result: ClusteringResult | None) -> None:
+        # built first: a bad dataset raises before anything changes
+        panels = figures._VideoPanels(dataset, result, truth=self.truth,
+                                      max_pixels=self.max_pixels, panel_width=self.panel_width)
+        self.dataset, self.result, self._panels = dataset, result, panels
+        self._labels_in_use = panels.unused_label() if panels.result is not None else 0
+        self._cache.clear()
+
+    def _structure_parts(self) -> Parts:
+        traces = self._panels.traces(0, slots=_SLOTS) if self._panels.n_steps else []
+        return traces, self._panels.layout("", slots=_SLOTS)
+
+    def load(self, dataset: TemporalDataset, result: ClusteringResult | None = None, *,
+             step: int = 0) -> None:
+        """Show another dataset or run, at ``step`` (the knee's partition).
+
+        Parameters
+        ----------
+        dataset : TemporalDataset
+            A video.
+        result : ClusteringResult, optional
+            Default: a preview of the data.
+        step : int, default=0
+        """
+        self._configure(dataset, result)
+        self.width, self.height = self._panels.size()
+        self._show(self._structure_parts())
+        self._shown_values = None
+        self.show_step(step)
+
+    def refresh(self) -> None:
+        """Take in steps added to the result since the last call (live runs)."""
+        if self._panels.result is not None:
+            in_use = self._panels.unused_label()
+            if in_use != self._labels_in_use:  # new clusters can change the truth's free colours
+                self._labels_in_use = in_use
+                self._cache.clear()
+        self.show_step(self._requested, self._member)
+
+    def precompute(self) -> None:
+        """Compute and cache the images of the first steps (as many as the cache holds)."""
+        for t in range(min(self._panels.n_steps, self.cache_steps)):
+            self._payload(t, None)
+
+    # -- showing ---------------------------------------------------------------------------
+    @property
+    def step(self) -> int:
+        """The step shown."""
+        return self._step
+
+    @property
+    def member(self) -> int | None:
+        """The population member shown instead of the knee, or None."""
+        return self._member
+
+    def _clamp(self, step: int) -> int:
+        return min(max(int(step), 0), max(self._panels.n_steps - 1, 0))
+
+    def show_step(self, step: int, member: int | None = None) -> None:
+        """Show ``step``: the knee's segmentation, or that of population ``member``.
+
+        Parameters
+        ----------
+        step : int
+            Step index; a step not computed yet shows the last computed one.
+        member : int, optional
+            Index into the step's final population (a-posteriori choice).
+        """
+        self._requested = int(step)
+        self._step = self._clamp(step)
+        self._member = member
+        if not self._panels.n_steps:
+            return
+        values, title = self._payload(self._step, member)
+        if int(step) > self._step:
+            title += f" — step {int(step)} not computed yet"
+        apply_values(self.figure, values, {"title.text": title}, shown=self._shown_values)
+        self._shown_values = values
+
+    def _payload(self, t: int, member: int | None) -> _Payload:
+        key = (t, member)
+        cached = self._cache.get(key)
+        if cached is not None:
+            self._cache.move_to_end(key)
+            return cached
+        traces = self._panels.traces(t, member, slots=_SLOTS)
+        paths = ("source",) if traces[0].source is not None else ("z",)
+        payload = (trace_values(traces, paths), self._panels.title(t, member))
+        self._cache[key] = payload
+        while len(self._cache) > self.cache_steps:
+            self._cache.popitem(last=False)
+        return payload
+
+    def static(self) -> go.Figure:
+        """:func:`ercot_nb.figures.video_segmentation_animation` starting at the step shown.
+
+        The kernel-free fallback: every step with a slider and Play (the
+        knees' segmentations; a member picked instead of a knee is not kept).
+        """
+        return figures.video_segmentation_animation(
+            self.result, self.dataset, truth=self.truth, max_pixels=self.max_pixels,
+            panel_width=self.panel_width, start=self._step,
+        )
