@@ -24,6 +24,7 @@ builder                        shows
 :func:`scores_figure`          RI or NMI per step of one or more runs
 :func:`n_clusters_figure`      chosen (and true) number of clusters per step
 :func:`sankey_figure`          cluster flow between steps (persist/split/merge)
+:func:`membership_figure`      each id's cluster at every step (who changes cluster)
 :func:`video_segmentation_figure` a video frame, its segmentation and the
                                ground truth side by side
 :func:`video_segmentation_animation` the same over all steps (slider + play)
@@ -32,7 +33,8 @@ builder                        shows
 =============================  ==============================================
 
 Helpers: :func:`member_partition` (a-posteriori choice of a front member),
-:func:`cluster_flows` (the Sankey's table), :func:`ground_truth_result`
+:func:`cluster_flows` (the Sankey's table), :func:`cluster_moves` (every change of
+cluster of every id), :func:`ground_truth_result`
 (a dataset's labels shown with the same views); for videos :func:`is_video`,
 :func:`frame_image` and :func:`segmentation_image` (pixels placed by id).
 """
