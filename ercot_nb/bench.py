@@ -1,6 +1,7 @@
 """Benchmarks: speed of the kernels and the algorithm, and quality on Syn1-Syn8.
 
-Run ``python -m ercot_nb.bench speed`` or ``python -m ercot_nb.bench quality``
+Run ``python -m ercot_nb.bench speed``, ``... bench apps`` (bird_flocks and the
+video scenes: seconds per step and peak memory) or ``... bench quality``
 (also ``ercot-nb bench ...``).  Every figure of one report is measured in the
 same run, so compare ratios rather than absolute times across machines.
 These are measurements, not tests: nothing here asserts a target.
@@ -112,6 +113,93 @@ def speed_report(numpy_steps: int = 2) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["measure", "value"])
 
 
+# --------------------------------------------------------------------------- applications
+# One fresh process per case: the dataset is built there, ERCOT (and staticEC)
+# fit on it, and memory is read from the process itself, so cases do not share
+# allocator state.  Peak memory is reported two ways: the peak of NumPy/Python
+# allocations during the fit (tracemalloc; numba's own buffers are not traced),
+# and the growth of the peak resident set size over the process's size before
+# the data were built (includes numba's buffers and allocator slack).
+_APP_CASE = r"""
+import json, resource, sys, time, tracemalloc
+import numpy as np
+from ercot_nb import ERCOT, StaticEC, datasets
+from ercot_nb.metrics import mean_scores
+
+name, params, algorithms = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3].split(",")
+ERCOT(seed=0).fit(datasets.load("syn1", seed=0)[:2])  # load the numba cache first
+def rss_mib():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+before = rss_mib()
+data = datasets.load(name, seed=0, **params)
+out = {"n_samples": int(data.n_samples_per_step.max()), "n_steps": len(data)}
+tracemalloc.start()
+for algorithm in algorithms:
+    estimator = {"ERCOT": ERCOT, "staticEC": StaticEC}[algorithm](seed=0)
+    labels = estimator.fit_predict(data)
+    seconds = estimator.result_.seconds
+    out[algorithm] = {
+        "s_per_step": float(np.mean(seconds)),
+        "s_per_step_after_first": float(np.mean(seconds[1:])) if len(seconds) > 1 else None,
+        "mRI": mean_scores(data, labels)["mRI"] if data[0].labels is not None else None,
+        "clusters": float(np.mean(estimator.n_clusters_)),
+    }
+out["traced_peak_mib"] = tracemalloc.get_traced_memory()[1] / 2**20
+tracemalloc.stop()
+out["rss_growth_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before
+print(json.dumps(out))
+"""
+
+APP_CASES: list[tuple[str, dict]] = [
+    ("bird_flocks", {}),
+    ("video_mo", {}),
+    ("video_rc", {"scale": 0.25}),
+    ("video_rc", {"scale": 0.5}),
+    ("video_rc", {}),
+]
+
+
+def _app_case(name: str, params: dict, algorithms: tuple[str, ...]) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-c", _APP_CASE, name, json.dumps(params), ",".join(algorithms)],
+        check=True, capture_output=True, text=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def applications_report(
+    cases: list[tuple[str, dict]] | None = None,
+    algorithms: tuple[str, ...] = ("ERCOT", "staticEC"),
+) -> pd.DataFrame:
+    """Seconds per step, one-run mRI and peak memory on bird_flocks and the video scenes.
+
+    Parameters
+    ----------
+    cases : list of (name, params), optional
+        Datasets to measure (default :data:`APP_CASES`: bird_flocks, video_mo,
+        and video_rc at 1/4, 1/2 and full size to show how memory grows).
+    algorithms : tuple of str
+        Any of "ERCOT", "staticEC"; each fits once with seed 0.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per case and algorithm.
+    """
+    rows = []
+    for name, params in cases or APP_CASES:
+        out = _app_case(name, params, algorithms)
+        label = name + "".join(f" {k}={v}" for k, v in params.items())
+        for algorithm in algorithms:
+            rows.append({
+                "dataset": label, "pixels_or_samples": out["n_samples"], "steps": out["n_steps"],
+                "algorithm": algorithm, **out[algorithm],
+                "traced_peak_MiB": out["traced_peak_mib"], "rss_growth_MiB": out["rss_growth_mib"],
+            })
+    return pd.DataFrame(rows)
+
+
 # --------------------------------------------------------------------------- quality
 def _one_run(task: tuple) -> dict:
     algorithm, name, seed, params, setting = task
@@ -207,6 +295,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ercot-nb bench", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
     sub.add_parser("speed", help="seconds per step, numba vs NumPy twin, compile and first-fit time")
+    apps = sub.add_parser("apps", help="seconds per step and peak memory on bird_flocks and the videos")
+    apps.add_argument("--datasets", nargs="*", default=None,
+                      help="names (default: bird_flocks, video_mo, video_rc at 1/4, 1/2, full size)")
     quality = sub.add_parser("quality", help="ERCOT and staticEC on Syn1-Syn8 vs oracle and paper")
     quality.add_argument("--runs", type=int, default=10)
     quality.add_argument("--datasets", nargs="*", default=None)
@@ -219,6 +310,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.what == "speed":
         report = speed_report()
         print(report.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+        return 0
+
+    if args.what == "apps":
+        cases = [(name, {}) for name in args.datasets] if args.datasets else None
+        report = applications_report(cases)
+        with pd.option_context("display.width", 200, "display.max_columns", 20):
+            print(report.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
         return 0
 
     settings = {}

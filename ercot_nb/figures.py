@@ -2284,6 +2284,7 @@ def save_html(
     path.write_text(page, encoding="utf-8")
     return path
 
+
 # ---------------------------------------------------------------------------
 # Membership over time (who changes cluster)
 # ---------------------------------------------------------------------------
