@@ -1,10 +1,9 @@
 """Build and execute notebooks/06_bird_flocks.ipynb: python notebooks/_build/06_bird_flocks.py"""
+import sys
 from pathlib import Path
 
-import nbformat
-from nbclient import NotebookClient
-from nbformat.v4 import new_code_cell as code
-from nbformat.v4 import new_markdown_cell as md
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _tutorial import build, code, md  # noqa: E402
 
 cells = [
 md("""# Bird flocks: tracking groups whose members switch
@@ -93,9 +92,4 @@ ercot-nb experiments --runs 10 --out results --datasets bird_flocks --algorithms
 code("""data.metadata["paper"]"""),
 ]
 
-nb = nbformat.v4.new_notebook(cells=cells)
-nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-path = Path(__file__).resolve().parents[1] / "06_bird_flocks.ipynb"
-NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
-nbformat.write(nb, path)
-print("wrote", path)
+build("06_bird_flocks.ipynb", cells)

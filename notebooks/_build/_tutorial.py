@@ -5,6 +5,7 @@ run it from anywhere, e.g. ``python notebooks/_build/03_smoothness_a_posteriori.
 """
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -13,6 +14,13 @@ from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 NOTEBOOKS = Path(__file__).resolve().parents[1]
+
+# Stored Plotly outputs carry both the Plotly JSON (drawn by JupyterLab) and an
+# HTML version that loads plotly.js from its CDN (drawn by nbviewer and in HTML
+# exports), so the notebooks read well with outputs only.  The kernel inherits
+# this variable; plotly reads it at import.
+PLOTLY_RENDERER = "plotly_mimetype+notebook_connected"
+os.environ["PLOTLY_RENDERER"] = PLOTLY_RENDERER
 
 md = new_markdown_cell
 code = new_code_cell

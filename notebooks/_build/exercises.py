@@ -13,6 +13,7 @@ student fills in are tagged ``solution-cell`` and name their section of
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -329,6 +330,8 @@ def build(name: str, cells: list) -> Path:
     nb.metadata["language_info"] = {"name": "python"}
     path = OUT / f"{name}.ipynb"
     started = time.perf_counter()
+    # Plotly JSON for JupyterLab plus CDN-backed HTML for nbviewer / HTML exports.
+    os.environ["PLOTLY_RENDERER"] = "plotly_mimetype+notebook_connected"
     NotebookClient(nb, timeout=300, kernel_name="python3", store_widget_state=False,
                    resources={"metadata": {"path": str(OUT)}}).execute()
     for i, cell in enumerate(nb.cells):
