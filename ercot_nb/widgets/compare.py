@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .. import algorithms
+from .. import algorithms, figures
 from ..data import TemporalDataset
 from ..metrics import mean_scores
 from ..result import ClusteringResult, StepResult
@@ -22,6 +22,7 @@ from .partition_view import PartitionView
 from .run_panel import algorithm_form, make_algorithm
 from .scores_view import ScoresView
 from .scrubber import TimeScrubber
+from .video_view import VideoView
 
 __all__ = ["Compare", "summary_frame"]
 
@@ -75,7 +76,7 @@ class Compare(W.VBox):
     ----------
     runs : dict of str to ClusteringResult
         Results on the current dataset, by algorithm name.
-    partitions : dict of str to PartitionView
+    partitions : dict of str to PartitionView or VideoView (for video datasets)
     scores : ScoresView
     """
 
@@ -113,7 +114,7 @@ class Compare(W.VBox):
         self.progress = W.IntProgress(value=0, min=0, max=1, description="steps",
                                       style={"description_width": "50px"})
         self.scrubber = TimeScrubber(self.dataset.times)
-        self.partitions: dict[str, PartitionView] = {}
+        self.partitions: dict[str, PartitionView | VideoView] = {}
         self._titled_boxes: dict[str, W.VBox] = {}
         self.views_box = W.HBox(layout=W.Layout(flex_flow="row wrap"))
         self.scores = ScoresView(self.dataset, {}, width=620)
@@ -177,13 +178,17 @@ class Compare(W.VBox):
             names = names[:MAX_ALGORITHMS]
         for name in names:
             if name not in self.partitions:
-                self.partitions[name] = PartitionView(
-                    self.dataset, self.runs.get(name), step=self.scrubber.value,
-                    width=560, height=480,
-                )
+                self.partitions[name] = self._new_view(name)
         self.views_box.children = [self._titled(name) for name in names]
         self.param_tabs.children = [self._form(name) for name in names]
         self.param_tabs.titles = tuple(names)
+
+    def _new_view(self, name: str) -> PartitionView | VideoView:
+        """A video's frames and segmentations, or a scatter partition for other data."""
+        data, result, step = self.dataset, self.runs.get(name), self.scrubber.value
+        if figures.is_video(data):
+            return VideoView(data, result, step=step, truth=False, panel_width=280)
+        return PartitionView(data, result, step=step, width=560, height=480)
 
     def _titled(self, name: str) -> W.Widget:
         if name not in self._titled_boxes:
@@ -308,6 +313,12 @@ class Compare(W.VBox):
             self.runs.clear()
             data = change["new"]
             self.scrubber.set_steps(data.times, value=0)
+            if any(isinstance(view, VideoView) != figures.is_video(data)
+                   for view in self.partitions.values()):
+                # video <-> scatter: new views of the right kind
+                self.partitions.clear()
+                self._titled_boxes.clear()
+                self._sync_selection()
             for view in self.partitions.values():
                 view.load(data, None)
             self.scores.load(data, {})

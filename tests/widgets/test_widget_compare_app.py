@@ -45,6 +45,25 @@ def test_compare_runs_every_selected_algorithm_on_the_same_data():
     assert len(compare.static()) == 3
 
 
+def test_compare_shows_videos_as_frames_and_switches_view_kind_with_the_data():
+    from ercot_nb import datasets
+    from ercot_nb.widgets import PartitionView, VideoView
+
+    video = datasets.load("video_mo", seed=0, scale=0.1, n_frames=3)  # 16 x 12 pixels
+    compare = Compare(video, params={"ERCOT": FAST, "staticEC": FAST})
+    assert all(isinstance(view, VideoView) for view in compare.partitions.values())
+    compare.run(wait=True)
+    assert set(compare.runs) == {"ERCOT", "staticEC"} and compare.progress.value == 6
+    compare.scrubber.value = 2
+    for name, view in compare.partitions.items():
+        assert view.step == 2 and view.result is compare.runs[name]
+    assert len(compare.static()) == 3
+    compare.picker.dataset = datasets.load("syn1", seed=0)  # back to points: scatter views
+    assert all(isinstance(view, PartitionView) for view in compare.partitions.values())
+    assert set(compare.partitions) == {"ERCOT", "staticEC"} and not compare.runs
+    assert list(compare.views_box.children) == [compare._titled(n) for n in compare.selected]
+
+
 def test_compare_keeps_entries_per_algorithm_and_limits_the_selection():
     compare = Compare("syn1", algorithms=("staticEC",), params={"staticEC": {"pop_size": 12}})
     assert compare.param_tabs.titles == ("staticEC",)
