@@ -86,35 +86,36 @@ class _Recipe:
 _MOVE_2D = (
     "Four 2-D Gaussian clusters (means (2,2), (-2,2), (-2,-2), (2,-2), labels 0-3, "
     "covariance 0.8 I, 50 samples each) observed over 10 steps; the bottom-left "
-    "cluster (label 2) moves towards the top-right one (label 0) by 0.6 per step, so "
-    "the two overlap from about t=4. With the default Euclidean step the moving mean "
-    "ends about 0.26 from the top-right mean at t=10, so no method separates those two "
-    "clusters at t=9-10 (a property of the data, not a bug)."
+    "cluster (label 2) moves towards the top-right one (label 0) by 0.6 per step: at "
+    "times 4-5 it is between the other three, and it overlaps the top-right one from "
+    "about time 6. With the default Euclidean step the moving mean "
+    "ends about 0.26 from the top-right mean at time 10, so no method separates those two "
+    "clusters at times 9-10 (a property of the data, not a bug)."
 )
 _MOVE_4D = (
     "Four 4-D Gaussian clusters (means (2,2,2,2), (-2,-2,2,2), (-2,-2,-2,-2), "
     "(2,2,-2,-2), labels 0-3, covariance 0.8 I, 50 samples each) observed over 10 "
     "steps; the third cluster (label 2) moves towards the first (label 0) by 0.6 per "
     "step. With the default Euclidean step the moving mean ends 2.6 from the first "
-    "mean at t=10."
+    "mean at time 10."
 )
 _DRIFT = (
-    " Concept drift: at t=4, 15 random samples of the moving cluster switch to the "
-    "other three clusters (5 to each) and stay there; at t=5 another 15 switch (5 to "
-    "each); at t=6 those 15 return to the moving cluster. A switched sample is drawn "
+    " Concept drift: at time 4, 15 random samples of the moving cluster switch to the "
+    "other three clusters (5 to each) and stay there; at time 5 another 15 switch (5 to "
+    "each); at time 6 those 15 return to the moving cluster. A switched sample is drawn "
     "around its new cluster's mean and labelled with it."
 )
 _INSERT_REMOVE = (
-    " Samples come and go: at t=4, 10 random samples of each cluster (by membership at "
-    "that time) are removed for good; at t=6, 10 new samples with new ids are drawn for "
-    "each cluster; at t=8, 10 random samples of each cluster are removed. Step sizes: "
+    " Samples come and go: at time 4, 10 random samples of each cluster (by membership at "
+    "that time) are removed for good; at time 6, 10 new samples with new ids are drawn for "
+    "each cluster; at time 8, 10 random samples of each cluster are removed. Step sizes: "
     "200, 200, 200, 160, 160, 200, 200, 160, 160, 160."
 )
 _DISAPPEAR = (
-    " The moving cluster disappears at t=5 and t=6: each of its members is drawn "
+    " The moving cluster disappears at times 5 and 6: each of its members is drawn "
     "around one of the other three clusters' means and labelled with it (one fixed "
-    "destination per sample, spread evenly; samples that switched out at t=5 keep their "
-    "t=5 destination). From t=7 memberships are as in the drift scenario, so the moving "
+    "destination per sample, spread evenly; samples that switched out at time 5 keep their "
+    "time 5 destination). From time 7 memberships are as in the drift scenario, so the moving "
     "cluster reappears. The number of clusters (4, 4, 4, 4, 3, 3, 4, ...) is treated as "
     "unknown (k=None)."
 )

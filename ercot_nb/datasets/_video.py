@@ -239,7 +239,7 @@ _BT = _Scene(
         "a seascape with a dynamic background and static objects, after the paper's "
         "video_seg_BT: sky (segment 0, clouds drifting) above rippling water (1, its texture "
         "moves every frame), a static boat (2) and a static lighthouse (3) whose lamp (4) "
-        "blinks: off at t = 1-3, on at 4-6, off at 7-9, on at 10-12 (and so on), so the true "
+        "blinks: off at times 1-3, on at 4-6, off at 7-9, on at 10-12 (and so on), so the true "
         "number of segments alternates 4 <-> 5; an unlit lamp belongs to the lighthouse."
     ),
 )
@@ -323,8 +323,8 @@ _MO = _Scene(
     story=(
         "a room with a static object that changes position, after the paper's video_seg_MO: "
         "wall (0), floor (1), window (2), picture (3), table (4), lamp on the table (5) and a "
-        "chair (6) that is moved at t = 4, rotated at t = 6 and moved and rotated back at "
-        "t = 8 (unchanged between those times and after t = 8); 7 segments in every frame."
+        "chair (6) that is moved at time 4, rotated at time 6 and moved and rotated back at "
+        "time 8 (unchanged between those times and after time 8); 7 segments in every frame."
     ),
 )
 
@@ -397,7 +397,7 @@ _RC = _Scene(
         "a panning camera with moving objects, after the paper's video_seg_RC: a textured "
         "background (0) scrolling left by 0.06 frame heights per frame, a car (1) driving "
         "right, a ball (2) flying left and a walker (3) who enters from the right edge "
-        "at t = 5 (absent at t = 1-4), so the true number of segments goes 3 -> 4."
+        "at time 5 (absent at times 1-4), so the true number of segments goes 3 -> 4."
     ),
 )
 

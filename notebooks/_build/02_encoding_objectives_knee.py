@@ -61,7 +61,7 @@ pairwise = np.linalg.norm(centroids[active][:, None] - centroids[active][None, :
 f_sep = 1.0 / pairwise[np.triu_indices(len(active), k=1)].min()
 print(f"by hand: f_cp = {f_cp:.4f}, f_sep = {f_sep:.4f}")
 print(f"stored:  f_cp = {step.objectives[step.knee, 0]:.4f}, f_sep = {step.objectives[step.knee, 1]:.4f}")"""),
-md("""**Why they trade off the number of clusters.** Adding a cluster lets samples sit closer to a centroid, so `f_cp` goes down; but the new centroid is closer to some other one, so `f_sep` goes up. Neither objective alone can choose k (f_cp alone wants one cluster per sample, f_sep alone two far-apart clusters); together they give a front of partitions at different k. On the first front of step 1, the best value of each objective per number of clusters:"""),
+md("""**Why they trade off the number of clusters.** Adding a cluster lets samples sit closer to a centroid, so `f_cp` goes down; but the new centroid is closer to some other one, so `f_sep` goes up. Neither objective alone can choose k (f_cp alone wants as many clusters as allowed (C_max = 8), f_sep alone two far-apart clusters); together they give a front of partitions at different k. On the first front of step 1, the best value of each objective per number of clusters:"""),
 code("""# NBVAL_CHECK_OUTPUT
 fronts = result.fronts_frame()
 first = fronts[(fronts.t == 0) & fronts.first_front]
@@ -91,7 +91,7 @@ md("""Two of the four true clusters are split in two; clusters the two partition
 
 ## Knee rules
 
-`ERCOT(knee=...)` chooses the output among the first-front members by one of three rules (`ercot_nb/_knee.py`). The first two normalise each objective to g = sqrt((f - min) / (max - min)) over the front:
+`ERCOT(knee=...)` chooses the output among the first-front members (on the accumulated objectives from the second step on) by one of three rules (`ercot_nb/_knee.py`). The first two normalise each objective to g = sqrt((f - min) / (max - min)) over the front:
 
 * `"ideal"` (default): the member closest to the ideal corner (0, 0);
 * `"chord"`: the member farthest from the straight line joining the two extreme members, on the ideal side (the classic "knee" of a curve);

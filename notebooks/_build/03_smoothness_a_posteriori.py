@@ -30,7 +30,7 @@ events = data.metadata["events"]
 events.groupby(["time", "from_cluster", "to_cluster"]).size().rename("samples").reset_index()"""),
 md("""## Fit the three algorithms
 
-The number of clusters is given to all three here (k = 4, the paper's protocol on Syn1–Syn6), so that only the handling of history differs. The same seed makes every run reproducible. (Without k, penaltyEC's objectives do not hold the number of clusters down: f_cp always improves with more clusters, and 1 - NMI does not push back; see the last cell of this section.)"""),
+The number of clusters is given to all three here (k = 4, the paper's protocol on Syn1–Syn6), so that only the handling of history differs. Giving k forces k centroid slots to be active, but a slot can end up with no samples (a \"ghost\"), so a partition can still have fewer than k clusters (see 02). The same seed makes every run reproducible. (Without k, penaltyEC's objectives do not hold the number of clusters down: f_cp always improves with more clusters, and 1 - NMI does not push back; see the last cell of this section.)"""),
 code("""runs = {
     "ERCOT": ERCOT(4, seed=0).fit(data),
     "penaltyEC": PenaltyEC(4, seed=0).fit(data),
@@ -83,7 +83,7 @@ md("""### What the output shows, and why
 
 * **alpha** (second index column): 0.49 at time 2, low at times 3–4 (0.29, 0.26), a spike at time 5 (0.60), 0.36 at time 6, its minimum at time 7 (0.18), then 0.29, 0.36 and 0.52 at times 8–10.
 * **The alpha_i of one cluster jump from step to step**, even for a cluster that never moves: the cluster at (2, -2) (true label 3) has alpha_i = 0.24 at time 2 and 0.00 at time 3, before any switch, and 0.96 at time 8. Syn3 redraws every sample's position at every step, so for a static cluster phi_1 and phi_2 are two about equally good estimates of the same Gaussian; the mixture likelihood is then almost flat in alpha_i and its maximum can land anywhere between 0 and 1. A single alpha_i carries little information; alpha, their weighted mean, is steadier.
-* **Times 6, 7 and 9** have only **3 matched pairs** (the `pairs` column). At times 6 and 9 the pseudo-partition has merged the moving cluster into the top-right one as they overlap, so the previous cluster of the moving samples (column 2, NaN) has no partner and adds 0 to alpha. At time 7 the previous partition (time 6) itself had only 3 clusters, and all three alpha_i are low (0.41, 0.22, 0.00): that is the minimum.
+* **Times 6, 7 and 9** have only **3 matched pairs** (the `pairs` column). At times 6 and 9 the pseudo-partition has merged the moving cluster into the top-right one as they overlap, so the previous cluster of the moving samples (column 2, NaN) has no partner and adds 0 to alpha. At time 7 the previous partition (time 6) itself had only 3 clusters, and all three alpha_i are low (0.41, 0.22, 0.00): that is the minimum. (A column is the true cluster most of a previous cluster's samples belong to; when two previous clusters share one, as at time 10 after the merged partition of time 9, `pivot_table` averages their alpha_i into one cell, so a NaN can appear although all pairs are matched.)
 
 Are the membership switches of times 4–6 what lowers alpha? Syn1 is the same data **without** the switches (same data seed), so fitting ERCOT on it with the same seed isolates their effect:"""),
 code("""# NBVAL_CHECK_OUTPUT

@@ -73,7 +73,7 @@ flows = pd.DataFrame(figures.cluster_flows(result8))
 flows["from time"] = flows["t"].map(lambda t: result8[t - 1].time)
 flows["to time"] = flows["t"].map(lambda t: result8[t].time)
 print(flows[flows["t"].isin([4, 6])][["from time", "to time", "source", "target", "count"]].to_string(index=False))"""),
-md("""At time 5 cluster 0 (the moving one) spreads over clusters 1, 2 and 3 (12, 11 and 12 samples). At time 7 a **new** cluster, 4, forms from 12 + 10 + 13 samples of clusters 1, 2 and 3: the moving cluster is back, but with a new aligned label and colour. Labels are carried from one step to the next only, so a cluster absent at t-1 cannot get its old label back; the flows (or `figures.cluster_moves`) show where its members came from. Against the truth:"""),
+md("""At time 5 aligned cluster 0 (the moving cluster, true label 2) spreads over clusters 1, 2 and 3 (12, 11 and 12 samples). At time 7 a **new** cluster, 4, forms from 12 + 10 + 13 samples of clusters 1, 2 and 3: the moving cluster is back, but with a new aligned label and colour. Labels are carried from one step to the next only, so a cluster absent at t-1 cannot get its old label back; the flows (or `figures.cluster_moves`) show where its members came from. Against the truth:"""),
 code("""# NBVAL_CHECK_OUTPUT
 for t in (3, 4, 6):
     print(f"time {data8[t].time}: rows = true cluster, columns = aligned label")
@@ -81,7 +81,7 @@ for t in (3, 4, 6):
 code("""# NBVAL_IGNORE_OUTPUT
 for t in (3, 4, 6):
     figures.partition_figure(data8, result8, t).show()"""),
-md("""The partitions show features 0 and 1 of the four (pass `features=(2, 3)` or `projection="pca"` for other views); colours are the aligned labels: the moving cluster is blue (0) until time 4, absent at times 5–6, and back in a new colour (4) at time 7."""),
+md("""The partitions show features 0 and 1 of the four (pass `features=(2, 3)` or `projection="pca"` for other views); colours are the aligned labels: the moving cluster (true label 2) is aligned cluster 0, blue, until time 4, absent at times 5–6, and back in a new colour (4) at time 7."""),
 ]
 
 if __name__ == "__main__":

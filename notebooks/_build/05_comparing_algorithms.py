@@ -47,7 +47,7 @@ comparison = pd.DataFrame({
 })"""),
 code("""# NBVAL_CHECK_OUTPUT
 print(comparison.round(3).to_string())"""),
-md("""The same for our full 30-run sweeps, read from the run tables committed next to this notebook (`paper_results/.../runs.csv`, the same columns as `table`): with k given to every algorithm on Syn1–Syn6, and with k given only to k-meansCOT."""),
+md("""The same for our full 30-run sweeps, read from the run tables committed next to this notebook (`paper_results/.../runs.csv`, the same columns as `table`): with k given to every algorithm on Syn1–Syn6, and with k given only to k-meansCOT (Syn3 and Syn7 are read from the k-given sweep; Syn7 has k unknown in either)."""),
 code("""# NBVAL_CHECK_OUTPUT
 def thirty_runs(path, dataset):
     full = experiments.summary_table(pd.read_csv(path).query("dataset == @dataset"))
@@ -66,7 +66,7 @@ md("""What the numbers say (two runs are enough to read large differences, not t
 
 * **Syn3, k given**: all six lie between 0.90 and 0.98 mRI. AFFECT leads, then penaltyEC, k-meansCOT and ERCOT; staticEC, without history, is last. The 30-run sweep gives the same order.
 * **Syn7, k unknown** (the truth has 4 clusters, 3 at times 5–6): here each algorithm must also choose k. ERCOT and staticEC average about 3.4 clusters per step, penaltyEC more than 7 (its objectives f_cp and 1 - NMI do not bound k), AFFECT 2 and E2SC 2.5. ERCOT has the best mRI, as in the 30-run sweep (where staticEC ties with it).
-* **Our numbers vs the paper's**: on Syn3 ours are clearly below the paper's for ERCOT (by about 0.04) and E2SC (0.05), slightly below for penaltyEC and staticEC, and above for k-meansCOT and AFFECT. The project's notes (README, "Measured results") show that the paper's ERCOT values are above the reachable oracle partition on most sets, so its data or metric must differ from its text; compare algorithms within one table rather than across the two.
+* **Our numbers vs the paper's**: on Syn3 ours are clearly below the paper's for ERCOT (by about 0.04) and E2SC (0.05), slightly below for penaltyEC and staticEC, and above for k-meansCOT and AFFECT. The project's notes (README, "Measured results") show that the paper's ERCOT values are above the oracle partition (every sample given the cluster whose *true* mean is nearest, `datasets.oracle_partition`, about the best a method can reach) on most sets, so its data or metric must differ from its text; compare algorithms within one table rather than across the two.
 
 ## The full reports
 

@@ -54,7 +54,7 @@ EX01 = [
 ERCOT (evolutionary robust clustering over time) finds one partition per time step by an evolutionary search that scores every candidate partition on two objectives to minimise: compactness `f_cp` and separation `f_sep`.
 In this exercise you write both objectives yourself and compare them with the package's own implementation.
 
-**You will learn:** how a candidate partition is encoded (centroids plus active/inactive switches), why "ghost" centroids matter for `f_sep`, and which edge cases (one cluster, duplicate centroids) a clustering objective must handle.
+**You will learn:** how a candidate partition is encoded (centroids plus active/inactive switches), why "ghost" centroids matter for `f_sep`, and which edge cases (one cluster, duplicate centroids) a clustering objective must handle. Background: tutorial [02](../02_encoding_objectives_knee.ipynb).
 
 {FEEDBACK_NOTE}"""),
     code("""import numpy as np
@@ -115,7 +115,7 @@ $$f_{cp} = \\sum_{s} \\lVert a_s - z_{c(s)} \\rVert$$
     md("""## Think about it
 
 - Adding one more active centroid never makes `f_cp` larger, and usually makes `f_sep` larger. Why? This trade-off is what lets ERCOT choose the number of clusters itself.
-- With the paper's `f_sep` (ghosts counted), a ghost placed far from everything changes neither objective much. Why could the search then report more clusters than there are non-empty ones? Try `ERCOT(separation="nonempty")` against the default on `datasets.load("syn1")`."""),
+- With the paper's `f_sep` (ghosts counted), a ghost placed far from everything changes neither objective much. Why could the search then keep more *active* slots (`n_active`) than non-empty clusters? Try `ERCOT(separation="nonempty")` against the default on `datasets.load("syn1")`."""),
 ]
 
 # --------------------------------------------------------------------------- #
@@ -127,7 +127,7 @@ EX02 = [
 At every time step ERCOT ends with a population of candidate partitions. Those that no other candidate beats on both objectives (`f_cp`, `f_sep`) form the first **Pareto front**; ERCOT outputs one of them, the **knee**.
 First you predict, just by looking at a front, how many clusters the knee has; then you implement the rule that picks it.
 
-**You will learn:** to read a Pareto front, why the number of clusters is a trade-off between the two objectives, and how the knee rule's normalisation changes what "closest to the ideal" means.
+**You will learn:** to read a Pareto front, why the number of clusters is a trade-off between the two objectives, and how the knee rule's normalisation changes what "closest to the ideal" means. Background: tutorials [01](../01_quickstart.ipynb) and [02](../02_encoding_objectives_knee.ipynb).
 
 {FEEDBACK_NOTE}"""),
     code("""import plotly.express as px
@@ -165,7 +165,7 @@ The knee is the point where the front bends: improving one objective further cos
     code("""check("02_predict_the_knee", predicted_k, part="predict", result=result, t=t)"""),
     md("""## Part B: the knee rule
 
-ERCOT's default rule (`knee="ideal"`, from MOCK by Handl & Knowles):
+ERCOT's default rule, `knee="ideal"` (only its square-root scaling comes from MOCK by Handl & Knowles; MOCK's attainment score is the separate `knee="mock"` rule of tutorial 02):
 
 1. Rescale each objective over the front: $g = \\sqrt{(f - \\min f) / (\\max f - \\min f)}$, with $g = 0$ when $\\max f = \\min f$.
 2. Pick the point with the smallest Euclidean distance $\\sqrt{g_1^2 + g_2^2}$ to the ideal corner $(0, 0)$.
@@ -195,7 +195,7 @@ EX03 = [
 
 ERCOT borrows from the previous time step with a weight alpha that it tunes itself, from the data, at every step: it selects on `(1 - alpha) f(t) + alpha f(t-1)`. You will not tune anything here; you will **explain** the values alpha takes on Syn3.
 
-**You will learn:** to read `alpha_` against the events in the data, to tell time labels from step indices, and to test an explanation with a control experiment (the same data without the event).
+**You will learn:** to read `alpha_` against the events in the data, to tell time labels from step indices, and to test an explanation with a control experiment (the same data without the event). Background: tutorials [01](../01_quickstart.ipynb) and [03](../03_smoothness_a_posteriori.ipynb).
 
 {FEEDBACK_NOTE}"""),
     code("""import numpy as np
@@ -264,7 +264,7 @@ EX04 = [
 
 In Syn7 one cluster disappears for a while and then comes back, and nobody tells the algorithm how many clusters there are. You will find the event in the ground truth first, then see whether ERCOT noticed it.
 
-**You will learn:** to read per-step labels of a `TemporalDataset`, to count clusters correctly when a label goes missing, and to compare ERCOT's chosen number of clusters (`n_clusters_`) with the truth, step by step.
+**You will learn:** to read per-step labels of a `TemporalDataset`, to count clusters correctly when a label goes missing, and to compare ERCOT's chosen number of clusters (`n_clusters_`) with the truth, step by step. Background: tutorial [04](../04_samples_come_and_go.ipynb) (Syn7 is the 2-D twin of its Syn8).
 
 {FEEDBACK_NOTE}"""),
     code("""import numpy as np
