@@ -22,6 +22,7 @@ from ercot_nb.experiments import (
     load_fronts,
     mark_against_reference,
     run_experiments,
+    seconds_table,
     significance_marks,
     summary_table,
 )
@@ -360,3 +361,20 @@ def test_cli_reports_bad_names_in_one_line(tmp_path, capsys):
     assert main(["experiments", "--out", str(tmp_path), "--algorithms", "nope", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("ercot-nb: error: unknown algorithm 'nope'") and err.count("\n") == 1
+
+
+def test_seconds_table_adds_the_papers_times_of_the_timed_data_sets():
+    summary = pd.DataFrame([
+        {"algorithm": a, "dataset": d, "seconds_per_step": s}
+        for a, s in (("ERCOT", 0.5), ("staticEC", 0.25))
+        for d in ("bird_flocks", "video_bt", "video_mo")
+    ])
+    table = seconds_table(summary)
+    assert list(table.columns) == ["bird_flocks", "video_bt", "video_mo",
+                                   "paper Bird_flocks", "paper Video_mo"]
+    assert table.loc["ERCOT", "paper Video_mo"] == 1.9953
+    assert table.loc["staticEC", "paper Bird_flocks"] == 0.2131
+    # a sweep without any data set the paper timed falls back to its Syn1 column
+    only_syn3 = seconds_table(summary.assign(dataset="syn3").drop_duplicates(["algorithm"]))
+    assert list(only_syn3.columns) == ["syn3", "paper Syn1"]
+    assert only_syn3.loc["ERCOT", "paper Syn1"] == 0.2769
