@@ -47,7 +47,7 @@ import re
 from collections.abc import Mapping, Sequence
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -57,6 +57,9 @@ from plotly.colors import qualitative, sample_colorscale
 from .data import Snapshot, TemporalDataset, common_ids
 from .metrics import rand_index, score_steps
 from .result import ClusteringResult, StepResult, align_labels
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "WEBGL_THRESHOLD",
@@ -85,6 +88,9 @@ __all__ = [
     "segmentation_image",
     "video_segmentation_figure",
     "video_segmentation_animation",
+    "MEMBERSHIP_SORTS",
+    "cluster_moves",
+    "membership_figure",
 ]
 
 WEBGL_THRESHOLD = 5000
@@ -2291,9 +2297,6 @@ def save_html(
 
 MEMBERSHIP_SORTS = ("first_move", "moves", "id")
 """Row orders of :func:`membership_figure`."""
-
-__all__ += ["MEMBERSHIP_SORTS", "cluster_moves", "membership_figure"]
-
 
 def cluster_moves(result: ClusteringResult) -> "pd.DataFrame":
     """Every change of (aligned) cluster of every sample id, as a tidy table.

@@ -315,12 +315,13 @@ class Compare(W.VBox):
             self.scrubber.set_steps(data.times, value=0)
             if any(isinstance(view, VideoView) != figures.is_video(data)
                    for view in self.partitions.values()):
-                # video <-> scatter: new views of the right kind
+                # video <-> scatter: new views of the right kind, made on the new data
                 self.partitions.clear()
                 self._titled_boxes.clear()
                 self._sync_selection()
-            for view in self.partitions.values():
-                view.load(data, None)
+            else:
+                for view in self.partitions.values():
+                    view.load(data, None)
             self.scores.load(data, {})
             self._refresh_summary()
 
