@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.spatial.distance import cdist, pdist
 
 __all__ = [
     "EX3_STATEMENTS",
@@ -400,7 +401,7 @@ def _package_objectives(case: _ClusterCase) -> tuple[float, float]:
 
 
 def _nearest_distances(X: np.ndarray, centroids: np.ndarray, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    d = np.sqrt(((X[:, None, :] - centroids[slots][None, :, :]) ** 2).sum(axis=2))
+    d = cdist(X, centroids[slots])
     nearest = np.argmin(d, axis=1)
     return slots[nearest], d[np.arange(len(X)), nearest]
 
@@ -408,8 +409,7 @@ def _nearest_distances(X: np.ndarray, centroids: np.ndarray, slots: np.ndarray) 
 def _min_pair_distance(points: np.ndarray) -> float:
     if len(points) < 2:
         return math.inf
-    d = np.sqrt(((points[:, None, :] - points[None, :, :]) ** 2).sum(axis=2))
-    return float(d[np.triu_indices(len(points), k=1)].min())
+    return float(pdist(points).min())
 
 
 def _f_sep_slips(case: _ClusterCase) -> dict[str, float]:
