@@ -13,6 +13,10 @@ column.  Arrays stored in a dataset are read-only.
 from __future__ import annotations
 
 import html
+import math
+import numbers
+import re
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from os import PathLike
@@ -22,9 +26,12 @@ from typing import Any, overload
 import numpy as np
 import pandas as pd
 
-__all__ = ["Snapshot", "TemporalDataset", "common_ids"]
+__all__ = ["Snapshot", "TemporalDataset", "common_ids", "check_arithmetic_range", "ARITHMETIC_LIMIT",
+           "RANGE_RATIO_WARNING"]
 
 _N_LISTED = 5  # how many offending ids / values an error message shows
+ARITHMETIC_LIMIT = 1e150  # |feature| above this (or a total spread below its inverse) breaks squared distances
+RANGE_RATIO_WARNING = 100.0  # feature ranges this many times apart make the widest one dominate
 _FRAME_COLUMNS = ("time", "id", "label")  # reserved column names of to_frame()
 
 
@@ -207,6 +214,7 @@ def _validated_snapshot(
     missing = pd.isna(ids)
     if missing.any():
         raise ValueError(f"{where}: {int(missing.sum())} id(s) are missing (None or NaN)")
+    _id_kind(ids, where)
     duplicated = pd.Series(ids).duplicated().to_numpy()
     if duplicated.any():
         repeated = pd.unique(ids[duplicated])
@@ -307,9 +315,62 @@ def _encode_label_steps(
     return encoded, names.tolist()
 
 
+def _is_missing(value: Any) -> bool:
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # arrays, tuples: not a missing scalar
+        return False
+
+
+def _id_kind(ids: np.ndarray, where: str) -> str:
+    """``"number"`` or ``"text"`` (or ``"other"``); refuse ids that mix numbers and text."""
+    if ids.dtype.kind in "iuf":
+        return "number"
+    if ids.dtype.kind in "US":
+        return "text"
+    if ids.dtype.kind != "O":
+        return "other"
+    numbers_at = [i for i, v in enumerate(ids.tolist())
+                  if isinstance(v, numbers.Number) and not isinstance(v, bool)]
+    texts_at = [i for i, v in enumerate(ids.tolist()) if isinstance(v, (str, bytes))]
+    if numbers_at and texts_at:
+        raise ValueError(
+            f"{where}: ids mix numbers and text ({len(numbers_at)} numbers such as "
+            f"{_few(ids[numbers_at[:2]])}, {len(texts_at)} strings such as {_few(ids[texts_at[:2]])}); "
+            "10 and '10' would be different samples. Make them one type, e.g. ids.astype(str)"
+        )
+    if numbers_at and len(numbers_at) == len(ids):
+        return "number"
+    if texts_at and len(texts_at) == len(ids):
+        return "text"
+    return "other"
+
+
+def _check_id_kinds(snapshots: Sequence[Snapshot]) -> None:
+    """Refuse ids that are numbers at one step and text at another (no sample would match)."""
+    first_kind = None
+    for index, snapshot in enumerate(snapshots):
+        kind = _id_kind(snapshot.ids, _step_name(index, snapshot.time))
+        if kind == "other":
+            continue
+        if first_kind is None:
+            first_kind = (kind, index)
+        elif kind != first_kind[0]:
+            raise ValueError(
+                f"{_step_name(index, snapshot.time)}: ids are {kind} but {first_kind[0]} at step "
+                f"{first_kind[1]}; no sample would be the same at both steps. Give every step "
+                "ids of one type, e.g. all strings"
+            )
+
+
 def _check_unique_times(times: Sequence[Any]) -> None:
     seen: dict[Any, int] = {}
     for index, time in enumerate(times):
+        if _is_missing(time):
+            raise ValueError(
+                f"step {index}: time label {time!r} is missing (None/NaN/NaT); give every step "
+                "its own time label"
+            )
         try:
             first = seen.setdefault(time, index)
         except TypeError as exc:
@@ -412,6 +473,7 @@ class TemporalDataset(Sequence[Snapshot]):
             for index, s in enumerate(snapshots)
         ]
         _check_unique_times([s.time for s in checked])
+        _check_id_kinds(checked)
         self._init_checked(checked, names, name, metadata, label_names)
 
     def _init_checked(
@@ -454,6 +516,7 @@ class TemporalDataset(Sequence[Snapshot]):
         feature_names: Sequence[str] | None = None,
         name: str = "",
         metadata: dict[str, Any] | None = None,
+        scale: str = "none",
     ) -> TemporalDataset:
         """Build a dataset from one feature matrix per step.
 
@@ -477,6 +540,10 @@ class TemporalDataset(Sequence[Snapshot]):
             Dataset name.
         metadata : dict, optional
             Free-form metadata.
+        scale : {"none", "standardize", "minmax"}, default="none"
+            Rescale the features with :meth:`scaled` (statistics over all
+            steps).  With ``"none"``, a ``UserWarning`` says when feature
+            ranges differ by 100 times or more (see :meth:`range_warning`).
 
         Returns
         -------
@@ -489,6 +556,15 @@ class TemporalDataset(Sequence[Snapshot]):
             non-numeric or non-finite features, duplicate ids, or a step with
             fewer than two samples.  The message names the step.
         """
+        from .params import SCALINGS
+
+        if scale not in SCALINGS:
+            raise ValueError(f"scale must be one of {list(SCALINGS)}, got {scale!r}")
+        if isinstance(X_list, np.ndarray) and X_list.ndim == 2:
+            raise TypeError(
+                f"X_list is one 2-D array of shape {X_list.shape}; give one array per time step, "
+                "e.g. from_arrays([X]) for a single step"
+            )
         X_list = list(X_list)
         n_steps = len(X_list)
         if n_steps == 0:
@@ -516,8 +592,15 @@ class TemporalDataset(Sequence[Snapshot]):
                 names = _check_feature_names(_default_feature_names(snapshot.n_features))
             snapshots.append(snapshot)
         _check_unique_times(times)
+        _check_id_kinds(snapshots)
         assert names is not None
-        return cls._from_checked(snapshots, names, name, metadata, label_names)
+        dataset = cls._from_checked(snapshots, names, name, metadata, label_names)
+        if scale != "none":
+            return dataset.scaled(scale)
+        note = dataset.range_warning()
+        if note is not None:
+            warnings.warn(note, UserWarning, stacklevel=2)
+        return dataset
 
     @classmethod
     def from_frame(
@@ -528,6 +611,7 @@ class TemporalDataset(Sequence[Snapshot]):
         features: Sequence[Any] | None = None,
         label: Any | None = None,
         name: str = "",
+        scale: str = "none",
     ) -> TemporalDataset:
         """Build a dataset from a long-format table, one row per (time, id).
 
@@ -537,18 +621,28 @@ class TemporalDataset(Sequence[Snapshot]):
             The table.
         time : column label
             Column holding each row's time label.  Steps are ordered by the
-            sorted unique values of this column.
+            sorted unique values of this column: numbers and dates in their
+            order, an ordered ``pandas.Categorical`` in its categories' order,
+            text that is numbers in numeric order, ISO dates (``2020-01-31``)
+            in date order (labels keep your text), names with numbers (``t1, t2, ...,
+            t10``) in natural order; other text is refused (the message shows
+            the alphabetical order and how to give one).
         id : column label
             Column holding sample ids (unique within a time step).
         features : sequence of column labels, optional
             Feature columns.  Default: every int or float column other than
-            ``time``, ``id`` and ``label`` (boolean columns are skipped).
+            ``time``, ``id`` and ``label``.  A column of numbers with some
+            text cells (``?``, ``n/a``) is refused, naming the cells; text,
+            boolean and date columns are left out with a ``UserWarning``
+            naming them (also in ``metadata["skipped_columns"]``).
         label : column label, optional
             Column of ground-truth labels.  Integers are kept; other values
             (e.g. strings) are encoded as shared integer codes, see
             :attr:`label_names`.
         name : str, default=""
             Dataset name.
+        scale : {"none", "standardize", "minmax"}, default="none"
+            As in :meth:`from_arrays`.
 
         Returns
         -------
@@ -578,10 +672,9 @@ class TemporalDataset(Sequence[Snapshot]):
         if len(set(role_columns)) != len(role_columns):
             raise ValueError(f"time, id and label must be different columns; got {roles}")
 
+        skipped: list[str] = []
         if features is None:
-            features = [
-                c for c in df.columns if c not in role_columns and _is_feature_dtype(df[c])
-            ]
+            features, skipped = _automatic_features(df, role_columns, time, id)
             if not features:
                 raise ValueError(
                     "no int or float feature columns found besides time/id/label; "
@@ -608,12 +701,7 @@ class TemporalDataset(Sequence[Snapshot]):
                     f"{role} column {roles[role]!r} has {int(missing.sum())} missing value(s), "
                     f"e.g. in rows {_few(df.index[missing])}"
                 )
-        try:
-            step_codes, step_times = pd.factorize(df[time], sort=True)
-        except TypeError as exc:
-            raise ValueError(
-                f"time column {time!r} holds values that cannot be sorted: {exc}"
-            ) from exc
+        step_codes, step_times = _step_order(df[time], time)
 
         order = np.argsort(step_codes, kind="stable")
         bounds = np.cumsum(np.bincount(step_codes, minlength=len(step_times)))[:-1]
@@ -622,6 +710,10 @@ class TemporalDataset(Sequence[Snapshot]):
         X_steps = np.split(X_all, bounds)
         id_steps = np.split(ids_all, bounds)
         times = [_python_scalar(t) for t in step_times]
+        if skipped:
+            warnings.warn(
+                f"columns left out of the features (not numeric): {skipped}; pass features=[...] "
+                "to choose the features yourself", UserWarning, stacklevel=2)
         label_steps: list[Any] = [None] * len(times)
         if label is not None:
             label_values = _column_values(df[label])[order]
@@ -641,6 +733,8 @@ class TemporalDataset(Sequence[Snapshot]):
             times=times,
             feature_names=[str(c) for c in features],
             name=name,
+            metadata={"skipped_columns": [str(c) for c in skipped]} if skipped else None,
+            scale=scale,
         )
 
     @classmethod
@@ -652,6 +746,7 @@ class TemporalDataset(Sequence[Snapshot]):
         features: Sequence[Any] | None = None,
         label: Any | None = None,
         name: str | None = None,
+        scale: str = "none",
         **read_csv_kwargs: Any,
     ) -> TemporalDataset:
         """Read a long-format CSV file (one row per (time, id)).
@@ -660,7 +755,7 @@ class TemporalDataset(Sequence[Snapshot]):
         ----------
         path : str or path-like
             The CSV file.
-        time, id, features, label
+        time, id, features, label, scale
             As in :meth:`from_frame`.
         name : str, optional
             Dataset name; default is the file name without extension.
@@ -690,7 +785,7 @@ class TemporalDataset(Sequence[Snapshot]):
         try:
             return cls.from_frame(
                 df, time, id, features=features, label=label,
-                name=path.stem if name is None else name,
+                name=path.stem if name is None else name, scale=scale,
             )
         except ValueError as exc:
             raise ValueError(f"'{path}': {exc}") from exc
@@ -863,31 +958,44 @@ class TemporalDataset(Sequence[Snapshot]):
         array([[0., 0.],
                [1., 0.]])
         """
-        methods = ("standardize", "minmax", "none")
-        if method not in methods:
-            raise ValueError(f"method must be one of {list(methods)}, got {method!r}")
+        from .params import SCALINGS
+
+        if method not in SCALINGS:
+            raise ValueError(f"method must be one of {list(SCALINGS)}, got {method!r}")
         n_steps, n_features = len(self._snapshots), self.n_features
 
-        def fit(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        def fit(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            # Statistics of X / unit, unit a power of two per column: exact, and no
+            # overflow of squares for values near the float64 limit (1e300 data).
+            magnitude = np.abs(X).max(axis=0)
+            unit = np.exp2(np.floor(np.log2(np.where(magnitude > 0, magnitude, 1.0))))
+            Xn = X / unit
             if method == "standardize":
-                shift, spread = X.mean(axis=0), X.std(axis=0)
+                shift, spread = Xn.mean(axis=0), Xn.std(axis=0)
             elif method == "minmax":
-                shift = X.min(axis=0)
-                spread = X.max(axis=0) - shift
+                shift = Xn.min(axis=0)
+                spread = Xn.max(axis=0) - shift
             else:
+                unit = np.ones(n_features)
                 shift, spread = np.zeros(n_features), np.ones(n_features)
             # Constant feature: only shift it (to 0), never divide by zero.
-            return shift, np.where(spread > 0, spread, 1.0)
+            return unit, shift, np.where(spread > 0, spread, 1.0)
 
         if per_step:
             fitted = [fit(s.X) for s in self._snapshots]
         else:
             fitted = [fit(np.vstack([s.X for s in self._snapshots]))] * n_steps
-        shifts = np.array([f[0] for f in fitted], dtype=np.float64).reshape(n_steps, n_features)
-        scales = np.array([f[1] for f in fitted], dtype=np.float64).reshape(n_steps, n_features)
+        units = np.array([f[0] for f in fitted], dtype=np.float64).reshape(n_steps, n_features)
+        shifts_n = np.array([f[1] for f in fitted], dtype=np.float64).reshape(n_steps, n_features)
+        scales_n = np.array([f[2] for f in fitted], dtype=np.float64).reshape(n_steps, n_features)
+        with np.errstate(over="ignore"):
+            shifts, scales = shifts_n * units, scales_n * units
+
+        def transform(A: np.ndarray, i: int) -> np.ndarray:
+            return (A / units[i] - shifts_n[i]) / scales_n[i]
 
         snapshots = [
-            Snapshot(s.time, s.ids, (s.X - shifts[i]) / scales[i], s.labels)
+            Snapshot(s.time, s.ids, transform(s.X, i), s.labels)
             for i, s in enumerate(self._snapshots)
         ]
         metadata = dict(self.metadata)
@@ -899,9 +1007,7 @@ class TemporalDataset(Sequence[Snapshot]):
                     a.ndim != 2 or a.shape[1] != n_features for a in arrays
                 ):
                     raise ValueError("shape mismatch")
-                metadata["true_means"] = [
-                    (a - shifts[i]) / scales[i] for i, a in enumerate(arrays)
-                ]
+                metadata["true_means"] = [transform(a, i) for i, a in enumerate(arrays)]
             except (TypeError, ValueError):
                 del metadata["true_means"]
                 metadata.pop("true_mean_labels", None)
@@ -917,6 +1023,34 @@ class TemporalDataset(Sequence[Snapshot]):
         }
         return self._from_checked(
             snapshots, self._feature_names, self.name, metadata, self._label_names
+        )
+
+    def feature_ranges(self) -> dict[str, float]:
+        """Range (max - min over all steps) of every feature column."""
+        low = np.min([s.X.min(axis=0) for s in self._snapshots], axis=0)
+        high = np.max([s.X.max(axis=0) for s in self._snapshots], axis=0)
+        with np.errstate(over="ignore"):
+            spans = high - low
+        return dict(zip(self._feature_names, spans.tolist()))
+
+    def range_warning(self, ratio: float = RANGE_RATIO_WARNING) -> str | None:
+        """A sentence when feature ranges differ by ``ratio`` or more, else None.
+
+        Euclidean distances are then decided by the widest feature; the
+        sentence names the widest and the narrowest column and how to rescale.
+        """
+        spans = {name: span for name, span in self.feature_ranges().items() if span > 0}
+        if len(spans) < 2:
+            return None
+        widest = max(spans, key=spans.get)
+        narrowest = min(spans, key=spans.get)
+        if not spans[widest] >= ratio * spans[narrowest]:
+            return None
+        return (
+            f"feature ranges differ by a factor of {spans[widest] / spans[narrowest]:.3g}: "
+            f"{widest!r} spans {spans[widest]:.3g}, {narrowest!r} spans {spans[narrowest]:.3g}, so "
+            f"{widest!r} decides the distances. If the features are in different units, rescale: "
+            "dataset.scaled() (or scale='standardize' when loading, --scale standardize on the CLI)"
         )
 
     # -- display ------------------------------------------------------------------
@@ -966,6 +1100,93 @@ def _per_step_argument(values: Sequence[Any] | None, what: str, n_steps: int) ->
     return values
 
 
+def _automatic_features(df: pd.DataFrame, role_columns: list[Any], time: Any,
+                        id: Any) -> tuple[list[Any], list[Any]]:
+    """Numeric columns (features) and the columns left out; refuse numbers with text cells."""
+    features, skipped = [], []
+    for column in df.columns:
+        if column in role_columns:
+            continue
+        series = df[column]
+        if _is_feature_dtype(series):
+            features.append(column)
+            continue
+        if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
+            as_number = pd.to_numeric(series, errors="coerce")
+            present = series.notna().to_numpy()
+            numeric = as_number.notna().to_numpy()
+            bad = present & ~numeric
+            if numeric.any() and bad.any():
+                cells = series[bad]
+                raise ValueError(
+                    _non_numeric_message(df, column, time, id)
+                    + f"; {int(bad.sum())} of {int(present.sum())} cells are not numbers "
+                    f"({_few(pd.unique(cells.to_numpy(dtype=object)))}), so the column cannot be a "
+                    "feature as it is. Either convert it (df[col] = pd.to_numeric(df[col], "
+                    "errors='coerce') turns those cells into NaN; then drop or fill those rows) "
+                    "or leave it out by giving features=[...]"
+                )
+        skipped.append(column)
+    return features, skipped
+
+
+def _natural_key(text: str) -> tuple:
+    parts = re.split(r"(\d+)", text)
+    return tuple(int(part) if i % 2 else part for i, part in enumerate(parts))
+
+
+def _step_order(series: pd.Series, column: Any) -> tuple[np.ndarray, list[Any]]:
+    """Codes 0..T-1 of each row's step and the time label of each step, in time order."""
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered:
+        codes, uniques = pd.factorize(series, sort=True)
+        return codes, list(uniques)
+    values = series.to_numpy(dtype=object)
+    uniques = list(pd.unique(values))
+    if uniques and all(isinstance(v, str) for v in uniques):
+        return _text_step_order(values, uniques, column)
+    try:
+        codes, uniques = pd.factorize(series.astype(object) if isinstance(dtype, pd.CategoricalDtype)
+                                      else series, sort=True)
+    except TypeError as exc:
+        raise ValueError(
+            f"time column {column!r} holds values that cannot be sorted (e.g. numbers and text "
+            f"together: {_few(uniques)}): {exc}"
+        ) from exc
+    return codes, list(uniques)
+
+
+def _text_step_order(values: np.ndarray, uniques: list[str], column: Any) -> tuple[np.ndarray, list[Any]]:
+    """Order text time labels: numbers, ISO dates, names with numbers; refuse other text."""
+    as_number = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
+    keys: list[Any] | None = None
+    if as_number.notna().all():
+        keys = as_number.tolist()
+    else:
+        try:
+            parsed = pd.to_datetime(pd.Series(uniques, dtype=object), format="ISO8601")
+        except (ValueError, TypeError, OverflowError):
+            parsed = None
+        if parsed is not None and parsed.notna().all():
+            keys = list(parsed)  # ordered as dates, labelled with the user's own text
+        elif all(re.search(r"\d", u) for u in uniques):
+            keys = [_natural_key(u) for u in uniques]
+    if keys is None or len(set(keys)) != len(keys):
+        shown = sorted(uniques)
+        listed = ", ".join(repr(u) for u in shown[:8]) + (", ..." if len(shown) > 8 else "")
+        reason = ("labels that read the same once parsed" if keys is not None
+                  else "text that is neither numbers, ISO dates (2020-01-31) nor names with numbers (t1, t2)")
+        raise ValueError(
+            f"time column {column!r} holds {reason}, so the order of the steps is unclear; sorted as "
+            f"text they would be {listed}. Give the order: df[{column!r}] = pd.Categorical("
+            f"df[{column!r}], categories=[...in time order...], ordered=True), or use numbers or dates"
+        )
+    order = sorted(range(len(uniques)), key=lambda i: keys[i])
+    code_of = {uniques[i]: r for r, i in enumerate(order)}
+    codes = np.fromiter((code_of[v] for v in values.tolist()), np.int64, len(values))
+    return codes, [uniques[i] for i in order]
+
+
 def _require_column(df: pd.DataFrame, column: Any, role: str) -> None:
     if column not in df.columns:
         raise ValueError(
@@ -990,6 +1211,54 @@ def _non_numeric_message(df: pd.DataFrame, column: Any, time: Any, id: Any) -> s
             f"id={_python_scalar(df[id].iloc[row])!r}"
         )
     return message
+
+
+# ---------------------------------------------------------------------------
+# Numbers an algorithm can square
+# ---------------------------------------------------------------------------
+
+
+def check_arithmetic_range(snapshot: Snapshot, index: int,
+                           feature_names: Sequence[str] | None = None) -> None:
+    """Refuse features whose squared distances would overflow or underflow.
+
+    Parameters
+    ----------
+    snapshot : Snapshot
+    index : int
+        Step index, for the message.
+    feature_names : sequence of str, optional
+        Column names, for the message (default ``x0, x1, ...``).
+
+    Raises
+    ------
+    ValueError
+        If a column holds a value beyond ``ARITHMETIC_LIMIT`` (1e150) in
+        absolute value, or if every column's spread is below its inverse
+        (but not zero); the message names the step and column and says to
+        rescale (:meth:`TemporalDataset.scaled`).
+    """
+    X = snapshot.X
+    if X.size == 0:
+        return
+    names = list(feature_names) if feature_names is not None else _default_feature_names(X.shape[1])
+    where = _step_name(index, snapshot.time)
+    biggest = np.abs(X).max(axis=0)
+    over = np.flatnonzero(biggest > ARITHMETIC_LIMIT)
+    if over.size:
+        j = int(over[0])
+        raise ValueError(
+            f"{where}: feature column {names[j]!r} reaches {biggest[j]:.3g}; squared distances "
+            f"of values beyond {ARITHMETIC_LIMIT:.0e} overflow. Rescale the features first: "
+            "dataset.scaled() (or divide that column by a constant)"
+        )
+    spread = (X.max(axis=0) - X.min(axis=0)).max()
+    if 0 < spread < 1.0 / ARITHMETIC_LIMIT:
+        raise ValueError(
+            f"{where}: every feature spans less than {1.0 / ARITHMETIC_LIMIT:.0e} (widest {spread:.3g}); "
+            "squared distances underflow to 0. Rescale the features first: dataset.scaled() "
+            "(or multiply them by a constant)"
+        )
 
 
 # ---------------------------------------------------------------------------
