@@ -144,26 +144,6 @@ class AFFECT(TemporalBaseline):
         self.progress = progress
 
     # -- hooks ----------------------------------------------------------------------
-    def _validate_params(self) -> None:
-        k = self.n_clusters
-        if not (k is None or (isinstance(k, (int, np.integer)) and k >= 1)):
-            self._fail(f"n_clusters must be None or an int >= 1, got {k!r}")
-        if not (isinstance(self.max_clusters, (int, np.integer)) and self.max_clusters >= 2):
-            self._fail(f"max_clusters must be an int >= 2, got {self.max_clusters!r}")
-        if isinstance(self.alpha, str):
-            if self.alpha != "estimate":
-                self._fail(f"alpha must be 'estimate' or a number in [0, 1], got {self.alpha!r}")
-        elif not 0.0 <= float(self.alpha) <= 1.0:
-            self._fail(f"alpha must be 'estimate' or a number in [0, 1], got {self.alpha!r}")
-        if not (isinstance(self.n_alpha_iterations, (int, np.integer)) and self.n_alpha_iterations >= 1):
-            self._fail(f"n_alpha_iterations must be an int >= 1, got {self.n_alpha_iterations!r}")
-        if self.initialize not in ("previous", "ordinary"):
-            self._fail(f"initialize must be 'previous' or 'ordinary', got {self.initialize!r}")
-        if not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1):
-            self._fail(f"max_iter must be an int >= 1, got {self.max_iter!r}")
-        if not (isinstance(self.max_memory_bytes, (int, np.integer, float)) and self.max_memory_bytes > 0):
-            self._fail(f"max_memory_bytes must be a positive number, got {self.max_memory_bytes!r}")
-
     def _reset_state(self) -> None:
         self._smoothed_previous: np.ndarray | None = None
         self._labels_previous: np.ndarray | None = None  # toolbox ids of the previous step
