@@ -509,7 +509,10 @@ def estimator_params(name_or_class) -> tuple[Param, ...]:
 
         return estimator_params(algorithms.get(name_or_class))
     cls = name_or_class if isinstance(name_or_class, type) else type(name_or_class)
-    for klass in cls.__mro__:  # a subclass inherits its parent's specs
+    # A subclass that keeps its parent's ``__init__`` keeps its parameters.
+    for klass in cls.__mro__:
+        if klass.__init__ is not cls.__init__:
+            break
         own = klass.__dict__.get("param_specs")
         if own is not None:
             return tuple(own)
