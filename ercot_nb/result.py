@@ -258,6 +258,16 @@ class ClusteringResult:
         get_backend("numpy").assign_nearest(X, chromosome, step.n_max, labels, distances)
         return compress_labels(labels, chromosome, step.n_max)[0]
 
+    def events(self, **options: Any) -> pd.DataFrame:
+        """Cluster lifecycle events between consecutive steps, with p-values.
+
+        Delegates to :func:`ercot_nb.events.lifecycle_events` (``options``:
+        ``min_share``, ``size_change``, ``n_permutations``, ``seed``).
+        """
+        from .events import lifecycle_events
+
+        return lifecycle_events(self, **options)
+
     # -- tidy export ------------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
         """Long table: one row per (step, sample) with ``t, time, id, label, aligned_label``."""
