@@ -268,6 +268,28 @@ class ClusteringResult:
 
         return lifecycle_events(self, **options)
 
+    def choose(self, t: int, rule: str = "ideal", **options: Any) -> int:
+        """Population index of the first-front member of step ``t`` that ``rule`` picks.
+
+        ``rule`` is one of :data:`ercot_nb._knee.SELECTION_RULES` except
+        ``"mock"`` (it needs the run's control fronts); ``options`` (``k``,
+        ``weights``, ``reference``) go to :func:`ercot_nb._knee.select_member`.
+        The rule sees the objectives the step's selection used, so the run's
+        own knee rule returns ``step.knee``.
+        """
+        from ._knee import select_member
+
+        step = self.steps[t]
+        members = np.flatnonzero(step.first_front)
+        if len(members) == 0:
+            raise ValueError(f"step {t} has no population front ({self.algorithm} keeps none)")
+        if rule == "mock":
+            raise ValueError("rule 'mock' needs the run's control fronts; fit with knee='mock' instead")
+        chosen = select_member(
+            step.objectives_accumulated[members], step.population_n_clusters[members], rule, **options
+        )
+        return int(members[chosen])
+
     # -- tidy export ------------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
         """Long table: one row per (step, sample) with ``t, time, id, label, aligned_label``."""
@@ -312,7 +334,14 @@ class ClusteringResult:
         return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
     def steps_frame(self) -> pd.DataFrame:
-        """One row per step: size, chosen number of clusters, alpha and seconds."""
+        """One row per step: size, chosen number of clusters, alpha, seconds, hypervolume.
+
+        ``hypervolume`` is the exact normalised hypervolume of the step's first
+        front (:func:`ercot_nb.hypervolume.front_hypervolume`; nan without a
+        population).
+        """
+        from .hypervolume import front_hypervolume
+
         return pd.DataFrame(
             {
                 "t": [s.t for s in self.steps],
@@ -321,6 +350,9 @@ class ClusteringResult:
                 "n_clusters": self.n_clusters,
                 "alpha": self.alpha,
                 "seconds": self.seconds,
+                "hypervolume": [
+                    front_hypervolume(s.objectives_accumulated, s.first_front) for s in self.steps
+                ],
             }
         )
 
