@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ._knee import KNEE_RULES
+from ._knee import A_POSTERIORI_RULES, KNEE_RULES, SELECTION_RULES
 from ._smoothness import AGGREGATES as ALPHA_AGGREGATES
 
 __all__ = [
@@ -35,6 +35,8 @@ __all__ = [
     "validate_params",
     "parse_assignments",
     "KNEE_RULES",
+    "A_POSTERIORI_RULES",
+    "SELECTION_RULES",
     "PENALTY_KNEE_RULES",
     "ALPHA_AGGREGATES",
     "MUTATION_MODES",
