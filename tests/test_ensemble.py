@@ -85,3 +85,15 @@ def test_consensus_beats_the_median_run_on_syn1_to_syn8() -> None:
         singles = [mean_scores(data, r.labels)["mRI"] for r in runs.results]
         merged = mean_scores(data, runs.labels)["mRI"]
         assert merged >= np.median(singles), (name, merged, np.median(singles))
+
+
+def test_ensemble_in_local_processes_equals_sequential() -> None:
+    data = datasets.load("syn1", seed=0)
+    sequential = ensemble(ERCOT(**SMALL), data, seeds=[0, 1])
+    in_processes = ensemble(ERCOT(**SMALL), data, seeds=[0, 1], n_jobs=2)
+    for a, b in zip(sequential.results, in_processes.results):
+        for x, y in zip(a.labels, b.labels):
+            np.testing.assert_array_equal(x, y)
+    import ercot_nb
+
+    assert ercot_nb.ensemble.ensemble is ensemble
