@@ -80,7 +80,9 @@ class Ensemble:
         ``agreement_mean``, ``agreement_min``, ``share_unanimous`` (samples
         all runs agree on), then for ``alpha`` and ``n_clusters`` of the runs
         their median and the ``band`` quantiles (``alpha_low``,
-        ``alpha_median``, ``alpha_high``, ``runs_n_clusters_low``, ...).
+        ``alpha_median``, ``alpha_high``, ``runs_n_clusters_low``, ...); the
+        bands of the number of clusters are taken outward (``lower`` and
+        ``higher`` quantiles), so they stay whole numbers of clusters.
         """
         low, high = self.band
         alpha = np.array([r.alpha for r in self.results], dtype=float)  # (runs, steps)
@@ -99,9 +101,9 @@ class Ensemble:
                 "alpha_low": float(np.quantile(a, low)) if len(a) else np.nan,
                 "alpha_median": float(np.median(a)) if len(a) else np.nan,
                 "alpha_high": float(np.quantile(a, high)) if len(a) else np.nan,
-                "runs_n_clusters_low": float(np.quantile(n_clusters[:, t], low)),
+                "runs_n_clusters_low": int(np.quantile(n_clusters[:, t], low, method="lower")),
                 "runs_n_clusters_median": float(np.median(n_clusters[:, t])),
-                "runs_n_clusters_high": float(np.quantile(n_clusters[:, t], high)),
+                "runs_n_clusters_high": int(np.quantile(n_clusters[:, t], high, method="higher")),
             })
         return pd.DataFrame(rows)
 

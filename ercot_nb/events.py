@@ -10,7 +10,13 @@ of step t with ``n_ab`` common ids in both,
 ``a`` and ``b`` are *linked* when both shares are at least ``min_share``
 (default 0.3, the Jaccard threshold of Greene, Doyle & Cunningham, "Tracking
 the evolution of communities in dynamic social networks", ASONAM 2010, is of
-the same kind).  The events follow from the links:
+the same kind), or when one of them is at least ``majority`` (default 0.5:
+most of ``a`` went to ``b``, or most of ``b`` came from ``a``, as in the
+merge and split rules of Asur, Parthasarathy & Ucar, KDD 2007).  So six small
+clusters that all pour into one big cluster merge, a cluster cut into four
+quarters splits, and a cluster whose members spread evenly over three
+existing clusters (a third of it to each, a quarter of each) dies.  The
+events follow from the links:
 
 ===========  ================================================================
 event        when
@@ -28,10 +34,12 @@ Sizes are whole cluster sizes at each step (ids that come and go count).
 Clusters are named by the result's time-aligned labels, so a cluster that
 continues keeps its name.
 
+The *link score* ``max(min(f, b) / min_share, max(f, b) / majority)`` of the
+forward and backward shares ``f`` and ``b`` is at least 1 exactly for a link.
 The null model asks whether a linked event could come from chance: the labels
 of step t are shuffled among the common ids (cluster sizes kept), seeded,
-``n_permutations`` times; the statistic of an event is the strength of its
-weakest link (the smaller share), and its p-value is
+``n_permutations`` times; the statistic of an event is the score of its
+weakest link, and its p-value is
 ``(1 + #{shuffles with statistic >= observed}) / (1 + n_permutations)``.
 A real split has a p-value near ``1 / (1 + n_permutations)``; one that random
 relabelling produces as often is noise.  Births and deaths are the absence of
@@ -61,23 +69,27 @@ def _common_positions(ids_prev: np.ndarray, ids_curr: np.ndarray) -> tuple[np.nd
                       Snapshot(1, ids_curr, np.empty((len(ids_curr), 0))))
 
 
-def _check_options(min_share: float, size_change: float, n_permutations: int) -> None:
+def _check_options(min_share: float, majority: float, size_change: float, n_permutations: int) -> None:
     if not 0.0 < min_share <= 1.0:
         raise ValueError(f"min_share must be in (0, 1], got {min_share!r}")
+    if not min_share <= majority <= 1.0:
+        raise ValueError(f"majority must be in [min_share, 1], got {majority!r}")
     if not 0.0 < size_change < 1.0:
         raise ValueError(f"size_change must be in (0, 1), got {size_change!r}")
     if not isinstance(n_permutations, (int, np.integer)) or n_permutations < 0:
         raise ValueError(f"n_permutations must be an int >= 0, got {n_permutations!r}")
 
 
-def _shares(codes_prev: np.ndarray, codes_curr: np.ndarray, k_prev: int, k_curr: int):
-    """Contingency over common ids and its forward/backward shares."""
+def _scores(codes_prev: np.ndarray, codes_curr: np.ndarray, k_prev: int, k_curr: int,
+            min_share: float, majority: float) -> tuple[np.ndarray, np.ndarray]:
+    """Contingency over common ids and the link score of every pair of clusters."""
     table = np.bincount(codes_prev * k_curr + codes_curr, minlength=k_prev * k_curr).reshape(k_prev, k_curr)
     rows = table.sum(axis=1, keepdims=True)
     cols = table.sum(axis=0, keepdims=True)
     forward = np.divide(table, rows, out=np.zeros(table.shape), where=rows > 0)
     backward = np.divide(table, cols, out=np.zeros(table.shape), where=cols > 0)
-    return table, forward, backward
+    score = np.maximum(np.minimum(forward, backward) / min_share, np.maximum(forward, backward) / majority)
+    return table, score
 
 
 def step_events(
@@ -87,6 +99,7 @@ def step_events(
     labels_curr: Any,
     *,
     min_share: float = 0.3,
+    majority: float = 0.5,
     size_change: float = 0.2,
     n_permutations: int = 199,
     seed: Any = 0,
@@ -101,7 +114,9 @@ def step_events(
         The same for step t.  Use time-aligned labels so that a continuing
         cluster keeps its name.
     min_share : float, default=0.3
-        Both the forward and the backward share must reach it for a link.
+        A link when both the forward and the backward share reach it ...
+    majority : float, default=0.5
+        ... or when one of them reaches this.
     size_change : float, default=0.2
         Relative size change from which a one-to-one link is a grow
         (size_after >= (1 + size_change) size_before) or a shrink
@@ -118,10 +133,10 @@ def step_events(
         ``t`` and ``time``: ``event``; ``before`` and ``after`` (tuples of
         cluster labels at t-1 and t); their total sizes; ``n_common_moved``
         (common ids from ``before`` to ``after``); ``strength`` (the weakest
-        link's smaller share; for births and deaths the strongest share that
-        fell short); ``p_value``.
+        link's score, >= 1; for births and deaths the best score that fell
+        short of 1); ``p_value``.
     """
-    _check_options(min_share, size_change, n_permutations)
+    _check_options(min_share, majority, size_change, n_permutations)
     labels_prev = np.asarray(labels_prev)
     labels_curr = np.asarray(labels_curr)
     if labels_prev.shape != np.shape(ids_prev) or labels_curr.shape != np.shape(ids_curr):
@@ -134,9 +149,8 @@ def step_events(
     ia, ib = _common_positions(np.asarray(ids_prev), np.asarray(ids_curr))
     codes_prev = codes_prev_all.ravel()[ia].astype(np.int64)
     codes_curr = codes_curr_all.ravel()[ib].astype(np.int64)
-    table, forward, backward = _shares(codes_prev, codes_curr, k_prev, k_curr)
-    strength = np.minimum(forward, backward)
-    linked = strength >= min_share
+    table, strength = _scores(codes_prev, codes_curr, k_prev, k_curr, min_share, majority)
+    linked = strength >= 1.0 - 1e-12
 
     # Each event: (type, rows of t-1, cols of t, the links whose weakest share is its statistic).
     events: list[tuple[str, list[int], list[int], list[tuple[int, int]]]] = []
@@ -165,8 +179,7 @@ def step_events(
     if n_permutations and len(codes_curr) and any(links for *_, links in events):
         rng = np.random.default_rng(seed)
         for _ in range(n_permutations):
-            _, f_perm, b_perm = _shares(codes_prev, rng.permutation(codes_curr), k_prev, k_curr)
-            s_perm = np.minimum(f_perm, b_perm)
+            _, s_perm = _scores(codes_prev, rng.permutation(codes_curr), k_prev, k_curr, min_share, majority)
             for i, (_, _, _, links) in enumerate(events):
                 if links and min(s_perm[a, b] for a, b in links) >= observed[i] - 1e-12:
                     exceed[i] += 1
@@ -201,6 +214,7 @@ def lifecycle_events(
     result: Any,
     *,
     min_share: float = 0.3,
+    majority: float = 0.5,
     size_change: float = 0.2,
     n_permutations: int = 199,
     seed: Any = 0,
@@ -211,7 +225,7 @@ def lifecycle_events(
     ----------
     result : ClusteringResult
         A fitted run; clusters are named by its time-aligned labels.
-    min_share, size_change, n_permutations, seed
+    min_share, majority, size_change, n_permutations, seed
         As in :func:`step_events`; step t shuffles with the seed ``(seed, t)``.
 
     Returns
@@ -221,7 +235,7 @@ def lifecycle_events(
         ``time`` are those of the later step.  The clusters of the first step
         are listed as births at ``t = 0``.
     """
-    _check_options(min_share, size_change, n_permutations)
+    _check_options(min_share, majority, size_change, n_permutations)
     frames = []
     steps = list(result)
     if steps:
@@ -236,7 +250,7 @@ def lifecycle_events(
     for previous, step in zip(steps, steps[1:]):
         frame = step_events(
             previous.ids, previous.aligned_labels, step.ids, step.aligned_labels,
-            min_share=min_share, size_change=size_change, n_permutations=n_permutations,
+            min_share=min_share, majority=majority, size_change=size_change, n_permutations=n_permutations,
             seed=None if seed is None else (seed, step.t),
         )
         frame.insert(0, "time", [step.time] * len(frame))

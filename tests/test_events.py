@@ -17,7 +17,7 @@ def flows(draw):
     n_continue = draw(st.integers(1, 3))
     size_a = draw(st.integers(20, 60))
     size_c = draw(st.integers(20, 60))
-    size_d = draw(st.integers(int(np.ceil(0.55 * size_c)), int(1.8 * size_c)))
+    size_d = draw(st.integers(1, 200))  # a merge needs no balance: all of C and D pour into M
     sizes_e = draw(st.lists(st.integers(5, 60), min_size=n_continue, max_size=n_continue))
     size_z = draw(st.integers(1, 30))
     size_n = draw(st.integers(1, 30))
@@ -66,6 +66,42 @@ def test_known_splits_merges_births_deaths(flow) -> None:
     assert events["p_value"].isna().all()
 
 
+@settings(max_examples=30, deadline=None)
+@given(parts=st.integers(2, 6), size=st.integers(1, 20), seed=st.integers(0, 1000))
+def test_many_way_splits_and_merges(parts, size, seed) -> None:
+    rng = np.random.default_rng(seed)
+    ids = rng.permutation(parts * size * 3)
+    whole = np.zeros(parts * size, int)  # one cluster at t-1 ...
+    pieces = np.repeat(np.arange(parts), size)  # ... in `parts` equal pieces at t
+    others = np.repeat([1, 2], parts * size)  # two clusters that continue
+    prev = np.concatenate([whole, others])
+    curr = np.concatenate([pieces + 10, others + 100])
+    events = step_events(ids, prev, ids, curr, n_permutations=0)
+    split = events[events["event"] == "split"]
+    assert len(split) == 1 and split.iloc[0]["before"] == (0,)
+    assert sorted(split.iloc[0]["after"]) == list(range(10, 10 + parts))
+    # The reverse flow is a merge of all the pieces.
+    events = step_events(ids, curr, ids, prev, n_permutations=0)
+    merge = events[events["event"] == "merge"]
+    assert len(merge) == 1 and merge.iloc[0]["after"] == (0,)
+    assert sorted(merge.iloc[0]["before"]) == list(range(10, 10 + parts))
+
+
+def test_a_cluster_spread_over_three_others_dies() -> None:
+    # Syn7's vanishing cluster: 51 members go 17 to each of three clusters of 50.
+    prev = np.repeat([0, 1, 2, 3], [50, 50, 51, 50])
+    curr = prev.copy()
+    curr[prev == 2] = np.repeat([0, 1, 3], 17)
+    ids = np.arange(len(prev))
+    events = step_events(ids, prev, ids, curr, n_permutations=0)
+    assert set(zip(events["event"], events["before"], events["after"])) == {
+        ("death", (2,), ()), ("grow", (0,), (0,)), ("grow", (1,), (1,)), ("grow", (3,), (3,))}
+    # Halves of it into two others: split, and each half merges there.
+    curr[prev == 2] = np.repeat([0, 1], [25, 26])
+    kinds = sorted(step_events(ids, prev, ids, curr, n_permutations=0)["event"])
+    assert kinds == ["continue", "merge", "merge", "split"]
+
+
 def test_grow_and_shrink_follow_the_size_threshold() -> None:
     ids_prev = np.arange(100)
     labels_prev = np.repeat([0, 1], 50)
@@ -98,7 +134,7 @@ def test_null_model_tells_a_real_split_from_noise() -> None:
 
 
 def test_options_are_checked() -> None:
-    for bad in ({"min_share": 0.0}, {"size_change": 1.0}, {"n_permutations": -1}):
+    for bad in ({"min_share": 0.0}, {"majority": 0.2}, {"size_change": 1.0}, {"n_permutations": -1}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             step_events([0], [0], [0], [0], **bad)
 
