@@ -10,7 +10,7 @@ of step t with ``n_ab`` common ids in both,
 ``a`` and ``b`` are *linked* when both shares are at least ``min_share``
 (default 0.3, the Jaccard threshold of Greene, Doyle & Cunningham, "Tracking
 the evolution of communities in dynamic social networks", ASONAM 2010, is of
-the same kind), or when one of them is at least ``majority`` (default 0.5:
+the same kind), or when one of them exceeds ``majority`` (default 0.5:
 most of ``a`` went to ``b``, or most of ``b`` came from ``a``, as in the
 merge and split rules of Asur, Parthasarathy & Ucar, KDD 2007).  So six small
 clusters that all pour into one big cluster merge, a cluster cut into four
@@ -35,7 +35,8 @@ Clusters are named by the result's time-aligned labels, so a cluster that
 continues keeps its name.
 
 The *link score* ``max(min(f, b) / min_share, max(f, b) / majority)`` of the
-forward and backward shares ``f`` and ``b`` is at least 1 exactly for a link.
+forward and backward shares ``f`` and ``b`` is at least 1 for every link
+(above 1 where the majority makes it).
 The null model asks whether a linked event could come from chance: the labels
 of step t are shuffled among the common ids (cluster sizes kept), seeded,
 ``n_permutations`` times; the statistic of an event is the score of its
@@ -81,15 +82,17 @@ def _check_options(min_share: float, majority: float, size_change: float, n_perm
 
 
 def _scores(codes_prev: np.ndarray, codes_curr: np.ndarray, k_prev: int, k_curr: int,
-            min_share: float, majority: float) -> tuple[np.ndarray, np.ndarray]:
-    """Contingency over common ids and the link score of every pair of clusters."""
+            min_share: float, majority: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Contingency over common ids, link score and link flag of every pair of clusters."""
     table = np.bincount(codes_prev * k_curr + codes_curr, minlength=k_prev * k_curr).reshape(k_prev, k_curr)
     rows = table.sum(axis=1, keepdims=True)
     cols = table.sum(axis=0, keepdims=True)
     forward = np.divide(table, rows, out=np.zeros(table.shape), where=rows > 0)
     backward = np.divide(table, cols, out=np.zeros(table.shape), where=cols > 0)
-    score = np.maximum(np.minimum(forward, backward) / min_share, np.maximum(forward, backward) / majority)
-    return table, score
+    both = np.minimum(forward, backward) / min_share
+    most = np.maximum(forward, backward) / majority
+    linked = (both >= 1.0 - 1e-12) | (most > 1.0 + 1e-12)
+    return table, np.maximum(both, most), linked
 
 
 def step_events(
@@ -116,7 +119,7 @@ def step_events(
     min_share : float, default=0.3
         A link when both the forward and the backward share reach it ...
     majority : float, default=0.5
-        ... or when one of them reaches this.
+        ... or when one of them exceeds this.
     size_change : float, default=0.2
         Relative size change from which a one-to-one link is a grow
         (size_after >= (1 + size_change) size_before) or a shrink
@@ -133,8 +136,8 @@ def step_events(
         ``t`` and ``time``: ``event``; ``before`` and ``after`` (tuples of
         cluster labels at t-1 and t); their total sizes; ``n_common_moved``
         (common ids from ``before`` to ``after``); ``strength`` (the weakest
-        link's score, >= 1; for births and deaths the best score that fell
-        short of 1); ``p_value``.
+        link's score, >= 1; for births and deaths the best score of a pair
+        that is no link); ``p_value``.
     """
     _check_options(min_share, majority, size_change, n_permutations)
     labels_prev = np.asarray(labels_prev)
@@ -149,8 +152,7 @@ def step_events(
     ia, ib = _common_positions(np.asarray(ids_prev), np.asarray(ids_curr))
     codes_prev = codes_prev_all.ravel()[ia].astype(np.int64)
     codes_curr = codes_curr_all.ravel()[ib].astype(np.int64)
-    table, strength = _scores(codes_prev, codes_curr, k_prev, k_curr, min_share, majority)
-    linked = strength >= 1.0 - 1e-12
+    table, strength, linked = _scores(codes_prev, codes_curr, k_prev, k_curr, min_share, majority)
 
     # Each event: (type, rows of t-1, cols of t, the links whose weakest share is its statistic).
     events: list[tuple[str, list[int], list[int], list[tuple[int, int]]]] = []
@@ -179,7 +181,7 @@ def step_events(
     if n_permutations and len(codes_curr) and any(links for *_, links in events):
         rng = np.random.default_rng(seed)
         for _ in range(n_permutations):
-            _, s_perm = _scores(codes_prev, rng.permutation(codes_curr), k_prev, k_curr, min_share, majority)
+            _, s_perm, _ = _scores(codes_prev, rng.permutation(codes_curr), k_prev, k_curr, min_share, majority)
             for i, (_, _, _, links) in enumerate(events):
                 if links and min(s_perm[a, b] for a, b in links) >= observed[i] - 1e-12:
                     exceed[i] += 1

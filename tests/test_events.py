@@ -159,3 +159,13 @@ def test_result_events_table() -> None:
     assert split["p_value"] == pytest.approx(1 / 20)
     assert set(table.loc[table["t"] == 2, "event"]) == {"continue"}
     assert table.equals(lifecycle_events(result, n_permutations=19, seed=0))
+
+
+def test_a_small_cluster_halved_into_two_big_ones_dies() -> None:
+    # 10 ids, 5 into each of two clusters of 50: half is not "most", and 5/55 is no share.
+    prev = np.repeat([0, 1, 2], [50, 50, 10])
+    curr = prev.copy()
+    curr[prev == 2] = np.repeat([0, 1], 5)
+    ids = np.arange(len(prev))
+    events = step_events(ids, prev, ids, curr, n_permutations=0)
+    assert set(zip(events["event"], events["before"])) == {("death", (2,)), ("continue", (0,)), ("continue", (1,))}
