@@ -114,3 +114,25 @@ def test_label_free_steps_refuses_other_data(fitted) -> None:
     other = datasets.load("syn1", seed=0)
     with pytest.raises(ValueError, match=r"step 3 \(time=4\)"):
         label_free_steps(result, other)
+
+
+def test_label_free_steps_of_a_partition_without_population() -> None:
+    from ercot_nb.result import ClusteringResult, StepResult
+
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(30, 2)) + np.repeat([[0, 0], [6, 0]], 15, axis=0) for _ in range(3)]
+    data = TemporalDataset.from_arrays(X)
+    result = ClusteringResult(algorithm="hand", params={})
+    for t, snapshot in enumerate(data):
+        labels = np.repeat([0, 1], 15)
+        result.append(StepResult.from_partition(t, snapshot.time, snapshot.ids, labels, snapshot.X, 0.0))
+    table = label_free_steps(result, data, sample_size=None)
+    assert table["churn"].iloc[1:].tolist() == [0.0, 0.0]
+    assert table["consecutive_nmi"].iloc[1:].tolist() == [1.0, 1.0]
+    for t, snapshot in enumerate(data):
+        labels = result[t].labels
+        assert table.loc[t, "silhouette"] == pytest.approx(silhouette_score(snapshot.X, labels))
+        means = np.array([snapshot.X[labels == c].mean(axis=0) for c in (0, 1)])
+        nearest = np.linalg.norm(snapshot.X[:, None] - means[None], axis=2).min(axis=1)
+        assert table.loc[t, "f_cp"] == pytest.approx(nearest.sum())
+        assert table.loc[t, "f_sep"] == pytest.approx(1 / np.linalg.norm(means[0] - means[1]))
