@@ -24,7 +24,8 @@ Three more rules choose a posteriori (:func:`select_member`), after a run:
     linearly to [0, 1] over the front, then the smallest
     ``max_i w_i (g_i - z_i)`` for importance weights ``w`` and reference
     point ``z`` (default the ideal corner); pymoo's ``ASF`` with weights
-    ``1 / w``.
+    ``1 / w``.  A 1e-6 multiple of ``sum_i w_i (g_i - z_i)`` is added (the
+    augmented ASF), so the choice is never weakly dominated.
 ``"pseudo_weights"``
     Deb's pseudo-weights ``w_i = (max_i - f_i) / (max_i - min_i)``,
     normalised to sum 1; the member whose pseudo-weights are nearest (L1)
@@ -60,6 +61,7 @@ SELECTION_RULES = KNEE_RULES + A_POSTERIORI_RULES
 CONTROL_BOXES = ("pca", "bbox")
 
 _TIE_RTOL = 1e-12
+_ASF_AUGMENT = 1e-6  # augmented ASF: never a weakly dominated member
 
 ControlFront = tuple[np.ndarray, np.ndarray]
 
@@ -227,7 +229,8 @@ def select_member(
         if z.shape != (2,) or not np.all(np.isfinite(z)):
             raise ValueError(f"reference must be two finite numbers, got {reference!r}")
         g = np.divide(F - low, span, out=np.zeros_like(F), where=span > 0)
-        return _best_with_ties(candidates, -((g - z) * w).max(axis=1), F, n_clusters)
+        achievement = ((g - z) * w).max(axis=1) + _ASF_AUGMENT * ((g - z) * w).sum(axis=1)
+        return _best_with_ties(candidates, -achievement, F, n_clusters)
     pseudo = np.divide(low + span - F, span, out=np.zeros_like(F), where=span > 0)
     total = pseudo.sum(axis=1, keepdims=True)
     pseudo = np.divide(pseudo, total, out=np.full_like(F, 0.5), where=total > 0)

@@ -288,6 +288,18 @@ def test_asf_and_pseudo_weights_follow_the_weights() -> None:
 def test_asf_choice_is_nondominated(points, rule, w) -> None:
     F = np.array(points)
     chosen = select_member(F, np.full(len(F), 3), rule, weights=(w, 1 - w))
-    dominated = np.all(F <= F[chosen], axis=1) & np.any(F < F[chosen], axis=1)
-    if rule == "asf":  # ASF's minimum is weakly Pareto-optimal; ties resolve to a strict one
+    if rule == "asf":  # the augmented ASF never picks a dominated member
+        dominated = np.all(F <= F[chosen], axis=1) & np.any(F < F[chosen], axis=1)
         assert not dominated.any()
+    else:  # brute force: the smallest L1 distance of the pseudo-weights to the weights
+        low, high = F.min(axis=0), F.max(axis=0)
+        pseudo = [[(high[i] - f[i]) / (high[i] - low[i]) if high[i] > low[i] else 0.0 for i in (0, 1)] for f in F]
+        pseudo = [[p / sum(q) for p in q] if sum(q) > 0 else [0.5, 0.5] for q in pseudo]
+        distance = [abs(q[0] - w) + abs(q[1] - (1 - w)) for q in pseudo]
+        assert distance[chosen] <= min(distance) + 1e-9
+
+
+def test_asf_skips_a_weakly_dominated_tie() -> None:
+    # (1, 3) is listed first and ties (1, 2) on max(w g): only the augmentation separates them.
+    F = np.array([[1.0, 3.0], [1.0, 2.0], [0.0, 10.0], [10.0, 0.0]])
+    assert select_member(F, np.full(4, 3), "asf", weights=(0.9, 0.1)) == 1
