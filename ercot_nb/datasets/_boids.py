@@ -18,6 +18,7 @@ import pandas as pd
 from scipy.spatial import cKDTree
 
 from ..data import TemporalDataset
+from ..paper import dataset_numbers
 
 __all__ = ["bird_flocks"]
 
@@ -37,8 +38,6 @@ MIN_FLOCK_SIZE = 2  # a flock never loses a bird below this size
 _STRAY_MODES = ("each_flock", "one")
 _INIT_STREAM, _STRAY_STREAM, _NOISE_STREAM = range(3)
 
-# Published values for the flock experiment (paper, tables of mRI and run time).
-_PAPER = {"ERCOT_mRI": 0.8951, "staticEC_mRI": 0.8930, "ERCOT_seconds_per_step": 0.27}
 
 
 def _stream(entropy: int, key: int) -> np.random.Generator:
@@ -266,8 +265,8 @@ def bird_flocks(
         ``true_mean_labels`` (per step, the noise-free centroid of each flock,
         for :func:`ercot_nb.datasets.oracle_partition`), ``events`` (a table of
         switches: time, id, from_cluster, to_cluster), ``lane_spacing`` and
-        ``paper`` (the published mRI of ERCOT and staticEC and ERCOT's
-        seconds per step on the paper's flock data).
+        ``paper`` (the published mRI and seconds per step of ERCOT and staticEC
+        on the paper's flock data, from :mod:`ercot_nb.paper`).
 
     Raises
     ------
@@ -362,7 +361,7 @@ def bird_flocks(
             events, columns=["time", "id", "event", "from_cluster", "to_cluster"]
         ),
         "lane_spacing": LANE_SPACING,
-        "paper": dict(_PAPER),
+        "paper": dataset_numbers("bird_flocks"),
     }
     return TemporalDataset.from_arrays(
         X_list,

@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 
 from ..data import TemporalDataset
+from ..paper import dataset_numbers
 
 __all__ = ["video_bt", "video_mo", "video_rc", "load_video"]
 
@@ -160,7 +161,6 @@ class _Scene:
     vignette: float  # light falls by this fraction from the light centre to distance 1
     light_drift: float  # light centre moves this far (height units) per frame
     light_level: float  # relative amplitude of the slow global brightness change
-    paper: dict[str, float]
     story: str  # the scenario in words, for metadata["description"]
 
 
@@ -234,7 +234,6 @@ _BT = _Scene(
     vignette=0.35,
     light_drift=0.03,
     light_level=0.06,
-    paper={"ERCOT_mRI": 0.7335, "staticEC_mRI": 0.7157},
     story=(
         "a seascape with a dynamic background and static objects, after the paper's "
         "video_seg_BT: sky (segment 0, clouds drifting) above rippling water (1, its texture "
@@ -314,12 +313,6 @@ _MO = _Scene(
     vignette=0.45,
     light_drift=0.02,
     light_level=0.05,
-    paper={
-        "ERCOT_mRI": 0.7163,
-        "staticEC_mRI": 0.6399,
-        "ERCOT_seconds_per_step": 1.9953,
-        "staticEC_seconds_per_step": 1.2170,
-    },
     story=(
         "a room with a static object that changes position, after the paper's video_seg_MO: "
         "wall (0), floor (1), window (2), picture (3), table (4), lamp on the table (5) and a "
@@ -392,7 +385,6 @@ _RC = _Scene(
     vignette=0.30,
     light_drift=0.04,
     light_level=0.06,
-    paper={"ERCOT_mRI": 0.7526, "staticEC_mRI": 0.7297},
     story=(
         "a panning camera with moving objects, after the paper's video_seg_RC: a textured "
         "background (0) scrolling left by 0.06 frame heights per frame, a car (1) driving "
@@ -535,7 +527,7 @@ def _render_scene(
         "segment_names": list(scene.segments),
         "true_means": true_means,
         "true_mean_labels": true_mean_labels,
-        "paper": dict(scene.paper),
+        "paper": dataset_numbers(scene.name),
     }
     return _dataset(frames, label_maps, position=position, position_weight=position_weight,
                     name=scene.name, metadata=metadata)
@@ -615,7 +607,7 @@ def _scene_doc(scene: _Scene, summary: str, example: str) -> str:
         return textwrap.fill(text, width=76, initial_indent="    ", subsequent_indent="    ")
 
     segments = ", ".join(f"{i} {name}" for i, name in enumerate(scene.segments))
-    paper = ", ".join(f"{key} {value}" for key, value in scene.paper.items())
+    paper = ", ".join(f"{key} {value}" for key, value in dataset_numbers(scene.name).items())
     returns = (
         f"One step per frame, one sample per pixel (id = row * W + col), labels = exact "
         f"segment ({segments}); ``metadata`` holds ``kind``, ``frame_shape``, "
