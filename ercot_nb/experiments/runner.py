@@ -23,6 +23,7 @@ from .. import datasets as builtin
 from .._progress import progress_bar
 from ..algorithms import name_key
 from ..metrics import score_steps
+from ..params import estimator_params, validate_params
 from .spec import (
     DEFAULT_KEEP_FRONTS,
     KNOWN_K,
@@ -37,7 +38,7 @@ from .spec import (
     registered_name,
     status_rows,
 )
-from .store import finished_status, load_runs, needs_run, record_settings, save_run
+from .store import finished_status, needs_run, ordered_table, read_finished, record_settings, run_path, save_run
 
 _WARMED_UP: set[str] = set()
 """Settings ids already fitted once in this process (see :func:`_warm_up`)."""
@@ -138,13 +139,39 @@ def _plan(
         given = dict(lookup(params, name, {}) or {})
         for dataset, extra in dataset_params.items():
             resolved = _resolve_params(given, known_k[dataset])
-            registry.make(name, **resolved)  # a wrong parameter fails here, once, not in every run
+            check_params(name, resolved)  # a wrong parameter fails here, once, before any run
             specs += [
                 RunSpec(name, dataset, run, resolved, extra, data_seed, (name_key(name), dataset) in kept)
                 for run in run_indices
             ]
     # run-major order: an interrupted sweep has every algorithm's first runs
     return sorted(specs, key=lambda s: s.run)
+
+
+def check_params(algorithm: str, params: Mapping[str, Any]) -> None:
+    """Refuse parameters the estimator would refuse at fit, before any run starts.
+
+    Each value is checked against the estimator's parameter specs
+    (:func:`ercot_nb.params.estimator_params`); an algorithm registered
+    without specs is only constructed.  Rules that tie parameters to the data
+    (k-meansCOT needs a known k) stay with ``fit``, where they mean "n/a".
+
+    Raises
+    ------
+    ValueError
+        Naming the algorithm, the parameter and the allowed values.
+    """
+    cls = registry.get(algorithm)
+    try:
+        specs = estimator_params(cls)
+    except ValueError:  # a class of one's own without param_specs: constructing it is the check
+        specs = None
+    try:
+        if specs is not None:
+            validate_params(algorithm, specs, dict(params))
+        cls(**params)
+    except TypeError as exc:  # unknown name or wrong type: a bad parameter, as ValueError
+        raise ValueError(str(exc)) from None
 
 
 def dataset_k(name: str, data_seed: int = 0, params: Mapping[str, Any] | None = None) -> int | None:
@@ -189,9 +216,12 @@ def run_experiments(
 
     Run ``r`` uses algorithm seed ``r``; every run of a data set sees the
     same data (``data_seed``).  Each finished run is written at once to
-    ``out_dir/<algorithm>__<dataset>__run<NNN>.csv`` (atomically), and runs
-    whose file already exists are not run again, so an interrupted sweep
-    resumes without losing or redoing finished runs.
+    ``out_dir/<algorithm>__<dataset>__run<NNN>.csv`` (atomically), then its
+    completion record ``<stem>.done.json`` (row count and checksum).  Runs
+    whose file matches its record are not run again, so an interrupted sweep
+    resumes without losing or redoing finished runs; a run file that is
+    partial, corrupt or unrecorded is never taken as finished: that run is
+    done again, with a warning naming the file.
 
     Parameters
     ----------
@@ -298,6 +328,4 @@ def run_experiments(
             cluster.close()
     names = list(dict.fromkeys(spec.algorithm for spec in specs))
     data_names = list(dict.fromkeys(spec.dataset for spec in specs))
-    run_indices = {spec.run for spec in specs}
-    table = load_runs(out_dir, algorithms=names, datasets=data_names)
-    return table[table["run"].isin(run_indices)].reset_index(drop=True)
+    return ordered_table([read_finished(run_path(out_dir, spec))[1] for spec in specs], names, data_names)

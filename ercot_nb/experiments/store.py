@@ -1,10 +1,14 @@
 """Run files: one CSV per finished run (and its kept final populations), read back as the run table."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-from collections.abc import Sequence
+import re
+import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -12,6 +16,21 @@ from .spec import RUN_COLUMNS, STATUS_FAILED, RunOutput, RunSpec
 
 SETTINGS_COLUMN = "settings_id"
 FRONTS_SUFFIX = ".fronts.csv"
+RECORD_SUFFIX = ".done.json"
+"""A run is finished only when its completion record ``<stem>.done.json`` exists and matches its file."""
+RECORD_FORMAT = 1
+
+
+_STEM = re.compile(r"(?P<algorithm>.+?)__(?P<dataset>.+)__run(?P<run>\d+)\.csv")
+
+
+class IncompleteRunError(ValueError):
+    """A run file that cannot be taken as a finished run (partial, corrupt, stray or unrecorded)."""
+
+    def __init__(self, path: Path, reason: str):
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path} is not a complete run file: {reason}")
 
 
 def run_path(out_dir: Path, spec: RunSpec) -> Path:
@@ -22,11 +41,24 @@ def fronts_path(out_dir: Path, stem: str) -> Path:
     return out_dir / f"{stem}{FRONTS_SUFFIX}"
 
 
+def record_path(out_dir: Path, stem: str) -> Path:
+    return out_dir / f"{stem}{RECORD_SUFFIX}"
+
+
+def _checksum(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _replace_with(path: Path, write: Callable[[Path], None]) -> None:
+    """Write through ``<path>.partial`` and rename, so that ``path`` is either absent, old or complete."""
+    partial = path.with_name(path.name + ".partial")
+    write(partial)
+    os.replace(partial, path)
+
+
 def write_atomically(frame: pd.DataFrame, path: Path) -> None:
     """Write a CSV so that ``path`` is either absent or complete."""
-    partial = path.with_name(path.name + ".partial")
-    frame.to_csv(partial, index=False)
-    os.replace(partial, path)
+    _replace_with(path, lambda partial: frame.to_csv(partial, index=False))
 
 
 def read_run_file(path: Path) -> pd.DataFrame:
@@ -36,35 +68,89 @@ def read_run_file(path: Path) -> pd.DataFrame:
 
 
 def save_run(out_dir: Path, spec: RunSpec, output: RunOutput) -> None:
-    """Fronts first, then the run file, whose presence marks the run as done."""
+    """Fronts, then the run file, then its completion record (row count and checksums), each atomically.
+
+    Only the record, written last, marks the run as finished: a crash at any
+    point leaves a run that :func:`finished_status` runs again.
+    """
+    record = record_path(out_dir, spec.stem)
+    record.unlink(missing_ok=True)  # the files below are being replaced: never pair them with an old record
+    fronts_sum = None
     if output.fronts is not None:
         write_atomically(output.fronts, fronts_path(out_dir, spec.stem))
-    write_atomically(output.rows.assign(**{SETTINGS_COLUMN: spec.settings_id}), run_path(out_dir, spec))
+        fronts_sum = _checksum(fronts_path(out_dir, spec.stem))
+    rows = output.rows.assign(**{SETTINGS_COLUMN: spec.settings_id})
+    path = run_path(out_dir, spec)
+    write_atomically(rows, path)
+    content = {
+        "format": RECORD_FORMAT, "run_file": path.name, "settings_id": spec.settings_id,
+        "status": str(rows["status"].iloc[0]), "rows": len(rows), "sha256": _checksum(path),
+        "fronts_sha256": fronts_sum,
+    }
+    _replace_with(record, lambda partial: partial.write_text(json.dumps(content, indent=1), encoding="utf-8"))
+
+
+def read_finished(path: Path) -> tuple[dict[str, Any], pd.DataFrame]:
+    """The completion record and rows of the run file ``path``, checked against each other.
+
+    Raises
+    ------
+    IncompleteRunError
+        If the record is missing or unreadable, or the file's checksum, row
+        count, settings id or status differ from the record's.
+    """
+    record_file = path.with_name(path.name[: -len(".csv")] + RECORD_SUFFIX)
+    if not record_file.exists():
+        raise IncompleteRunError(path, f"it has no completion record {record_file.name} (the run was "
+                                       "interrupted, or the file was not written by this sweep)")
+    try:
+        record = json.loads(record_file.read_text(encoding="utf-8"))
+        expected = (int(record["rows"]), str(record["sha256"]), str(record["settings_id"]), str(record["status"]))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise IncompleteRunError(path, f"its completion record {record_file.name} is unreadable ({exc})") from None
+    if not path.exists():
+        raise IncompleteRunError(path, f"the file is missing but {record_file.name} records it")
+    if _checksum(path) != expected[1]:
+        raise IncompleteRunError(path, f"its content differs from what {record_file.name} records "
+                                       "(truncated, cut or edited after the run)")
+    frame = read_run_file(path)
+    found = (len(frame), expected[1], str(frame[SETTINGS_COLUMN].iloc[0]) if len(frame) else "",
+             str(frame["status"].iloc[0]) if len(frame) else "")
+    if found != expected or set(frame[SETTINGS_COLUMN]) != {expected[2]}:
+        raise IncompleteRunError(path, f"{len(frame)} rows do not match {record_file.name} ({expected[0]} rows)")
+    return record, frame
+
+
+def _redo_hint(error: IncompleteRunError) -> str:
+    return f"{error}; running it again (it replaces {error.path.name})"
 
 
 def finished_status(out_dir: Path, spec: RunSpec) -> str | None:
-    """Status of a run already on disk, ``None`` if absent or unreadable.
+    """Status of a run already on disk; ``None`` if it must run (absent, partial or corrupt).
+
+    A partial or corrupt run file is never taken as finished: the run is done
+    again (with a warning naming the file) and its files are replaced.
 
     Raises
     ------
     ValueError
-        If the file was made with other settings (parameters or data).
+        If the file is complete but was made with other settings (parameters or data).
     """
     path = run_path(out_dir, spec)
-    if not path.exists():
+    if not path.exists() and not record_path(out_dir, spec.stem).exists():
         return None
     try:
-        frame = read_run_file(path)
-        status = str(frame["status"].iloc[0])
-        stored = set(frame[SETTINGS_COLUMN])
-    except Exception:  # unreadable: run it again
+        record, _ = read_finished(path)
+    except IncompleteRunError as exc:
+        warnings.warn(_redo_hint(exc), RuntimeWarning, stacklevel=2)
         return None
-    if stored != {spec.settings_id}:
+    if record["settings_id"] != spec.settings_id:
         raise ValueError(
             f"{path} was made with other settings than this sweep's {spec.settings}; "
-            "use another output folder or delete the old run files"
+            f"use another output folder, or delete {path.name} and {record_path(out_dir, spec.stem).name} "
+            "to run it again"
         )
-    return status
+    return str(record["status"])
 
 
 def needs_run(status: str | None, retry_failed: bool) -> bool:
@@ -72,14 +158,30 @@ def needs_run(status: str | None, retry_failed: bool) -> bool:
 
 
 def record_settings(out_dir: Path, specs: Sequence[RunSpec]) -> None:
-    """Keep ``settings.json``: settings id -> the settings it stands for."""
+    """Keep ``settings.json``: settings id -> the settings it stands for.
+
+    Raises
+    ------
+    ValueError
+        If an existing ``settings.json`` is not a JSON object (before any run starts).
+    """
     path = out_dir / "settings.json"
-    known = json.loads(path.read_text()) if path.exists() else {}
+    known: Any = {}
+    if path.exists():
+        try:
+            known = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            known = exc
+        if not isinstance(known, dict):
+            reason = known if isinstance(known, ValueError) else f"a JSON {type(known).__name__}, not an object"
+            raise ValueError(
+                f"{path} is corrupt ({reason}); delete it: it only lists the settings behind the run "
+                "files' settings ids and the next sweep writes it again"
+            )
     for spec in specs:
         known.setdefault(spec.settings_id, json.loads(json.dumps(spec.settings, default=repr)))
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(known, indent=1, sort_keys=True))
-    os.replace(partial, path)
+    text = json.dumps(known, indent=1, sort_keys=True)
+    _replace_with(path, lambda partial: partial.write_text(text, encoding="utf-8"))
 
 
 def tidy(frame: pd.DataFrame) -> pd.DataFrame:
@@ -109,7 +211,11 @@ def load_runs(
     algorithms: Sequence[str] | None = None,
     datasets: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """The tidy run table of every run file in ``out_dir``.
+    """The tidy run table of every finished run file in ``out_dir``.
+
+    Every run file of the chosen algorithms and data sets must be complete
+    (its completion record present and matching); a partial, corrupt or
+    stray one is an error naming it.
 
     Parameters
     ----------
@@ -123,10 +229,41 @@ def load_runs(
     pandas.DataFrame
         Columns :data:`RUN_COLUMNS`, rows ordered by algorithm, data set,
         run and step.
+
+    Raises
+    ------
+    ValueError
+        Naming the first incomplete, corrupt or stray run file (or orphaned
+        completion record), and what to delete.
     """
     out_dir = Path(out_dir)
+    wanted_algorithms = None if algorithms is None else set(algorithms)
+    wanted_datasets = None if datasets is None else set(datasets)
     paths = sorted(p for p in out_dir.glob("*__*__run*.csv") if not p.name.endswith(FRONTS_SUFFIX))
-    frames = [read_run_file(path) for path in paths]
+    orphans = [p for p in out_dir.glob(f"*{RECORD_SUFFIX}")
+               if not p.with_name(p.name[: -len(RECORD_SUFFIX)] + ".csv").exists()]
+    frames = []
+    for path in paths + [p.with_name(p.name[: -len(RECORD_SUFFIX)] + ".csv") for p in sorted(orphans)]:
+        match = _STEM.fullmatch(path.name)
+        if match and ((wanted_algorithms is not None and match["algorithm"] not in wanted_algorithms)
+                      or (wanted_datasets is not None and match["dataset"] not in wanted_datasets)):
+            continue
+        try:
+            if not match:
+                raise IncompleteRunError(path, "its name is not <algorithm>__<dataset>__run<NNN>.csv")
+            frames.append(read_finished(path)[1])
+        except IncompleteRunError as exc:
+            raise ValueError(
+                f"{exc}; delete {path.name} and {path.name[: -len('.csv')] + RECORD_SUFFIX} (whichever "
+                "exist), or run the sweep again (without --report-only) to redo that run"
+            ) from None
+    return ordered_table(frames, algorithms, datasets)
+
+
+def ordered_table(
+    frames: Sequence[pd.DataFrame], algorithms: Sequence[str] | None = None, datasets: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """Run files' rows as one tidy table, ordered by algorithm, data set, run and step."""
     if not frames:
         return tidy(pd.DataFrame(columns=RUN_COLUMNS))
     table = tidy(pd.concat(frames, ignore_index=True))
