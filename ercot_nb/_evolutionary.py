@@ -2,7 +2,7 @@
 
 The per-step workflow follows Algorithm 1 of the paper (Zhao, Yan, Shi,
 "Evolutionary Robust Clustering Over Time for Temporal Data", IEEE TCYB
-2021) with the resolutions of ``shared/design/algorithms.md`` §1:
+2021) with the resolutions of ``docs/algorithm.md``, *ERCOT at one time step*:
 
 * t = 1 (or every t for staticEC): random population, evaluated on A^t;
 * t > 1: 80% of the previous final population carried over by
