@@ -156,7 +156,7 @@ def test_the_completion_record_holds_rows_and_checksum(finished):
 
 
 @pytest.mark.parametrize("param, message", [
-    ("staticEC:pop_size=7", "staticEC: pop_size must be an int in [4, 100000], a multiple of 2, got 7"),
+    ("staticEC:pop_size=7", "staticEC: pop_size must be an even int in [4, 100000], got 7"),
     ("staticEC:knee=steepest", "knee"),
     ("staticEC:pop_sise=20", "pop_sise"),
 ])
