@@ -6,6 +6,8 @@ from typing import Any
 
 __all__ = ["add_animation_controls"]
 
+_BUTTONS_WIDTH = 100  # CSS pixels left of the slider for the play/pause buttons (about 82 wide)
+
 
 def add_animation_controls(
     layout: dict[str, Any],
@@ -17,8 +19,9 @@ def add_animation_controls(
 ) -> None:
     """Add a time slider and play/pause buttons over frames named ``"0", "1", ...``.
 
-    The buttons sit left of the slider and the slider's current value
-    ("time: ...") at its right end, so neither covers the other.
+    The buttons sit in a fixed-width gap left of the slider (a pixel pad,
+    whatever the figure's width) and the slider's current value
+    ("time: ...") at its right end, so nothing covers anything else.
 
     Parameters
     ----------
@@ -50,11 +53,11 @@ def add_animation_controls(
             active=start,
             steps=slider_steps,
             currentvalue=dict(prefix="time: ", xanchor="right", font=dict(size=13)),
-            x=0.16,
-            len=0.84,
+            x=0,
+            len=1,
             y=0,
             yanchor="top",
-            pad=dict(t=50, b=10),
+            pad=dict(t=50, b=10, l=_BUTTONS_WIDTH),
         )
     ]
     layout["updatemenus"] = [
