@@ -1,7 +1,7 @@
 """penaltyEC: ERCOT's evolutionary search with an a-priori temporal penalty.
 
-The ERCOT paper's comparison variant (section 1.9 of
-``shared/design/algorithms.md``): the same re-initialisation from the
+The ERCOT paper's comparison variant (``docs/algorithm.md``, *penaltyEC*):
+the same re-initialisation from the
 previous step, reproduction and NSGA-II selection as ERCOT, but at t > 1 the
 objectives are ``(f_cp, 1 - NMI(current partition, previous final
 partition))`` over the samples present at both steps, and there is no
@@ -89,7 +89,7 @@ class PenaltyEC(_EvolutionaryClustering):
     ``(f_cp, 1 - NMI)``, the NMI (geometric, Strehl & Ghosh) being between a
     solution's partition and the previous step's final partition, over the
     samples present at both steps ([REC] for the 1 - NMI form and the
-    common samples, algorithms.md section 1.9).  At the first step, or when
+    common samples, docs/algorithm.md, *penaltyEC*).  At the first step, or when
     no sample carries over, the objectives are ``(f_cp, f_sep)``.  The
     output is the knee of the first front of the step's own objectives,
     with the same rule as ERCOT; ``knee="mock"`` is not offered because its
@@ -158,15 +158,13 @@ class PenaltyEC(_EvolutionaryClustering):
     ) -> None:
         store_params(self, locals())
 
-    def _validate_params(self) -> None:
-        super()._validate_params()
-        if self.knee == "mock":
+    def _check_params(self) -> None:
+        if isinstance(self.knee, str) and self.knee == "mock":  # say why, before the spec's list
             raise ValueError(
                 "penaltyEC: knee='mock' is not available (its control fronts are built for "
                 "(f_cp, f_sep), not (f_cp, 1 - NMI)); use 'ideal' or 'chord'"
             )
-        if not 0.0 <= self.keep_fraction <= 1.0:
-            raise ValueError(f"penaltyEC: keep_fraction must be in [0, 1], got {self.keep_fraction!r}")
+        super()._check_params()
 
     def _reset(self) -> None:
         super()._reset()
