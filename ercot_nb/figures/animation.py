@@ -1,10 +1,14 @@
 """Time slider and play/pause buttons of the kernel-free Plotly animations."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["add_animation_controls"]
+import plotly.graph_objects as go
+
+from .layers import Parts
+
+__all__ = ["add_animation_controls", "animation_figure"]
 
 _BUTTONS_WIDTH = 100  # CSS pixels left of the slider for the play/pause buttons (about 82 wide)
 
@@ -86,3 +90,45 @@ def add_animation_controls(
             ],
         )
     ]
+
+
+def animation_figure(
+    parts_of: Callable[[int], Parts],
+    n_steps: int,
+    labels: Sequence[Any],
+    *,
+    start: int,
+    frame_duration: int,
+    webgl: bool,
+    frame_layout: Sequence[str] = ("title",),
+) -> go.Figure:
+    """A Plotly animation with one frame per step, built from each step's parts.
+
+    Parameters
+    ----------
+    parts_of : callable
+        ``parts_of(t)`` gives step ``t``'s :class:`Parts`; every step must
+        have the same traces (names and types), only their data differ.
+    n_steps : int
+        Frames ``"0"`` to ``str(n_steps - 1)``.
+    labels : sequence
+        The time label of every frame.
+    start, frame_duration, webgl
+        As in :func:`add_animation_controls`.
+    frame_layout : sequence of str, default=("title",)
+        Layout keys that change from frame to frame.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Showing step ``start``, with a time slider and play/pause buttons.
+    """
+    frames, layout = [], None
+    for t in range(n_steps):
+        traces, step_layout = parts_of(t)
+        frames.append(go.Frame(name=str(t), data=traces,
+                               layout={key: step_layout[key] for key in frame_layout if key in step_layout}))
+        if t == start:
+            layout = step_layout
+    add_animation_controls(layout, labels, start, frame_duration, webgl=webgl)
+    return go.Figure(data=frames[start].data, frames=frames, layout=layout)
