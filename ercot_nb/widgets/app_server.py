@@ -17,10 +17,12 @@
   server (``ercot-nb app --ip`` sets one); it is removed from the
   environment before kernels start, and never appears in a process list.
 
-Voila itself shuts a page's kernel down when the page is closed (a
-``beforeunload`` beacon); kernels of pages that vanish without it (a
-crashed browser, a laptop put to sleep) are culled by jupyter_server's
-``MappingKernelManager.cull_idle_timeout``, which ``ercot-nb app`` sets.
+* **Kernels of closed pages shut down.**  Voila's page posts a shutdown
+  beacon when it is closed, carrying the ``_xsrf`` cookie; this server sets
+  that cookie with the page (Voila 0.5 does not, so the beacon was refused).
+  Kernels of pages that vanish without closing (a crashed browser, a laptop
+  put to sleep) are culled by jupyter_server's
+  ``MappingKernelManager.cull_idle_timeout``, which ``ercot-nb app`` sets.
 """
 from __future__ import annotations
 
@@ -154,6 +156,10 @@ class _AppPageHandler(TornadoVoilaHandler):
     """Voila's page handler, answering 503 "server busy" at the kernel cap."""
 
     async def get(self, path=None):  # noqa: ANN001 - tornado's signature
+        # Voila's page posts a shutdown beacon with the `_xsrf` cookie when it is closed;
+        # its own handler never sets that cookie, so the beacon was refused (403) and the
+        # kernel of every closed page lived on.  Reading the token sets the cookie.
+        self.xsrf_token  # noqa: B018 - read for its side effect
         try:
             await super().get(path)
         except ServerBusy:
