@@ -104,6 +104,13 @@ display(explorer, compare)
     return path
 
 
+def upload(page, path) -> None:
+    """Choose ``path`` with the Explorer's upload button, as a user does."""
+    with page.expect_file_chooser(timeout=30_000) as chooser:
+        page.locator(".widget-upload").first.click()
+    chooser.value.set_files(str(path))
+
+
 def watch_dialogs(page) -> list[str]:
     dialogs: list[str] = []
 
@@ -130,15 +137,16 @@ def test_no_injection_in_the_explorer_and_compare_apps(evil_files, tmp_path, cap
 
         # the Explorer's CSV upload: the file, then one that fails and whose name the error quotes
         page.get_by_role("button", name="CSV file").first.click()
-        page.locator("input[type=file]").first.set_input_files(str(evil_files["csv"]))
+        upload(page, evil_files["csv"])
         page.get_by_text("Check the column mapping").first.wait_for(timeout=60_000)
         page.get_by_role("button", name="Load CSV").first.click()
         page.locator(".ercot-nb-message", has_text="Loaded <img").first.wait_for(timeout=60_000)
-        page.locator("input[type=file]").first.set_input_files(str(evil_files["broken"]))
+        messages = page.eval_on_selector_all(".ercot-nb-message", "ns => ns.map(n => n.innerText)")
+        upload(page, evil_files["broken"])
         page.locator(".ercot-nb-message", has_text="Problem reading").first.wait_for(timeout=60_000)
         page.wait_for_timeout(2_000)
         uploaded = page.evaluate(INJECTED)
-        messages = page.eval_on_selector_all(".ercot-nb-message", "ns => ns.map(n => n.innerText)")
+        messages += page.eval_on_selector_all(".ercot-nb-message", "ns => ns.map(n => n.innerText)")
         labels = page.eval_on_selector_all(".widget-html-content", "ns => ns.map(n => n.innerText)")
         page.screenshot(path=str(tmp_path / "injection.png"), full_page=True)
     with capsys.disabled():
