@@ -183,6 +183,12 @@ def _is_local(ip: str) -> bool:
         return False
 
 
+def _host_name() -> str:
+    """This computer's name as other computers would type it (best guess)."""
+    fqdn = socket.getfqdn()
+    return fqdn if "." in fqdn and not fqdn.startswith("localhost") else socket.gethostname()
+
+
 def voila_command(
     notebook: Path,
     port: int,
@@ -311,7 +317,7 @@ def serve(
     else:
         env[TOKEN_ENV] = token = os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(18)
         env.pop(SHARED_BUNDLE_ENV, None)
-        name = socket.getfqdn() if ip in ("0.0.0.0", "::", "") else ip
+        name = _host_name() if ip in ("0.0.0.0", "::", "") else ip
         url = f"http://{name}:{port}/?token={token}"
         print(f"Serving {path.name} to other computers on {ip}:{port} (dataset "
               f"{dataset.lower()}, at most {max_kernels or 'unlimited'} pages at once); "
