@@ -138,6 +138,23 @@ class CappedKernelManager(AsyncMappingKernelManager):
     def __init__(self, **kwargs) -> None:  # noqa: ANN003 - forwarded to jupyter_server
         super().__init__(**kwargs)
         self._starting = 0
+        self._closing: set[str] = set()
+
+    async def shutdown_kernel(self, kernel_id: str, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+        """Shut a kernel down (a closed page's beacon, the culler), remembering it meanwhile."""
+        self._closing.add(kernel_id)
+        try:
+            await super().shutdown_kernel(kernel_id, *args, **kwargs)
+        finally:
+            self._closing.discard(kernel_id)
+
+    async def cull_kernel_if_idle(self, kernel_id: str) -> None:
+        """Cull an idle kernel, skipping one that is (or was) shut down since the culler
+        listed the kernels: jupyter_server would log a KeyError traceback for it, or shut it
+        down twice."""
+        if kernel_id in self._closing or kernel_id not in self:
+            return
+        await super().cull_kernel_if_idle(kernel_id)
 
     async def start_kernel(self, *args, **kwargs) -> str:  # noqa: ANN002, ANN003
         """Start a kernel, or raise :class:`ServerBusy` at the cap."""

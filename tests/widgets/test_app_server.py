@@ -31,3 +31,19 @@ def test_a_server_on_one_address_answers_it_and_not_others():
     assert rule.allows("192.0.2.2:8866") and rule.allows("localhost")
     assert not rule.allows("192.0.2.7:8866") and not rule.allows("evil.example")
     assert HostRule("192.0.2.2", ["*"]).allows("evil.example")
+
+
+def test_the_culler_skips_kernels_shut_down_since_it_listed_them(caplog):
+    import asyncio
+
+    from ercot_nb.widgets.app_server import CappedKernelManager
+
+    manager = CappedKernelManager()
+    manager._closing.add("closing-id")
+
+    async def cull() -> None:
+        await manager.cull_kernel_if_idle("gone-id")  # a closed page's kernel: already removed
+        await manager.cull_kernel_if_idle("closing-id")  # one being shut down right now
+
+    asyncio.run(cull())
+    assert not [record for record in caplog.records if record.levelname == "ERROR"]
