@@ -34,6 +34,7 @@ import tempfile
 from collections.abc import Iterable
 
 import tornado.web
+from jupyter_server.log import log_request
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from traitlets import Integer, List, Unicode
 from voila.app import Voila
@@ -213,6 +214,7 @@ class ErcotVoila(Voila):
         settings = super().init_settings()
         self.kernel_manager.max_kernels = self.max_kernels
         settings["ercot_nb_log"] = self.log
+        settings["log_function"] = log_request  # jupyter_server's: tokens scrubbed from the log
         return settings
 
     def init_handlers(self) -> list:

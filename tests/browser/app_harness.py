@@ -69,7 +69,8 @@ def app_server(args: Sequence[str], tmp_path: Path, *, python: str = sys.executa
         wait_for_port(port, process, timeout=90, host=host)
         yield process, port, log_path
     finally:
-        os.killpg(process.pid, signal.SIGTERM)  # the launcher and the server it started
+        with contextlib.suppress(ProcessLookupError):  # the launcher and the server it started
+            os.killpg(process.pid, signal.SIGTERM)
         try:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:

@@ -111,3 +111,4 @@ def test_serving_other_computers_needs_the_printed_token(tmp_path):
         status, page = get(f"{base}/?token={token}")
         assert status == 200 and "tiny app ready" in page
         assert get(f"{base}/?token={token}", host=f"evil.example:{port}")[0] == 403
+        assert token not in log.read_text().split("Students open:")[1].split("\n", 2)[2]  # scrubbed

@@ -10,6 +10,7 @@ Chromium.
 """
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -44,10 +45,16 @@ def source_copy(target: Path) -> Path:
 def test_the_installed_wheel_serves_the_app_from_an_empty_folder(tmp_path, capsys):
     timings = {}
     started = time.monotonic()
-    setup_py = (REPO / "setup.py").read_text()
-    assert repr(APPS) in setup_py and repr(TUTORIAL_FILES) in setup_py  # one list, mirrored
+    mirrored = {node.targets[0].id: ast.literal_eval(node.value)
+                for node in ast.parse((REPO / "setup.py").read_text()).body
+                if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id in ("APPS", "TUTORIAL_FILES")}
+    assert mirrored == {"APPS": APPS, "TUTORIAL_FILES": TUTORIAL_FILES}  # setup.py's copies agree
     env = scratch_env(tmp_path)
     env.pop("PYTHONPATH", None)  # nothing from the checkout
+    # The dependencies come from the base environment, their data files too (Voila's templates,
+    # the widget extensions), which a venv's Jupyter looks for under its own prefix only.
+    env["JUPYTER_PATH"] = str(Path(sys.base_prefix) / "share" / "jupyter")
     source = source_copy(tmp_path / "source")
     dist = tmp_path / "dist"
     run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", dist, source, env=env)
