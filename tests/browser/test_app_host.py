@@ -14,7 +14,7 @@ import urllib.request
 
 import psutil
 import pytest
-from app_harness import CHROMIUM, app_server, server_process, tiny_notebook
+from .app_harness import CHROMIUM, app_server, server_process, tiny_notebook
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="the browser tests need /usr/bin/chromium")
 

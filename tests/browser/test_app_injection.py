@@ -19,7 +19,7 @@ import nbformat
 import numpy as np
 import pandas as pd
 import pytest
-from app_harness import CHROMIUM, app_server, chromium
+from .app_harness import CHROMIUM, app_server, chromium
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="the browser tests need /usr/bin/chromium")
 

@@ -16,7 +16,7 @@ import os
 import re
 
 import pytest
-from app_harness import CHROMIUM, app_server, chromium, kernels, server_process, tiny_notebook, wait_until
+from .app_harness import CHROMIUM, app_server, chromium, kernels, server_process, tiny_notebook, wait_until
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="the browser tests need /usr/bin/chromium")
 

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from app_harness import CHROMIUM, REPO, app_server, chromium, scratch_env
+from .app_harness import CHROMIUM, REPO, app_server, chromium, scratch_env
 
 from ercot_nb.widgets.app import APPS, TUTORIAL_FILES, tutorial_files
 
