@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ercot_nb import TemporalDataset, figures
-from plot_helpers import tiny_video
+from .plot_helpers import tiny_video
 
 CHROMIUM = Path("/usr/bin/chromium")
 
