@@ -10,6 +10,11 @@ Each solution's active centroids are first gathered into a small contiguous
 array; the sample loop is outermost (measured faster than a blocked,
 centroid-outer layout for the small D and C_max used here).
 
+Every population kernel comes twice: a serial one (the default: it compiles
+quickly and small calls gain nothing from threads) and a ``*_parallel`` twin
+over solutions (or samples) for large calls.  Both call the same per-solution
+function, so their results are identical whatever the number of threads.
+
 Contract shared by every kernel here (the model is scikit-learn's
 ``_k_means_lloyd.pyx``): one step per call, outputs and scratch sized by the
 data are allocated by the caller, nothing is validated, nothing is printed,
@@ -26,7 +31,7 @@ _MASK_ON = 0.5
 _MIN_SEPARATION = 1e-12
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _gather_active(chromosome, n_max, n_features, centroids, slots):  # pragma: no cover
     """Copy the active centroids into ``centroids[:n_active]``; return n_active."""
     n_active = 0
@@ -40,7 +45,7 @@ def _gather_active(chromosome, n_max, n_features, centroids, slots):  # pragma: 
     return n_active
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _nearest(X, s, centroids, n_active):  # pragma: no cover
     """Index (into ``centroids``) of the nearest centroid to sample ``s`` and its squared distance.
 
@@ -85,7 +90,48 @@ def _nearest(X, s, centroids, n_active):  # pragma: no cover
     return nearest, best
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
+def _evaluate_one(X, chromosome, n_max, nonempty_only, counts_row):  # pragma: no cover
+    """f_cp and f_sep of one chromosome; members per slot into ``counts_row``."""
+    n_samples, n_features = X.shape
+    centroids = np.empty((n_max, n_features))
+    slots = np.empty(n_max, dtype=np.int64)
+    local_counts = np.empty(n_max, dtype=np.int64)
+    n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
+    for c in range(n_max):
+        counts_row[c] = 0
+        local_counts[c] = 0
+    if n_active == 0:
+        return np.inf, np.inf
+    total = 0.0
+    for s in range(n_samples):
+        nearest, best = _nearest(X, s, centroids, n_active)
+        total += np.sqrt(best)
+        local_counts[nearest] += 1
+    for a in range(n_active):
+        counts_row[slots[a]] = local_counts[a]
+
+    min_d2 = np.inf
+    n_pairs = 0
+    for a in range(n_active):
+        if nonempty_only and local_counts[a] == 0:
+            continue
+        for b in range(a + 1, n_active):
+            if nonempty_only and local_counts[b] == 0:
+                continue
+            n_pairs += 1
+            dist2 = 0.0
+            for d in range(n_features):
+                diff = centroids[a, d] - centroids[b, d]
+                dist2 += diff * diff
+            if dist2 < min_d2:
+                min_d2 = dist2
+    if n_pairs == 0:
+        return total, np.inf
+    return total, 1.0 / max(np.sqrt(min_d2), _MIN_SEPARATION)
+
+
+@njit(cache=True)
 def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # pragma: no cover
     """Objectives and cluster sizes of every solution.
 
@@ -102,49 +148,59 @@ def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # p
         between (non-empty) active centroids (inf when fewer than two).
     counts : int64 ndarray of shape (n_solutions, n_max)    OUT, members per centroid.
     """
-    n_samples, n_features = X.shape
-    for i in prange(pop.shape[0]):
-        centroids = np.empty((n_max, n_features))
-        slots = np.empty(n_max, dtype=np.int64)
-        local_counts = np.zeros(n_max, dtype=np.int64)
-        n_active = _gather_active(pop[i], n_max, n_features, centroids, slots)
-        for c in range(n_max):
-            counts[i, c] = 0
-        if n_active == 0:
-            f_cp[i] = np.inf
-            f_sep[i] = np.inf
-            continue
-        total = 0.0
-        for s in range(n_samples):
-            nearest, best = _nearest(X, s, centroids, n_active)
-            total += np.sqrt(best)
-            local_counts[nearest] += 1
-        f_cp[i] = total
-        for a in range(n_active):
-            counts[i, slots[a]] = local_counts[a]
-
-        min_d2 = np.inf
-        n_pairs = 0
-        for a in range(n_active):
-            if nonempty_only and local_counts[a] == 0:
-                continue
-            for b in range(a + 1, n_active):
-                if nonempty_only and local_counts[b] == 0:
-                    continue
-                n_pairs += 1
-                dist2 = 0.0
-                for d in range(n_features):
-                    diff = centroids[a, d] - centroids[b, d]
-                    dist2 += diff * diff
-                if dist2 < min_d2:
-                    min_d2 = dist2
-        if n_pairs == 0:
-            f_sep[i] = np.inf
-        else:
-            f_sep[i] = 1.0 / max(np.sqrt(min_d2), _MIN_SEPARATION)
+    for i in range(pop.shape[0]):
+        f_cp[i], f_sep[i] = _evaluate_one(X, pop[i], n_max, nonempty_only, counts[i])
 
 
 @njit(cache=True, parallel=True)
+def evaluate_population_parallel(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # pragma: no cover
+    """:func:`evaluate_population` with solutions spread over numba's threads."""
+    for i in prange(pop.shape[0]):
+        f_cp[i], f_sep[i] = _evaluate_one(X, pop[i], n_max, nonempty_only, counts[i])
+
+
+@njit(cache=True)
+def _recentre_one(X_assign, X_update, chromosome, n_max, reseed_empty, sums, counts_row):  # pragma: no cover
+    """One assign-then-average step of one chromosome, in place."""
+    n_samples, n_features = X_assign.shape
+    centroids = np.empty((n_max, n_features))
+    slots = np.empty(n_max, dtype=np.int64)
+    n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
+    for c in range(n_max):
+        counts_row[c] = 0
+        for d in range(n_features):
+            sums[c, d] = 0.0
+    if n_active == 0:
+        return
+    farthest = -1
+    farthest_d2 = -1.0
+    for s in range(n_samples):
+        nearest, best = _nearest(X_assign, s, centroids, n_active)
+        counts_row[nearest] += 1
+        for d in range(n_features):
+            sums[nearest, d] += X_update[s, d]
+        if best > farthest_d2:
+            farthest_d2 = best
+            farthest = s
+    reseeded = not reseed_empty
+    for a in range(n_active):
+        base = n_max + slots[a] * n_features
+        if counts_row[a] > 0:
+            for d in range(n_features):
+                chromosome[base + d] = sums[a, d] / counts_row[a]
+        elif not reseeded and farthest >= 0:
+            for d in range(n_features):
+                chromosome[base + d] = X_update[farthest, d]
+            reseeded = True
+    # counts were accumulated per active index; report them per slot
+    for a in range(n_active - 1, -1, -1):
+        c = slots[a]
+        if c != a:
+            counts_row[c] = counts_row[a]
+            counts_row[a] = 0
+
+
+@njit(cache=True)
 def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, counts):  # pragma: no cover
     """One assign-then-average step on every solution, in place.
 
@@ -166,46 +222,26 @@ def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, coun
     sums : ndarray of shape (n_solutions, n_max, n_features)          SCRATCH
     counts : int64 ndarray of shape (n_solutions, n_max)              OUT, members
     """
-    n_samples, n_features = X_assign.shape
-    for i in prange(pop.shape[0]):
-        centroids = np.empty((n_max, n_features))
-        slots = np.empty(n_max, dtype=np.int64)
-        n_active = _gather_active(pop[i], n_max, n_features, centroids, slots)
-        for c in range(n_max):
-            counts[i, c] = 0
-            for d in range(n_features):
-                sums[i, c, d] = 0.0
-        if n_active == 0:
-            continue
-        farthest = -1
-        farthest_d2 = -1.0
-        for s in range(n_samples):
-            nearest, best = _nearest(X_assign, s, centroids, n_active)
-            counts[i, nearest] += 1
-            for d in range(n_features):
-                sums[i, nearest, d] += X_update[s, d]
-            if best > farthest_d2:
-                farthest_d2 = best
-                farthest = s
-        reseeded = not reseed_empty
-        for a in range(n_active):
-            base = n_max + slots[a] * n_features
-            if counts[i, a] > 0:
-                for d in range(n_features):
-                    pop[i, base + d] = sums[i, a, d] / counts[i, a]
-            elif not reseeded and farthest >= 0:
-                for d in range(n_features):
-                    pop[i, base + d] = X_update[farthest, d]
-                reseeded = True
-        # counts were accumulated per active index; report them per slot
-        for a in range(n_active - 1, -1, -1):
-            c = slots[a]
-            if c != a:
-                counts[i, c] = counts[i, a]
-                counts[i, a] = 0
+    for i in range(pop.shape[0]):
+        _recentre_one(X_assign, X_update, pop[i], n_max, reseed_empty, sums[i], counts[i])
 
 
 @njit(cache=True, parallel=True)
+def recentre_population_parallel(X_assign, X_update, pop, n_max, reseed_empty, sums, counts):  # pragma: no cover
+    """:func:`recentre_population` with solutions spread over numba's threads."""
+    for i in prange(pop.shape[0]):
+        _recentre_one(X_assign, X_update, pop[i], n_max, reseed_empty, sums[i], counts[i])
+
+
+@njit(cache=True)
+def _assign_range(X, start, stop, centroids, slots, n_active, labels, distances):  # pragma: no cover
+    for s in range(start, stop):
+        nearest, best = _nearest(X, s, centroids, n_active)
+        labels[s] = slots[nearest] if nearest >= 0 else -1
+        distances[s] = np.sqrt(best)
+
+
+@njit(cache=True)
 def assign_nearest(X, chromosome, n_max, labels, distances):  # pragma: no cover
     """Nearest active centroid of every sample for one chromosome.
 
@@ -217,11 +253,24 @@ def assign_nearest(X, chromosome, n_max, labels, distances):  # pragma: no cover
     labels : int64 ndarray of shape (n_samples,)     OUT, centroid slot (-1 if none active)
     distances : ndarray of shape (n_samples,)        OUT, Euclidean distance to it
     """
+    n_features = X.shape[1]
+    centroids = np.empty((n_max, n_features))
+    slots = np.empty(n_max, dtype=np.int64)
+    n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
+    _assign_range(X, 0, X.shape[0], centroids, slots, n_active, labels, distances)
+
+
+_ASSIGN_CHUNK = 4096
+
+
+@njit(cache=True, parallel=True)
+def assign_nearest_parallel(X, chromosome, n_max, labels, distances):  # pragma: no cover
+    """:func:`assign_nearest` with blocks of samples spread over numba's threads."""
     n_samples, n_features = X.shape
     centroids = np.empty((n_max, n_features))
     slots = np.empty(n_max, dtype=np.int64)
     n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
-    for s in prange(n_samples):
-        nearest, best = _nearest(X, s, centroids, n_active)
-        labels[s] = slots[nearest] if nearest >= 0 else -1
-        distances[s] = np.sqrt(best)
+    n_chunks = (n_samples + _ASSIGN_CHUNK - 1) // _ASSIGN_CHUNK
+    for k in prange(n_chunks):
+        stop = min((k + 1) * _ASSIGN_CHUNK, n_samples)
+        _assign_range(X, k * _ASSIGN_CHUNK, stop, centroids, slots, n_active, labels, distances)
