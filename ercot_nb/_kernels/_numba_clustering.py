@@ -7,8 +7,8 @@ masks; centroid ``c`` occupies genes ``n_max + c*D .. n_max + (c+1)*D - 1`` and
 is active when its mask is ``>= 0.5``.
 
 Each solution's active centroids are first gathered into a small contiguous
-array; the sample loop is outermost (measured faster than a blocked,
-centroid-outer layout for the small D and C_max used here).
+array; samples are then processed in blocks of ``_BLOCK`` by
+``_nearest_block``.
 
 Every population kernel comes twice: a serial one (the default: it compiles
 quickly and small calls gain nothing from threads) and a ``*_parallel`` twin
@@ -45,49 +45,56 @@ def _gather_active(chromosome, n_max, n_features, centroids, slots):  # pragma: 
     return n_active
 
 
-@njit(cache=True)
-def _nearest(X, s, centroids, n_active):  # pragma: no cover
-    """Index (into ``centroids``) of the nearest centroid to sample ``s`` and its squared distance.
+_BLOCK = 256  # samples per call of _nearest_block (its scratch size)
 
-    D = 2 and D = 3 (the paper's 2-D data and RGB pixels) get unrolled loops,
-    measured about 1.6x faster than the generic loop; the arithmetic (and so
-    the result) is the same.
+
+@njit(cache=True)
+def _nearest_block(X, start, stop, centroids, n_active, nearest, best):  # pragma: no cover
+    """Nearest centroid (index into ``centroids``) and squared distance of samples ``start:stop``.
+
+    Results go to ``nearest[:stop - start]`` and ``best[:stop - start]``.
+    For D <= 3 (the paper's 2-D data and RGB pixels) the block is copied
+    feature-major, padded to 3 features with zeros, and the loop runs
+    centroid-outer, sample-inner without branches, which vectorises (measured
+    1.2-1.5x faster per sample-centroid pair than the sample-outer loop); the
+    sum ``0 + e0^2 + e1^2 + e2^2`` and the ties (lowest index) are those of the
+    generic loop, so the result is the same.  Every kernel's sample loop runs
+    through this one function, a block at a time, so it is compiled once.
     """
-    best = np.inf
-    nearest = -1
     n_features = X.shape[1]
-    if n_features == 2:
-        x0 = X[s, 0]
-        x1 = X[s, 1]
+    n = stop - start
+    for j in range(n):
+        nearest[j] = -1
+        best[j] = np.inf
+    if n_features <= 3:
+        # centroid-outer, sample-inner: the inner loop has no branch and vectorises
+        xt = np.empty((3, _BLOCK))
+        for j in range(n):
+            for d in range(3):
+                xt[d, j] = X[start + j, d] if d < n_features else 0.0
         for a in range(n_active):
-            e0 = x0 - centroids[a, 0]
-            e1 = x1 - centroids[a, 1]
-            d2 = 0.0 + e0 * e0 + e1 * e1
-            if d2 < best:
-                best = d2
-                nearest = a
-    elif n_features == 3:
-        x0 = X[s, 0]
-        x1 = X[s, 1]
-        x2 = X[s, 2]
-        for a in range(n_active):
-            e0 = x0 - centroids[a, 0]
-            e1 = x1 - centroids[a, 1]
-            e2 = x2 - centroids[a, 2]
-            d2 = 0.0 + e0 * e0 + e1 * e1 + e2 * e2
-            if d2 < best:
-                best = d2
-                nearest = a
-    else:
+            c0 = centroids[a, 0]
+            c1 = centroids[a, 1] if n_features > 1 else 0.0
+            c2 = centroids[a, 2] if n_features > 2 else 0.0
+            for j in range(n):
+                e0 = xt[0, j] - c0
+                e1 = xt[1, j] - c1
+                e2 = xt[2, j] - c2
+                d2 = 0.0 + e0 * e0 + e1 * e1 + e2 * e2
+                better = d2 < best[j]
+                best[j] = d2 if better else best[j]
+                nearest[j] = a if better else nearest[j]
+        return
+    for s in range(start, stop):
+        j = s - start
         for a in range(n_active):
             d2 = 0.0
             for d in range(n_features):
                 diff = X[s, d] - centroids[a, d]
                 d2 += diff * diff
-            if d2 < best:
-                best = d2
-                nearest = a
-    return nearest, best
+            if d2 < best[j]:
+                best[j] = d2
+                nearest[j] = a
 
 
 @njit(cache=True)
@@ -104,10 +111,14 @@ def _evaluate_one(X, chromosome, n_max, nonempty_only, counts_row):  # pragma: n
     if n_active == 0:
         return np.inf, np.inf
     total = 0.0
-    for s in range(n_samples):
-        nearest, best = _nearest(X, s, centroids, n_active)
-        total += np.sqrt(best)
-        local_counts[nearest] += 1
+    nearest = np.empty(_BLOCK, dtype=np.int64)
+    best = np.empty(_BLOCK)
+    for start in range(0, n_samples, _BLOCK):
+        stop = min(start + _BLOCK, n_samples)
+        _nearest_block(X, start, stop, centroids, n_active, nearest, best)
+        for j in range(stop - start):
+            total += np.sqrt(best[j])
+            local_counts[nearest[j]] += 1
     for a in range(n_active):
         counts_row[slots[a]] = local_counts[a]
 
@@ -174,14 +185,19 @@ def _recentre_one(X_assign, X_update, chromosome, n_max, reseed_empty, sums, cou
         return
     farthest = -1
     farthest_d2 = -1.0
-    for s in range(n_samples):
-        nearest, best = _nearest(X_assign, s, centroids, n_active)
-        counts_row[nearest] += 1
-        for d in range(n_features):
-            sums[nearest, d] += X_update[s, d]
-        if best > farthest_d2:
-            farthest_d2 = best
-            farthest = s
+    nearest = np.empty(_BLOCK, dtype=np.int64)
+    best = np.empty(_BLOCK)
+    for start in range(0, n_samples, _BLOCK):
+        stop = min(start + _BLOCK, n_samples)
+        _nearest_block(X_assign, start, stop, centroids, n_active, nearest, best)
+        for s in range(start, stop):
+            a = nearest[s - start]
+            counts_row[a] += 1
+            for d in range(n_features):
+                sums[a, d] += X_update[s, d]
+            if best[s - start] > farthest_d2:
+                farthest_d2 = best[s - start]
+                farthest = s
     reseeded = not reseed_empty
     for a in range(n_active):
         base = n_max + slots[a] * n_features
@@ -235,10 +251,14 @@ def recentre_population_parallel(X_assign, X_update, pop, n_max, reseed_empty, s
 
 @njit(cache=True)
 def _assign_range(X, start, stop, centroids, slots, n_active, labels, distances):  # pragma: no cover
-    for s in range(start, stop):
-        nearest, best = _nearest(X, s, centroids, n_active)
-        labels[s] = slots[nearest] if nearest >= 0 else -1
-        distances[s] = np.sqrt(best)
+    nearest = np.empty(_BLOCK, dtype=np.int64)
+    best = np.empty(_BLOCK)
+    for first in range(start, stop, _BLOCK):
+        last = min(first + _BLOCK, stop)
+        _nearest_block(X, first, last, centroids, n_active, nearest, best)
+        for s in range(first, last):
+            labels[s] = slots[nearest[s - first]] if nearest[s - first] >= 0 else -1
+            distances[s] = np.sqrt(best[s - first])
 
 
 @njit(cache=True)
