@@ -28,7 +28,10 @@ import numpy as np
 from numba import njit, prange
 
 _MASK_ON = 0.5
+# f_sep = 1 / max(min distance, floor), floor = _MIN_SEPARATION x the data's widest
+# feature range (a unit-free floor: the same clustering in any unit of measurement).
 _MIN_SEPARATION = 1e-12
+_TINY = 2.2250738585072014e-308  # smallest normal float64: floor of constant data
 
 
 @njit(cache=True)
@@ -98,7 +101,22 @@ def _nearest_block(X, start, stop, centroids, n_active, nearest, best):  # pragm
 
 
 @njit(cache=True)
-def _evaluate_one(X, chromosome, n_max, nonempty_only, counts_row):  # pragma: no cover
+def _separation_floor(X):  # pragma: no cover
+    """Floor of the centroid distance in f_sep: 1e-12 x the widest feature range of ``X``."""
+    n_samples, n_features = X.shape
+    widest = 0.0
+    for d in range(n_features):
+        low = X[0, d]
+        high = X[0, d]
+        for s in range(1, n_samples):
+            low = min(low, X[s, d])
+            high = max(high, X[s, d])
+        widest = max(widest, high - low)
+    return max(_MIN_SEPARATION * widest, _TINY)
+
+
+@njit(cache=True)
+def _evaluate_one(X, chromosome, n_max, nonempty_only, floor, counts_row):  # pragma: no cover
     """f_cp and f_sep of one chromosome; members per slot into ``counts_row``."""
     n_samples, n_features = X.shape
     centroids = np.empty((n_max, n_features))
@@ -139,7 +157,7 @@ def _evaluate_one(X, chromosome, n_max, nonempty_only, counts_row):  # pragma: n
                 min_d2 = dist2
     if n_pairs == 0:
         return total, np.inf
-    return total, 1.0 / max(np.sqrt(min_d2), _MIN_SEPARATION)
+    return total, 1.0 / max(np.sqrt(min_d2), floor)
 
 
 @njit(cache=True)
@@ -156,18 +174,21 @@ def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # p
     f_cp : ndarray of shape (n_solutions,)                  OUT, sum of distances
         of every sample to its nearest active centroid.
     f_sep : ndarray of shape (n_solutions,)                 OUT, 1 / min distance
-        between (non-empty) active centroids (inf when fewer than two).
+        between (non-empty) active centroids (inf when fewer than two), the
+        distance floored at 1e-12 x the widest feature range of ``X``.
     counts : int64 ndarray of shape (n_solutions, n_max)    OUT, members per centroid.
     """
+    floor = _separation_floor(X)
     for i in range(pop.shape[0]):
-        f_cp[i], f_sep[i] = _evaluate_one(X, pop[i], n_max, nonempty_only, counts[i])
+        f_cp[i], f_sep[i] = _evaluate_one(X, pop[i], n_max, nonempty_only, floor, counts[i])
 
 
 @njit(cache=True, parallel=True)
 def evaluate_population_parallel(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # pragma: no cover
     """:func:`evaluate_population` with solutions spread over numba's threads."""
+    floor = _separation_floor(X)
     for i in prange(pop.shape[0]):
-        f_cp[i], f_sep[i] = _evaluate_one(X, pop[i], n_max, nonempty_only, counts[i])
+        f_cp[i], f_sep[i] = _evaluate_one(X, pop[i], n_max, nonempty_only, floor, counts[i])
 
 
 @njit(cache=True)
