@@ -7,6 +7,7 @@ saves to a single ``.npz`` file and loads back without pickle.
 """
 from __future__ import annotations
 
+import html
 import json
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -456,7 +457,7 @@ class ClusteringResult:
 
     def _repr_html_(self) -> str:
         table = self.steps_frame().to_html(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"<div><b>{self.algorithm}</b> result, {len(self)} steps{table}</div>"
+        return f"<div><b>{html.escape(str(self.algorithm))}</b> result, {len(self)} steps{table}</div>"
 
     def __repr__(self) -> str:
         return f"ClusteringResult(algorithm={self.algorithm!r}, steps={len(self)})"
