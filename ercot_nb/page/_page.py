@@ -114,7 +114,7 @@ class ExplorerPage:
             from plotly.offline import get_plotlyjs
 
             parts = {
-                "TITLE": html.escape(f"{self.title}: explorer"),
+                "TITLE": html.escape(self.title),
                 "PLOTLYJS": _script_safe(_CDN_URL.sub("./topojson/", get_plotlyjs())),
                 "DATA": _json_for_script(self.data),
                 "APPJS": _script_safe(_resource("explorer.js")),
