@@ -184,11 +184,10 @@ def test_result_to_html_is_self_contained(syn5, tmp_path):
     text = path.read_text(encoding="utf-8")
     assert get_plotlyjs()[:5000] in text  # plotly.js inline
     assert "cdn.plot.ly" not in text and "<script src=" not in text and "<link" not in text
-    assert text.count('id="ercot-nb-figure-') == 7  # partition, pareto, alpha, k, RI, NMI, flow
     assert "<title>ERCOT on syn5</title>" in text
-    assert '"frames"' in text or "frames" in text  # the animations
+    assert 'id="ercot-data"' in text  # the explorer page (ercot_nb.page) with its data block
     bare = result.to_html(tmp_path / "bare.html")
-    assert bare.read_text(encoding="utf-8").count('id="ercot-nb-figure-') == 4
+    assert "No dataset was given" in bare.read_text(encoding="utf-8")
 
 
 def test_report_figures_without_population(syn5):
