@@ -20,10 +20,10 @@
   var state = { t: 0, member: null, playing: false };
 
   // ---------------------------------------------------------------- helpers
-  /** Escape a data string for Plotly text (titles, hover, labels). */
+  /** Escape a data string for Plotly text (titles, hover, labels): Plotly reads a few
+   *  HTML tags in text, so "<" and "&" must not reach it raw; it decodes these entities. */
   function esc(value) {
-    return String(value).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-      .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+    return String(value).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
   }
 
   /** Decode {dtype, b64} (little-endian) into a typed array. */
