@@ -137,3 +137,36 @@ def test_bad_input_is_named(syn3_run):
         page_data(result, data[:2])
     with pytest.raises(TypeError, match="ClusteringResult or a fitted estimator"):
         ExplorerPage("not a run")
+
+
+PAGE_SIZE_LIMIT = 9_000_000
+"""Bytes a 20,000-point, 10-step run's page stays under (plotly.js, about 4.6 MB, included)."""
+
+
+@pytest.mark.slow
+def test_large_run_page_is_capped_and_linear(tmp_path):
+    rng = np.random.default_rng(0)
+    n, steps = 20_000, 10
+    centres = np.array([[0, 0], [6, 0], [0, 6], [6, 6]], dtype=float)
+    truth = rng.integers(0, 4, n)
+    data = TemporalDataset.from_arrays(
+        [centres[truth] + rng.normal(size=(n, 2)) + 0.2 * t for t in range(steps)],
+        labels=[truth] * steps, name="big",
+    )
+    result = ERCOT(seed=0, pop_size=60, n_evaluations=120).fit(data).result_
+    size = result.to_html(tmp_path / "big.html", data).stat().st_size
+    assert size < PAGE_SIZE_LIMIT
+    page = page_data(result, data)
+    assert all(len(s["ids"]) == 5000 for s in page["scatter"]["steps"])
+    assert any("at most 5,000 of the 20,000 samples" in note for note in page["notes"])
+    # linear in steps: the data of 10 steps is about twice that of 5
+    half = len(json.dumps(page_data(_first(result, 5), data)))
+    assert 1.6 < len(json.dumps(page)) / half < 2.4
+
+
+def _first(result, k):
+    from ercot_nb.result import ClusteringResult
+
+    part = ClusteringResult(algorithm=result.algorithm, params=result.params)
+    part.steps = result.steps[:k]
+    return part
