@@ -14,7 +14,8 @@
   var T = DATA.n_steps;
   var WEBGL_ABOVE = 5000;            // points per trace above which scatter uses WebGL
   var FRAME_MS = 800;                // Play speed: milliseconds per step
-  var CONFIG = { displaylogo: false, responsive: true };
+  var CONFIG = { displaylogo: false, responsive: true };               // partition views: zoom, rotate
+  var FIXED = { displaylogo: false, responsive: true, displayModeBar: false }; // the other views
   var INK = "#222222", MUTED = "#9E9E9E";
 
   var state = { t: 0, member: null, playing: false };
@@ -127,7 +128,7 @@
       if (dims === 3) { centroid.z = c.z3; }
       traces.push(centroid);
       var layout = {
-        title: { text: partitionName(t, state.member), font: { size: 13 } },
+        title: { text: partitionName(t, state.member), font: { size: 13 }, x: 0.01, xanchor: "left" },
         template: "plotly_white", margin: { l: 60, r: 10, t: 40, b: 50 },
         legend: { itemsizing: "constant" }, uirevision: "keep"
       };
@@ -196,7 +197,7 @@
       var t = state.t, P = DATA.steps[t].pareto;
       if (!P) {
         return Plotly.react(div, [], { template: "plotly_white", title: { text: "no final population at " + esc(timeText(t)) },
-          annotations: [{ text: "this algorithm keeps no Pareto front", showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5 }] }, CONFIG);
+          annotations: [{ text: "this algorithm keeps no Pareto front", showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5 }] }, FIXED);
       }
       var all = P.x.map(function (_, i) { return i; });
       var front = all.filter(function (i) { return P.front[i]; }).sort(function (a, b) { return P.x[a] - P.x[b]; });
@@ -220,13 +221,13 @@
         points(state.member !== null ? [state.member] : [], { name: "shown member", marker: { symbol: "circle-open", size: 22, color: INK, line: { width: 2.5 } } })
       ];
       var layout = {
-        title: { text: "Final population at " + esc(timeText(t)), font: { size: 13 } },
+        title: { text: "Final population at " + esc(timeText(t)), font: { size: 13 }, x: 0.01, xanchor: "left" },
         template: "plotly_white", margin: { l: 60, r: 10, t: 40, b: 50 }, hovermode: "closest",
         xaxis: { title: { text: "f_cp, compactness (normalised)" }, range: [-0.05, 1.05] },
         yaxis: { title: { text: "f_sep, 1 / min centroid distance (normalised)" }, range: [-0.05, 1.05] },
         legend: { orientation: "h", y: -0.2 }
       };
-      return Plotly.react(div, traces, layout, CONFIG);
+      return Plotly.react(div, traces, layout, FIXED);
     }
     return { div: div, render: render, bind: function () {
       div.on("plotly_click", function (event) {
@@ -242,7 +243,7 @@
   }
 
   /** A line over the steps with the current step marked; click a point to go there. */
-  function seriesView(id, title, hint, lines, yTitle, yRange) {
+  function seriesView(id, title, hint, lines, yTitle, yRange, integer) {
     var div = panel(id, title, hint, false, true);
     var ticks = DATA.times.map(esc);
     var steps = DATA.times.map(function (_, t) { return t; });
@@ -257,11 +258,12 @@
         legend: { orientation: "h", y: 1.12 },
         xaxis: { title: { text: "time" }, tickmode: "array", tickvals: steps.length <= 30 ? steps : undefined,
                  ticktext: steps.length <= 30 ? ticks : undefined, range: [-0.5, T - 0.5] },
-        yaxis: Object.assign({ title: { text: yTitle } }, yRange ? { range: yRange } : {}),
+        yaxis: Object.assign({ title: { text: yTitle } }, yRange ? { range: yRange } : {},
+                             integer ? { dtick: 1, rangemode: "tozero" } : {}),
         shapes: [{ type: "line", name: "current step", xref: "x", yref: "paper", x0: state.t, x1: state.t, y0: 0, y1: 1,
                    line: { color: INK, width: 1.5, dash: "dot" } }]
       };
-      return Plotly.react(div, traces, layout, CONFIG);
+      return Plotly.react(div, traces, layout, FIXED);
     }
     return { div: div, render: render, bind: function () {
       div.on("plotly_click", function (event) { if (event.points[0]) { setState({ t: event.points[0].x, member: null }); } });
@@ -300,7 +302,7 @@
       });
       var layout = { title: { text: "Cluster flow, " + esc(timeText(t)) + " in focus", font: { size: 13 } },
                      margin: { l: 20, r: 20, t: 40, b: 40 }, annotations: annotations };
-      return Plotly.react(div, [trace], layout, CONFIG);
+      return Plotly.react(div, [trace], layout, FIXED);
     }
     return { div: div, render: render };
   }
@@ -327,7 +329,7 @@
       [{ name: "alpha", y: S.alpha, style: { color: "#1F77B4" } }], "alpha", [0, 1.05]));
     var counts = [{ name: "chosen", y: S.n_clusters, style: { color: "#1F77B4" } }];
     if (S.true_clusters) { counts.push({ name: "true", y: S.true_clusters, style: { color: MUTED, dash: "dash" } }); }
-    views.push(seriesView("clusters", "Number of clusters", "Clusters of the chosen (knee) partition at each step.", counts, "clusters", null));
+    views.push(seriesView("clusters", "Number of clusters", "Clusters of the chosen (knee) partition at each step.", counts, "clusters", null, true));
     if (S.RI) {
       views.push(seriesView("scores", "Accuracy against the ground truth", "Rand index (RI) and normalised mutual information (NMI) per step.",
         [{ name: "RI", y: S.RI, style: { color: "#2CA02C" } }, { name: "NMI", y: S.NMI, style: { color: "#FF7F0E" } }], "score", [0, 1.05]));

@@ -61,7 +61,7 @@ class Tab:
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
         self.page.route("**/*", self._route)
-        self.page.goto(url)
+        self.page.goto(url, timeout=180_000)
 
     def _route(self, route) -> None:
         url = route.request.url
