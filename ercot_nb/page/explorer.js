@@ -74,7 +74,7 @@
 
   function partitionName(t, member) {
     var step = DATA.steps[t];
-    var who = member === null ? "knee" : "member " + member;
+    var who = member !== null ? "member " + member : step.knee >= 0 ? "knee" : "partition";
     var k = shownPartition(t, member).n_clusters;
     return esc(DATA.algorithm) + " " + who + " at " + esc(timeText(t)) + " (" + k + " clusters" + (member === null || step.knee < 0 ? "" : "; knee is member " + step.knee) + ")";
   }
@@ -263,6 +263,11 @@
         shapes: [{ type: "line", name: "current step", xref: "x", yref: "paper", x0: state.t, x1: state.t, y0: 0, y1: 1,
                    line: { color: INK, width: 1.5, dash: "dot" } }]
       };
+      var empty = lines.every(function (line) { return line.y.every(function (v) { return v === null; }); });
+      if (empty) {  // e.g. alpha of an algorithm without history
+        layout.annotations = [{ text: "no value at any step (" + esc(DATA.algorithm) + " has none)", showarrow: false,
+                                xref: "paper", yref: "paper", x: 0.5, y: 0.5, font: { color: MUTED, size: 14 } }];
+      }
       return Plotly.react(div, traces, layout, FIXED);
     }
     return { div: div, render: render, bind: function () {

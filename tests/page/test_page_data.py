@@ -170,3 +170,15 @@ def _first(result, k):
     part = ClusteringResult(algorithm=result.algorithm, params=result.params)
     part.steps = result.steps[:k]
     return part
+
+
+def test_run_without_population_has_no_front_but_every_other_view():
+    from ercot_nb.baselines import KMeansCOT
+
+    data = datasets.load("syn3", seed=0)[:3]
+    result = KMeansCOT(n_clusters=4, seed=0).fit(data).result_
+    page = page_data(result, data)
+    assert all(s["pareto"] is None and s["parts"] == [] for s in page["steps"])
+    for step, entry in zip(result, page["steps"]):
+        np.testing.assert_array_equal(decode(entry["knee_part"]["labels"]), step.aligned_labels)
+    assert page["series"]["RI"] and page["sankey"]["value"]
