@@ -1,6 +1,9 @@
 """The explorer page: one self-contained HTML file of a run, linked views, no kernel."""
 from __future__ import annotations
 
+import base64
+import functools
+import gzip
 import html
 import json
 import re
@@ -17,7 +20,21 @@ from ._data import MAX_MEMBERS, MAX_POINTS, VIDEO_MAX_PIXELS, page_data
 # the page never draws; pointing it at a local folder keeps the page free of
 # network references.
 _CDN_URL = re.compile(r"https?://cdn\.plot\.ly/[^\"'\s]*")
-_TOKEN = re.compile(r"\{\{(TITLE|PLOTLYJS|DATA|APPJS)\}\}")
+_TOKEN = re.compile(r"\{\{(TITLE|PLOTLYTYPE|ENCODING|PLOTLYJS|DATA|APPJS)\}\}")
+_GZIP = "gzip+base64"
+
+
+def _packed(text: str) -> str:
+    """gzip (fixed header, so the page is reproducible) then base64: safe inside any element."""
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), 9, mtime=0)).decode("ascii")
+
+
+@functools.lru_cache(maxsize=2)
+def _plotlyjs(compress: bool) -> str:
+    from plotly.offline import get_plotlyjs
+
+    code = _CDN_URL.sub("./topojson/", get_plotlyjs())
+    return _packed(code) if compress else _script_safe(code)
 
 
 def _script_safe(text: str) -> str:
@@ -74,6 +91,11 @@ class ExplorerPage:
         Video images above this many pixels are shown strided.
     height : int, default=900
         Height in CSS pixels of the inline frame of :meth:`_repr_html_`.
+    compress : bool, default=True
+        Store plotly.js and the data gzip-compressed (base64), unpacked by
+        the browser's ``DecompressionStream`` (Chrome/Edge 80+, Firefox
+        113+, Safari 16.4+): the page is about 2.5 times smaller.  ``False``
+        writes plain script and JSON, readable in any browser.
 
     Examples
     --------
@@ -90,6 +112,7 @@ class ExplorerPage:
         max_members: int = MAX_MEMBERS,
         video_max_pixels: int = VIDEO_MAX_PIXELS,
         height: int = 900,
+        compress: bool = True,
     ) -> None:
         inner = getattr(result, "result_", result)
         if not isinstance(inner, ClusteringResult):
@@ -99,6 +122,7 @@ class ExplorerPage:
         self.result = inner
         self.dataset = dataset
         self.height = height
+        self.compress = bool(compress)
         self.data = page_data(inner, dataset, max_points=max_points, max_members=max_members,
                               video_max_pixels=video_max_pixels)
         self._html: str | None = None
@@ -111,12 +135,13 @@ class ExplorerPage:
     def to_html_string(self) -> str:
         """The whole page as one string (plotly.js embedded)."""
         if self._html is None:
-            from plotly.offline import get_plotlyjs
-
+            data = _json_for_script(self.data)
             parts = {
                 "TITLE": html.escape(self.title),
-                "PLOTLYJS": _script_safe(_CDN_URL.sub("./topojson/", get_plotlyjs())),
-                "DATA": _json_for_script(self.data),
+                "PLOTLYTYPE": "application/octet-stream" if self.compress else "text/javascript",
+                "ENCODING": _GZIP if self.compress else "none",
+                "PLOTLYJS": _plotlyjs(self.compress),
+                "DATA": _packed(data) if self.compress else data,
                 "APPJS": _script_safe(_resource("explorer.js")),
             }
             # one pass over the template: inserted text is never searched for tokens

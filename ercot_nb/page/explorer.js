@@ -10,7 +10,41 @@
 (function () {
   "use strict";
 
-  var DATA = JSON.parse(document.getElementById("ercot-data").textContent);
+  // ------------------------------------------------------------ unpacking
+  /** Text of a <script> data block: plain, or gzip+base64 unpacked by the browser. */
+  function unpack(id) {
+    var node = document.getElementById(id);
+    if (node.dataset.encoding !== "gzip+base64") { return Promise.resolve(node.textContent); }
+    if (typeof DecompressionStream === "undefined") {
+      return Promise.reject(new Error("this browser cannot unpack the page (it needs DecompressionStream: " +
+        "Chrome/Edge 80+, Firefox 113+, Safari 16.4+); write it with ExplorerPage(..., compress=False)"));
+    }
+    var bytes = Uint8Array.from(atob(node.textContent), function (c) { return c.charCodeAt(0); });
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text();
+  }
+
+  /** Run the embedded plotly.js (a plain script has already run). */
+  function loadPlotly() {
+    if (window.Plotly) { return Promise.resolve(); }
+    return unpack("plotly-js").then(function (code) {
+      var script = document.createElement("script");
+      script.textContent = code;           // our own embedded library, not data
+      document.head.appendChild(script);   // runs synchronously
+    });
+  }
+
+  Promise.all([loadPlotly(), unpack("ercot-data")]).then(function (loaded) {
+    main(JSON.parse(loaded[1]));
+  }).catch(function (error) {
+    var note = document.createElement("p");
+    note.className = "notes";
+    note.textContent = "The page could not start: " + error.message;
+    document.body.insertBefore(note, document.body.firstChild);
+    throw error;
+  });
+
+function main(DATA) {
   var T = DATA.n_steps;
   var WEBGL_ABOVE = 5000;            // points per trace above which scatter uses WebGL
   var FRAME_MS = 800;                // Play speed: milliseconds per step
@@ -393,4 +427,5 @@
     views.forEach(function (v) { if (v.bind) { v.bind(); } });
     document.body.dataset.ready = "1";
   });
+}
 })();

@@ -6,6 +6,8 @@ divs (``gd.data`` / ``gd.layout``) and compared with the run.
 """
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
 import re
@@ -80,7 +82,11 @@ class Tab:
         (frame or self.page).wait_for_selector("body[data-ready='1']", timeout=120_000)
 
     def data(self) -> dict:
-        return self.page.evaluate("() => JSON.parse(document.getElementById('ercot-data').textContent)")
+        """The page's data block, unpacked as the page does (gzip+base64 or plain JSON)."""
+        node = self.page.evaluate(
+            "() => { const n = document.getElementById('ercot-data'); return [n.dataset.encoding, n.textContent]; }")
+        text = gzip.decompress(base64.b64decode(node[1])).decode() if node[0] == "gzip+base64" else node[1]
+        return json.loads(text)
 
     def wait_step(self, t: int) -> None:
         """Every view rendered step t."""
@@ -252,7 +258,7 @@ def test_strings_from_data_are_shown_as_text(browser, tmp_path):
         feature_names=[HOSTILE, "y"], name=HOSTILE,
     )
     result = ERCOT(seed=0, pop_size=10, n_evaluations=20).fit(data).result_
-    path = ExplorerPage(result, data).save(tmp_path / "hostile.html")
+    path = ExplorerPage(result, data, compress=False).save(tmp_path / "hostile.html")  # plain JSON and script
     tab = Tab(browser, path.as_uri())
     try:
         tab.ready()

@@ -98,10 +98,12 @@ def test_hostile_strings_stay_data(tmp_path):
     )
     result = ERCOT(seed=0, pop_size=10, n_evaluations=20).fit(data).result_
     result.algorithm = HOSTILE
-    text = ExplorerPage(result, data).to_html_string()
+    packed = ExplorerPage(result, data).to_html_string()
+    assert "<img src=x" not in packed and packed.lower().count("</script>") == 3
+    text = ExplorerPage(result, data, compress=False).to_html_string()
     assert "<img src=x" not in text and "</SCRIPT>" not in text.replace("</script>", "")
     assert text.lower().count("</script>") == 3  # plotly.js, data, app: nothing else closes a script
-    block = re.search(r'<script type="application/json" id="ercot-data">(.*?)</script>', text, re.S).group(1)
+    block = re.search(r'<script type="application/json" id="ercot-data"[^>]*>(.*?)</script>', text, re.S).group(1)
     data_back = json.loads(block)
     assert data_back["dataset"] == HOSTILE and data_back["times"][0] == HOSTILE + "t1"
     assert data_back["scatter"]["steps"][0]["ids"][0] == f"{HOSTILE}0"
@@ -124,6 +126,21 @@ def test_to_html_writes_the_page(syn3_run, tmp_path):
     assert path.read_text(encoding="utf-8") == ExplorerPage(result, data).to_html_string()
     bare = page_data(result)
     assert "scatter" not in bare and "No dataset was given" in bare["notes"][0]
+
+
+def test_packed_page_holds_plotly_and_the_data(syn3_run):
+    import gzip
+
+    from plotly.offline import get_plotlyjs
+
+    data, result = syn3_run
+    text = ExplorerPage(result, data).to_html_string()
+    script = re.search(r'<script id="plotly-js" type="application/octet-stream" data-encoding="gzip\+base64">([^<]*)</script>', text).group(1)
+    code = gzip.decompress(base64.b64decode(script)).decode()
+    assert code.replace("./topojson/", "") == re.sub(r"https?://cdn\.plot\.ly/[^\"'\s]*", "", get_plotlyjs())
+    block = re.search(r'id="ercot-data" data-encoding="gzip\+base64">([^<]*)</script>', text).group(1)
+    assert json.loads(gzip.decompress(base64.b64decode(block))) == json.loads(json.dumps(page_data(result, data)))
+    assert len(text) < 0.5 * len(ExplorerPage(result, data, compress=False).to_html_string())
 
 
 def test_bad_input_is_named(syn3_run):
