@@ -202,3 +202,12 @@ def test_run_without_population_has_no_front_but_every_other_view():
     for step, entry in zip(result, page["steps"]):
         np.testing.assert_array_equal(decode(entry["knee_part"]["labels"]), step.aligned_labels)
     assert page["series"]["RI"] and page["sankey"]["value"]
+
+
+def test_explorer_to_html_writes_the_page_of_its_run(syn3_run, tmp_path):
+    pytest.importorskip("ipywidgets")
+    from ercot_nb.widgets import Explorer
+
+    data, result = syn3_run
+    path = Explorer(data, result=result).to_html(tmp_path / "explorer.html")
+    assert path.read_text(encoding="utf-8") == ExplorerPage(result, data).to_html_string()
