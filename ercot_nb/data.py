@@ -808,6 +808,16 @@ class TemporalDataset(Sequence[Snapshot]):
         """Original label values by integer code, or None when labels were integers."""
         return None if self._label_names is None else list(self._label_names)
 
+    @property
+    def is_video(self) -> bool:
+        """Whether the data is a video: one frame per step, one sample per pixel.
+
+        True when ``metadata["kind"] == "video"`` and ``metadata["frame_shape"]``
+        is set.  A video's samples are pixels with id ``row * W + col`` and its
+        first three features are the colour ``r, g, b`` in [0, 1].
+        """
+        return self.metadata.get("kind") == "video" and self.metadata.get("frame_shape") is not None
+
     # -- feature scaling ------------------------------------------------------------
 
     def scaled(self, method: str = "standardize", per_step: bool = False) -> TemporalDataset:

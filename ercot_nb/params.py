@@ -507,12 +507,16 @@ def estimator_params(name_or_class) -> tuple[Param, ...]:
 
         return estimator_params(algorithms.get(name_or_class))
     cls = name_or_class if isinstance(name_or_class, type) else type(name_or_class)
-    own = cls.__dict__.get("param_specs")
-    if own is not None:
-        return tuple(own)
-    name = cls.__dict__.get("_algorithm_name")
-    if name in _ESTIMATORS:
-        return _ESTIMATORS[name]
+    # A subclass that keeps its parent's ``__init__`` keeps its parameters.
+    for klass in cls.__mro__:
+        if klass.__init__ is not cls.__init__:
+            break
+        own = klass.__dict__.get("param_specs")
+        if own is not None:
+            return tuple(own)
+        name = klass.__dict__.get("_algorithm_name")
+        if name in _ESTIMATORS:
+            return _ESTIMATORS[name]
     raise ValueError(
         f"no parameter specs for {cls.__name__}; declare them as a class attribute "
         "param_specs (a tuple of ercot_nb.params.Param)"

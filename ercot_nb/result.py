@@ -258,6 +258,118 @@ class ClusteringResult:
         get_backend("numpy").assign_nearest(X, chromosome, step.n_max, labels, distances)
         return compress_labels(labels, chromosome, step.n_max)[0]
 
+    def member_partition(self, X: np.ndarray, t: int, member: int) -> StepResult:
+        """Step ``t`` as partitioned by population ``member`` (an a-posteriori choice).
+
+        Its clusters are aligned to the knee's partition of the same step, so a
+        cluster both share keeps its label (and colour), and new clusters get
+        labels no step uses.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+            Step ``t``'s data (the snapshot the run saw).
+        t : int
+            0-based step index (negative counts from the end).
+        member : int
+            Index into step ``t``'s final population (see :meth:`fronts_frame`).
+
+        Returns
+        -------
+        StepResult
+            The knee's own step when ``member`` is the knee; otherwise a step
+            without search history whose ``labels`` come from
+            :meth:`labels_of_member`, whose ``centroids`` are the cluster means
+            and whose ``aligned_labels`` follow the knee's.
+
+        Raises
+        ------
+        ValueError
+            If the algorithm keeps no population (e.g. a baseline).
+        IndexError
+            If ``t`` is not a step or ``member`` not a population index.
+        """
+        n = len(self.steps)
+        if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or not -n <= t < n:
+            raise IndexError(f"step t={t!r} is out of range for a result with {n} step(s)")
+        t = int(t) % n
+        step = self.steps[t]
+        size = len(step.population)
+        if size == 0:
+            raise ValueError(
+                f"{self.algorithm} keeps no final population, so there is no other "
+                "front member to choose"
+            )
+        if isinstance(member, bool) or not isinstance(member, (int, np.integer)) or not (
+            0 <= member < size
+        ):
+            raise IndexError(f"member must be in 0..{size - 1}, got {member!r}")
+        if int(member) == step.knee:
+            return step
+        labels = self.labels_of_member(X, t, int(member))
+        partition = StepResult.from_partition(
+            t, step.time, step.ids, labels, np.asarray(X, dtype=np.float64), seconds=0.0,
+            alpha=step.alpha,
+        )
+        unused = 1 + max(int(s.aligned_labels.max()) for s in self.steps if s.n_samples)
+        partition.aligned_labels, _ = align_labels(
+            step.ids, step.aligned_labels, step.ids, partition.labels, unused
+        )
+        return partition
+
+    @classmethod
+    def from_labels(
+        cls, dataset: Any, labels: Sequence[np.ndarray] | None = None, *, algorithm: str | None = None,
+    ) -> "ClusteringResult":
+        """Per-step label arrays of a dataset as a result, time-aligned like a run.
+
+        Parameters
+        ----------
+        dataset : TemporalDataset
+            The data the labels belong to.
+        labels : sequence of arrays, optional
+            One label array per step (at most one per dataset step), in the
+            dataset's sample order.  Default: the dataset's own ground-truth
+            labels, or one cluster per step without labels (a preview of
+            the data with the same views as a run).
+        algorithm : str, optional
+            Name of the result; default ``"ground truth"`` (``"data"`` without
+            labels) for the dataset's labels, ``"labels"`` otherwise.
+
+        Returns
+        -------
+        ClusteringResult
+            One step per label array built with :meth:`StepResult.from_partition`.
+
+        Raises
+        ------
+        ValueError
+            If there are more label arrays than steps or one has the wrong shape.
+        """
+        if labels is None:
+            has_labels = bool(getattr(dataset, "has_labels", False))
+            labels = [
+                s.labels if s.labels is not None else np.zeros(s.n_samples, np.int64) for s in dataset
+            ]
+            name = algorithm or ("ground truth" if has_labels else "data")
+        else:
+            labels = [np.asarray(step_labels) for step_labels in labels]
+            name = algorithm or "labels"
+            if len(labels) > len(dataset):
+                raise ValueError(f"{len(labels)} label arrays for a dataset of {len(dataset)} steps")
+        result = cls(algorithm=name, params={})
+        for t, step_labels in enumerate(labels):
+            snapshot = dataset[t]
+            if step_labels.shape != (snapshot.n_samples,):
+                raise ValueError(
+                    f"step {t}: labels must have shape ({snapshot.n_samples},), "
+                    f"got {step_labels.shape}"
+                )
+            result.append(StepResult.from_partition(
+                t, snapshot.time, snapshot.ids, step_labels, snapshot.X, seconds=0.0
+            ))
+        return result
+
     # -- tidy export ------------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
         """Long table: one row per (step, sample) with ``t, time, id, label, aligned_label``."""

@@ -137,3 +137,20 @@ def test_cli_param_option(capsys):
     assert rc == 2
     assert err.startswith("ercot-nb: error: ERCOT: crossover_rate must be a finite number in [0, 1], got 1.5")
     assert "Traceback" not in err
+
+
+def test_a_subclass_with_the_same_init_inherits_the_specs():
+    from ercot_nb import StaticEC
+
+    class Tweaked(StaticEC):
+        def fit(self, data):
+            return super().fit(data)
+
+    assert estimator_params(Tweaked) == estimator_params(StaticEC)
+
+    class Renamed(StaticEC):
+        def __init__(self, depth=3):
+            self.depth = depth
+
+    with pytest.raises(ValueError, match="no parameter specs for Renamed"):
+        estimator_params(Renamed)

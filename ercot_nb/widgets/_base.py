@@ -6,16 +6,12 @@ from typing import Any
 
 import ipywidgets as W
 import plotly.graph_objects as go
-from plotly.basedatatypes import BaseTraceType
 
 from .. import figures
+from ..figures import Parts
 from ._figure_widget import SyncedFigureWidget, replace_content
 
 __all__ = ["FigureView", "Parts", "placeholder_parts"]
-
-
-Parts = tuple[Sequence[BaseTraceType], dict[str, Any]]
-"""Traces and a plain layout dict: a figure not yet built (building validates)."""
 
 
 def placeholder_parts(text: str, title: str = "") -> Parts:
@@ -30,18 +26,17 @@ def placeholder_parts(text: str, title: str = "") -> Parts:
 
     Returns
     -------
-    traces : list
-        Empty.
-    layout : dict
+    Parts
+        No traces and a layout with the note.
     """
-    return [], dict(
+    return Parts([], dict(
         title=dict(text=title),
         template=figures.TEMPLATE,
         xaxis=dict(visible=False),
         yaxis=dict(visible=False),
         annotations=[dict(text=text, x=0.5, y=0.5, xref="paper", yref="paper",
                           showarrow=False, font=dict(size=14, color="#9E9E9E"))],
-    )
+    ))
 
 
 class FigureView(W.VBox):
@@ -49,10 +44,13 @@ class FigureView(W.VBox):
 
     The figure widget is created once, with its data in the constructor,
     and only its content changes afterwards (see :mod:`._figure_widget`).
-    Subclasses compute figure parts with the private builders of
-    :mod:`ercot_nb.figures` (the same code as the public builders, without
-    validating a whole figure each time) and pass them to :meth:`_show`;
+    Subclasses compute figure parts with the ``*_parts`` builders of
+    :mod:`ercot_nb.figures` (the same parts the public figures wrap, see
+    :mod:`ercot_nb.figures.layers`), pass them to :meth:`_show`, and change
+    single traces and shapes by name (:func:`ercot_nb.figures.update_by_name`);
     :meth:`static` returns the kernel-free figure of what is on screen.
+    The box never grows wider than its container: a figure wider than the
+    output area scrolls instead of being cut off.
 
     Parameters
     ----------
@@ -76,7 +74,8 @@ class FigureView(W.VBox):
         traces, layout = parts
         self.figure = SyncedFigureWidget(data=list(traces), layout=self._sized(layout))
         self.controls = W.HBox(list(controls), layout=W.Layout(align_items="center"))
-        super().__init__([self.controls, self.figure] if controls else [self.figure])
+        super().__init__([self.controls, self.figure] if controls else [self.figure],
+                         layout=W.Layout(max_width="100%", overflow="auto"))
 
     def _sized(self, layout: dict[str, Any]) -> dict[str, Any]:
         return {**layout, "width": self.width, "height": self.height}

@@ -23,8 +23,9 @@ _Payload = tuple[dict[str, list[Any]], str]
 _STEP_PATHS = ("x", "y", "text", "customdata", "marker.color", "marker.size")
 _STEP_PATHS_3D = ("x", "y", "z", "text", "customdata", "marker.color", "marker.size")
 
-_AXES_OPTIONS = [("first two features", "features"), ("PCA projection", "pca")]
+_AXES_2D = [("first two features", "features"), ("PCA projection", "pca")]
 _AXES_3D = ("3-D (three features)", "3d")
+_AXES = ("features", "pca", "3d")
 
 
 class PartitionView(FigureView):
@@ -35,7 +36,13 @@ class PartitionView(FigureView):
     centroids — so changing the step only replaces point arrays, in one
     ``batch_update`` message.  Each step's arrays are computed once and
     cached; above :data:`ercot_nb.figures.WEBGL_THRESHOLD` points the traces
-    use WebGL.
+    use WebGL.  The figure's data is
+    ``figures.partition_parts(dataset, result, step, fixed=True, ...)``'s: both
+    draw with one :class:`ercot_nb.figures.PartitionLayer`.
+
+    Data with three or more features opens in 3-D (a rotatable scatter of the
+    first three features: a video's r, g, b, the 3-D synthetic sets); the
+    buttons above switch to the PCA projection or two features.
 
     Parameters
     ----------
@@ -46,7 +53,7 @@ class PartitionView(FigureView):
     step : int, default=0
     axes : {"features", "pca", "3d"}, optional
         Plot the first two features, a PCA projection or (three or more
-        features) a 3-D scatter of the first three features; default PCA
+        features) a 3-D scatter of the first three features; default 3-D
         for three or more features.
     webgl : bool, optional
         Force WebGL on or off; default automatic.
@@ -72,10 +79,11 @@ class PartitionView(FigureView):
         self.cache_steps = cache_steps
         self._cache: OrderedDict[tuple[int, int | None], _Payload] = OrderedDict()
         self._configuring = False
-        self.axes = W.Dropdown(
-            options=list(_AXES_OPTIONS),
-            description="axes", style={"description_width": "40px"}, layout=W.Layout(width="230px"),
+        self.axes = W.ToggleButtons(
+            options=list(_AXES_2D), description="axes", style={"description_width": "40px"},
+            tooltip="what the plot's axes show",
         )
+        self._chosen_axes = axes  # the user's choice, kept for other data with >= 3 features
         self._configure(dataset, result, axes)
         self._step, self._member, self._requested = self._clamp(step), None, int(step)
         self._shown_values: dict[str, list[Any]] | None = None
@@ -87,14 +95,14 @@ class PartitionView(FigureView):
     def _configure(self, dataset: TemporalDataset, result: ClusteringResult | None,
                    axes: str | None) -> None:
         self.dataset = dataset
-        self.result = result if result is not None else figures.ground_truth_result(dataset)
+        self.result = result if result is not None else ClusteringResult.from_labels(dataset)
         if axes is None:
-            axes = "pca" if dataset.n_features >= 3 else "features"
-        if axes not in ("features", "pca", "3d"):
-            raise ValueError(f"axes must be 'features', 'pca' or '3d', got {axes!r}")
+            axes = "3d" if dataset.n_features >= 3 else "features"
+        if axes not in _AXES:
+            raise ValueError(f"axes must be one of {_AXES}, got {axes!r}")
         if dataset.n_features < 3:
             axes = "features"
-        options = list(_AXES_OPTIONS) + ([_AXES_3D] if dataset.n_features >= 3 else [])
+        options = [_AXES_3D, *_AXES_2D] if dataset.n_features >= 3 else list(_AXES_2D[:1])
         self._configuring = True  # options/value changes here must not reload
         try:
             if list(self.axes.options) != options:
@@ -103,13 +111,12 @@ class PartitionView(FigureView):
         finally:
             self._configuring = False
         self.axes.disabled = dataset.n_features < 3
-        self._plane = figures._PartitionView(
-            dataset, self.result, features=None, projection=self._projection(axes),
-            show_centroids=True, webgl=self.webgl,
+        self.layer = figures.PartitionLayer(
+            dataset, self.result, projection=self._projection(axes), webgl=self.webgl,
         )
-        self._step_paths = _STEP_PATHS_3D if self._plane.is_3d else _STEP_PATHS
-        self._webgl = self._plane.use_webgl(self._plane.max_points)
-        self._slots = self._plane.labels_over_time()
+        self._step_paths = _STEP_PATHS_3D if self.layer.is_3d else _STEP_PATHS
+        self._webgl = self.layer.use_webgl(self.layer.max_points)
+        self._slots = self.layer.labels_over_time()
         self._cache.clear()
 
     @staticmethod
@@ -117,8 +124,9 @@ class PartitionView(FigureView):
         return {"pca": "pca", "3d": "3d"}.get(axes)
 
     def _structure_parts(self) -> Parts:
-        traces = self._plane.traces(0, self._slots, self._webgl) if len(self.result) else []
-        return traces, self._plane.layout("")
+        if not len(self.result):
+            return Parts([], self.layer.layout(""))
+        return self.layer.parts(0, labels=self._slots, webgl=self._webgl)
 
     def load(self, dataset: TemporalDataset, result: ClusteringResult | None = None, *,
              step: int = 0) -> None:
@@ -131,13 +139,13 @@ class PartitionView(FigureView):
             Default: the dataset's ground truth.
         step : int, default=0
         """
-        self._configure(dataset, result, self.axes.value if dataset.n_features >= 3 else None)
+        self._configure(dataset, result, self._chosen_axes if dataset.n_features >= 3 else None)
         self._rebuild()
         self.show_step(step)
 
     def refresh(self) -> None:
         """Take in steps added to the result since the last call (live runs)."""
-        slots = self._plane.labels_over_time()
+        slots = self.layer.labels_over_time()
         if slots != self._slots:
             self._slots = slots
             self._cache.clear()
@@ -200,18 +208,15 @@ class PartitionView(FigureView):
         if cached is not None:
             self._cache.move_to_end(key)
             return cached
-        partition = None
         if member is not None:
-            partition = figures.member_partition(self.dataset, self.result, t, member)
+            partition = self.layer.partition(t, member)
             missing = set(np.unique(partition.aligned_labels).tolist()) - set(self._slots)
             if missing:  # a member with clusters the knees never had: more traces
                 self._slots = sorted(set(self._slots) | missing)
                 self._cache.clear()
                 self._rebuild()
-        traces = self._plane.traces(t, self._slots, self._webgl, partition)
-        title = (self._plane.title(t) if partition is None
-                 else self._plane.member_title(t, partition, member))
-        payload = (trace_values(traces, self._step_paths), title)
+        traces, layout = self.layer.parts(t, member, labels=self._slots, webgl=self._webgl)
+        payload = (trace_values(traces, self._step_paths), layout["title"]["text"])
         self._cache[key] = payload
         while len(self._cache) > self.cache_steps:
             self._cache.popitem(last=False)
@@ -219,6 +224,7 @@ class PartitionView(FigureView):
 
     def _on_axes(self, change: dict[str, Any]) -> None:
         if not self._configuring and self.dataset.n_features >= 3 and change["new"] != change["old"]:
+            self._chosen_axes = change["new"]
             self.load(self.dataset, self.result, step=self._step)
 
     def static(self) -> go.Figure:

@@ -7,6 +7,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from .. import figures
+from ..figures.video import FRAME
 from ..data import TemporalDataset
 from ..result import ClusteringResult
 from ._base import FigureView, Parts
@@ -21,8 +22,10 @@ _SLOTS = 3  # frame, segmentation, ground truth: fewer panels hide the rest (sam
 class VideoView(FigureView):
     """The frame of one step of a video, its segmentation and the ground truth.
 
-    The panels are :func:`ercot_nb.figures.video_segmentation_figure`'s:
-    one image per panel, segmentations in the clusters' stable colours.
+    The panels are :func:`ercot_nb.figures.video_segmentation_figure`'s
+    (both draw with one :class:`ercot_nb.figures.VideoLayer`): one image per
+    panel, segmentations in the clusters' stable colours.  The figure is no
+    wider than ``max_width``: panels shrink to fit a notebook's output area.
     The trace layout is fixed for a (dataset, result) pair, so changing the
     step only replaces each panel's image (a PNG data URI of a few kB per
     segmentation) in one message; each step's images are computed once and
@@ -31,7 +34,7 @@ class VideoView(FigureView):
     Parameters
     ----------
     dataset : TemporalDataset
-        A video (see :func:`ercot_nb.figures.is_video`).
+        A video (see :attr:`ercot_nb.data.TemporalDataset.is_video`).
     result : ClusteringResult, optional
         The run to show; default a preview of the data (the frame and, with
         labels, the ground truth).
@@ -43,6 +46,8 @@ class VideoView(FigureView):
         Most pixels per panel; larger frames are shown stride-subsampled.
     panel_width : int, default=320
         Width of one panel in pixels; the height follows the frame.
+    max_width : int or None, default=figures.VIDEO_MAX_WIDTH
+        Largest width of the figure in pixels (narrower panels to fit).
     cache_steps : int, default=64
         Steps whose images are kept.
 
@@ -61,9 +66,11 @@ class VideoView(FigureView):
         truth: bool = True,
         max_pixels: int | None = figures.VIDEO_MAX_PIXELS,
         panel_width: int = 320,
+        max_width: int | None = figures.VIDEO_MAX_WIDTH,
         cache_steps: int = 64,
     ) -> None:
         self.truth = truth
+        self.max_width = max_width
         self.max_pixels = max_pixels
         self.panel_width = panel_width
         self.cache_steps = cache_steps
@@ -78,15 +85,16 @@ class VideoView(FigureView):
     # -- data ------------------------------------------------------------------------------
     def _configure(self, dataset: TemporalDataset, result: ClusteringResult | None) -> None:
         # built first: a bad dataset raises before anything changes
-        panels = figures._VideoPanels(dataset, result, truth=self.truth,
-                                      max_pixels=self.max_pixels, panel_width=self.panel_width)
+        panels = figures.VideoLayer(dataset, result, truth=self.truth, max_pixels=self.max_pixels,
+                                    panel_width=self.panel_width, max_width=self.max_width)
         self.dataset, self.result, self._panels = dataset, result, panels
         self._labels_in_use = panels.unused_label() if panels.result is not None else 0
         self._cache.clear()
 
     def _structure_parts(self) -> Parts:
-        traces = self._panels.traces(0, slots=_SLOTS) if self._panels.n_steps else []
-        return traces, self._panels.layout("", slots=_SLOTS)
+        if not self._panels.n_steps:
+            return Parts([], self._panels.layout("", slots=_SLOTS))
+        return self._panels.parts(0, slots=_SLOTS)
 
     def load(self, dataset: TemporalDataset, result: ClusteringResult | None = None, *,
              step: int = 0) -> None:
@@ -161,9 +169,10 @@ class VideoView(FigureView):
         if cached is not None:
             self._cache.move_to_end(key)
             return cached
-        traces = self._panels.traces(t, member, slots=_SLOTS)
-        paths = ("source",) if traces[0].source is not None else ("z",)
-        payload = (trace_values(traces, paths), self._panels.title(t, member))
+        parts = self._panels.parts(t, member, slots=_SLOTS)
+        # PNG data URIs with Pillow, pixel arrays without
+        paths = ("source",) if parts.trace(FRAME).source is not None else ("z",)
+        payload = (trace_values(parts.traces, paths), parts.layout["title"]["text"])
         self._cache[key] = payload
         while len(self._cache) > self.cache_steps:
             self._cache.popitem(last=False)
@@ -177,5 +186,5 @@ class VideoView(FigureView):
         """
         return figures.video_segmentation_animation(
             self.result, self.dataset, truth=self.truth, max_pixels=self.max_pixels,
-            panel_width=self.panel_width, start=self._step,
+            panel_width=self.panel_width, max_width=self.max_width, start=self._step,
         )
