@@ -76,10 +76,6 @@ def _png(rgb: np.ndarray) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _is_video(dataset: TemporalDataset) -> bool:
-    return dataset.metadata.get("kind") == "video" and dataset.metadata.get("frame_shape") is not None
-
-
 class _Projection:
     """2-D plot coordinates as the figures draw them, and 3-D ones for D >= 3.
 
@@ -142,7 +138,7 @@ def _shown_positions(dataset: TemporalDataset, n_steps: int, cap: int) -> list[n
 
 
 def _member_partitions(
-    result: ClusteringResult, dataset: TemporalDataset, t: int, unused: int, max_members: int
+    result: ClusteringResult, dataset: TemporalDataset, t: int, max_members: int
 ) -> tuple[list[int], list[StepResult | None]]:
     """First-front members of step t whose partition the page stores, and their partitions.
 
@@ -171,16 +167,10 @@ def _member_partitions(
     seen: dict[bytes, int] = {}
     X = dataset[t].X
     for member in sorted(candidates):
-        if member == step.knee:
-            key = step.labels.tobytes()
+        partition: StepResult | None = result.member_partition(X, t, member)
+        key = partition.labels.tobytes()
+        if partition is step:
             partition = None
-        else:
-            labels = result.labels_of_member(X, t, member)
-            key = labels.tobytes()
-            partition = StepResult.from_partition(t, step.time, step.ids, labels, X, 0.0, step.alpha)
-            partition.aligned_labels, _ = align_labels(
-                step.ids, step.aligned_labels, step.ids, partition.labels, unused
-            )
         if key not in seen:
             seen[key] = len(parts)
             parts.append(partition)
@@ -345,7 +335,7 @@ def page_data(
     steps: list[dict[str, Any]] = []
     data["steps"] = steps
     proj = _Projection(dataset) if dataset is not None else None
-    video = _Video(dataset, video_max_pixels) if dataset is not None and _is_video(dataset) else None
+    video = _Video(dataset, video_max_pixels) if dataset is not None and dataset.is_video else None
     shown = _shown_positions(dataset, n_steps, max_points) if dataset is not None else None
     if dataset is None:
         notes.append("No dataset was given, so the partition plot is missing: "
@@ -370,7 +360,7 @@ def page_data(
                                  "n_clusters": step.n_clusters, "knee": int(step.knee)}
         table, parts = ([-1] * len(step.population), [])
         if dataset is not None and len(step.population):
-            table, parts = _member_partitions(result, dataset, t, unused, max_members)
+            table, parts = _member_partitions(result, dataset, t, max_members)
             n_front_distinct = len(np.unique(step.population[step.first_front], axis=0))
             truncated += n_front_distinct > max_members
         entry["pareto"] = _pareto(step, table)
