@@ -402,7 +402,11 @@ function main(DATA) {
       return Promise.all(views.map(function (v) {
         return v.render().then(function () { v.div.dataset.step = String(snapshot.t); });
       }));
-    }).then(function () { document.body.dataset.step = String(state.t); });
+    }).then(function () { document.body.dataset.step = String(state.t); })
+      .catch(function (error) {            // keep the chain alive; say what failed
+        say("A view could not be drawn: " + error.message);
+        console.error(error);
+      });
     return rendering;
   }
 
