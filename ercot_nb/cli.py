@@ -27,7 +27,7 @@ __all__ = ["main", "build_parser"]
 PROG = "ercot-nb"
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
-from .params import KNEE_RULES
+from .params import KNEE_RULES, SCALINGS
 
 
 class _InputError(Exception):
@@ -84,6 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="CSV feature columns (default: every other numeric column)")
     source.add_argument("--label", metavar="COL",
                         help="CSV column of ground-truth labels (adds RI/NMI to the summary)")
+    source.add_argument("--scale", choices=SCALINGS, default="none",
+                        help="rescale every feature before clustering (statistics over all steps): "
+                             "standardize (mean 0, sd 1) or minmax ([0, 1]); default: none, with a "
+                             "warning when feature ranges differ by 100 times or more")
     source.add_argument("--data-param", metavar="NAME=VALUE", action="append", default=[],
                         help="a built-in dataset's parameter, e.g. n_steps=5 (repeatable; "
                              "see ercot_nb.params.dataset_params)")
@@ -252,11 +256,33 @@ def _format_summary(table: pd.DataFrame) -> str:
     return table.to_string(index=False, formatters=used, na_rep="-")
 
 
+def _prepared_data(args: argparse.Namespace):
+    """The dataset, rescaled as asked; a range warning goes to stderr when not rescaled."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        dataset = _load_data(args)
+    notes = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    if args.scale != "none":
+        dataset = dataset.scaled(args.scale)
+        notes = [note for note in notes if not note.startswith("feature ranges differ")]
+        print(f"features scaled with {args.scale!r} (statistics over all steps)")
+    elif dataset.range_warning() is not None and not any(n.startswith("feature ranges") for n in notes):
+        notes.append(dataset.range_warning())
+    for note in notes:
+        print(f"{PROG}: warning: {note}", file=sys.stderr)
+    return dataset
+
+
 def _run(args: argparse.Namespace) -> int:
-    dataset = _load_data(args)
+    dataset = _prepared_data(args)
     estimator = _estimator(args)
     started = time.perf_counter()
-    result = estimator.fit(dataset).result_
+    try:
+        result = estimator.fit(dataset).result_
+    except (ValueError, TypeError) as exc:  # data the algorithm refuses, with step/column named
+        raise _InputError(str(exc)) from None
     elapsed = time.perf_counter() - started
 
     print(f"{result.algorithm} on {dataset!r}: {len(result)} steps in {elapsed:.1f} s")

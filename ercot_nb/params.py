@@ -170,8 +170,10 @@ class Param:
             text = "a string"
         else:
             noun = "an int" if self.kind == "int" else "a finite number"
+            if self.multiple_of == 2:
+                noun = "an even int"
             text = noun + self._range_text()
-            if self.multiple_of:
+            if self.multiple_of and self.multiple_of != 2:
                 text += f", a multiple of {self.multiple_of}"
         extras = [repr(v) for v in self.also]
         if self.array_ok:

@@ -16,7 +16,10 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
-_FORMAT_VERSION = 1
+from ._persist import (DEFAULT_MAX_BYTES, decode_object_array, decode_scalar, encode_object_array,
+                       encode_scalar, loads_header, read_npz)
+
+_FORMAT_VERSION = 2  # 2: typed time labels and object arrays
 
 
 @dataclass
@@ -464,23 +467,36 @@ class ClusteringResult:
 
     # -- persistence ------------------------------------------------------------------
     def save(self, path: str | Path) -> Path:
-        """Write the result to one compressed ``.npz`` file (no pickle)."""
+        """Write the result to one compressed ``.npz`` file (no pickle).
+
+        Time labels and ids keep their types through :meth:`load`: ints,
+        floats, strings, ``pandas.Timestamp`` / ``datetime64`` / dates, and
+        object arrays of Python ints or strings.
+
+        Raises
+        ------
+        TypeError
+            For a time label or id of a type that cannot be stored (the
+            message names the step).
+        """
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_suffix(".npz")
         arrays: dict[str, np.ndarray] = {}
         scalars = []
         for s in self.steps:
-            meta = {}
+            meta: dict[str, Any] = {}
+            where = f"step {s.t} (time {s.time!r})"
             for f in fields(StepResult):
                 value = getattr(s, f.name)
                 if isinstance(value, np.ndarray):
                     if value.dtype == object:
-                        value = value.astype(str)
-                        meta[f"{f.name}__was_object"] = True
+                        value, meta[f"{f.name}__object"] = encode_object_array(value, f"{where}, {f.name}")
+                        if value is None:
+                            continue
                     arrays[f"{s.t}/{f.name}"] = value
                 else:
-                    meta[f.name] = _jsonable(value)
+                    meta[f.name] = encode_scalar(value, f"{where}, {f.name}")
             scalars.append(meta)
         header = {
             "format_version": _FORMAT_VERSION,
@@ -494,26 +510,81 @@ class ClusteringResult:
         return path
 
     @classmethod
-    def load(cls, path: str | Path) -> "ClusteringResult":
-        """Read a result written by :meth:`save`."""
-        with np.load(Path(path), allow_pickle=False) as data:
-            header = json.loads(str(data["__header__"]))
-            if header.get("format_version") != _FORMAT_VERSION:
-                raise ValueError(f"{path}: unsupported result format {header.get('format_version')!r}")
+    def load(cls, path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> "ClusteringResult":
+        """Read a result written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or Path
+        max_bytes : int, default=2 GiB
+            Largest total size of the decompressed arrays; a larger (or
+            lying) file is refused before anything is allocated.
+
+        Raises
+        ------
+        ValueError
+            Naming the file, if it is empty, truncated, garbled, not a saved
+            result, too large, or holds arrays of inconsistent shapes.
+        FileNotFoundError
+            If it does not exist.
+        """
+        path = Path(path)
+        data = read_npz(path, max_bytes=max_bytes)
+        if "__header__" not in data:
+            raise ValueError(f"'{path}' holds no result header: not written by ClusteringResult.save")
+        header = loads_header(str(data["__header__"]), path)
+        if header.get("format_version") not in (1, _FORMAT_VERSION):
+            raise ValueError(f"'{path}': unsupported result format {header.get('format_version')!r}")
+        try:
             result = cls(algorithm=header["algorithm"], params=header["params"])
             for t, meta in enumerate(header["steps"]):
                 kwargs = {}
                 for f in fields(StepResult):
-                    if f.name in meta:
-                        kwargs[f.name] = meta[f.name]
+                    key = f"{meta['t']}/{f.name}"
+                    if f"{f.name}__object" in meta:
+                        kwargs[f.name] = decode_object_array(data.get(key), meta[f"{f.name}__object"])
+                    elif f.name in meta:
+                        kwargs[f.name] = decode_scalar(meta[f.name])
                     else:
-                        value = data[f"{meta['t']}/{f.name}"]
-                        if meta.get(f"{f.name}__was_object"):
+                        value = data[key]
+                        if meta.get(f"{f.name}__was_object"):  # format 1
                             value = value.astype(object)
                         kwargs[f.name] = value
-                result.steps.append(StepResult(**kwargs))
-            result._next_label = header["next_label"]
+                step = StepResult(**kwargs)
+                _check_step_shapes(step, t)
+                result.steps.append(step)
+            result._next_label = int(header["next_label"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"'{path}': not a consistent saved result ({type(exc).__name__}: {exc})") from None
         return result
+
+
+def _check_step_shapes(step: StepResult, t: int) -> None:
+    """Refuse a loaded step whose arrays do not fit together."""
+    n = len(step.ids)
+    problems = []
+    if step.ids.ndim != 1:
+        problems.append(f"ids has shape {step.ids.shape}")
+    for name in ("labels", "aligned_labels"):
+        value = getattr(step, name)
+        if value.shape != (n,) or value.dtype.kind not in "iu":
+            problems.append(f"{name} has shape {value.shape} and dtype {value.dtype}, expected ({n},) ints")
+    if step.centroids.ndim != 2:
+        problems.append(f"centroids has shape {step.centroids.shape}")
+    elif n and step.labels.shape == (n,) and step.labels.dtype.kind in "iu" and (
+            step.labels.min() < 0 or step.labels.max() >= len(step.centroids)):
+        problems.append(f"labels reach {int(step.labels.max())} but there are {len(step.centroids)} centroids")
+    P = len(step.population)
+    for name, shape in (("objectives", (P, 2)), ("objectives_accumulated", (P, 2)),
+                        ("population_n_clusters", (P,)), ("population_n_active", (P,)),
+                        ("first_front", (P,))):
+        value = getattr(step, name)
+        if P and value.shape != shape:
+            problems.append(f"{name} has shape {value.shape}, expected {shape}")
+    if step.population.ndim != 2:
+        problems.append(f"population has shape {step.population.shape}")
+    if problems:
+        raise ValueError(f"step {t}: " + "; ".join(problems))
 
 
 def _jsonable(value: Any) -> Any:
