@@ -167,7 +167,8 @@ function main(DATA) {
         legend: { itemsizing: "constant" }, uirevision: "keep"
       };
       if (dims === 3) {
-        layout.scene = { aspectmode: "cube" };
+        // a camera a little farther out than Plotly's default keeps tick labels inside the panel
+        layout.scene = { aspectmode: "cube", camera: { eye: { x: 1.55, y: 1.55, z: 1.35 } } };
         ["x", "y", "z"].forEach(function (a, d) {
           layout.scene[a + "axis"] = { title: { text: esc(axes[d]) }, range: S.ranges3[d], autorange: false };
         });
