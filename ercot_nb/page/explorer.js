@@ -278,7 +278,7 @@ function main(DATA) {
   }
 
   /** A line over the steps with the current step marked; click a point to go there. */
-  function seriesView(id, title, hint, lines, yTitle, yRange, integer) {
+  function seriesView(id, title, hint, lines, yTitle, yRange, integer, extra) {
     var div = panel(id, title, hint, false, true);
     var ticks = DATA.times.map(esc);
     var steps = DATA.times.map(function (_, t) { return t; });
@@ -287,7 +287,7 @@ function main(DATA) {
         return { type: "scatter", mode: "lines+markers", name: line.name, x: steps, y: line.y,
                  line: Object.assign({ width: 2 }, line.style || {}), connectgaps: false,
                  customdata: ticks, hovertemplate: "time %{customdata}<br>%{y:.3g}<extra>" + line.name + "</extra>" };
-      });
+      }).concat(extra || []);
       var layout = {
         template: "plotly_white", margin: { l: 60, r: 10, t: 10, b: 40 }, showlegend: lines.length > 1,
         legend: { orientation: "h", y: 1.12 },
@@ -365,8 +365,14 @@ function main(DATA) {
     if (DATA.video) { views.push(videoView()); }
     if (DATA.steps.some(function (s) { return s.pareto; })) { views.push(paretoView()); }
     var S = DATA.series;
-    views.push(seriesView("alpha", "Smoothness weight alpha", "Weight of the previous step in the accumulated fitness (none at the first step).",
-      [{ name: "alpha", y: S.alpha, style: { color: "#1F77B4" } }], "alpha", [0, 1.05]));
+    // alpha_i of every matched cluster pair, as small grey points around alpha
+    var pairs = { type: "scatter", mode: "markers", name: "alpha_i per cluster pair", x: [], y: [],
+                  marker: { size: 5, color: MUTED }, hovertemplate: "alpha_i = %{y:.3g}<extra></extra>" };
+    S.alpha_pairs.forEach(function (values, t) {
+      values.forEach(function (v) { if (v !== null) { pairs.x.push(t); pairs.y.push(v); } });
+    });
+    views.push(seriesView("alpha", "Smoothness weight alpha", "Weight of the previous step in the accumulated fitness (none at the first step); grey points: the weight of each matched cluster pair.",
+      [{ name: "alpha", y: S.alpha, style: { color: "#1F77B4" } }], "alpha", [0, 1.05], false, pairs.x.length ? [pairs] : []));
     var counts = [{ name: "chosen", y: S.n_clusters, style: { color: "#1F77B4" } }];
     if (S.true_clusters) { counts.push({ name: "true", y: S.true_clusters, style: { color: MUTED, dash: "dash" } }); }
     views.push(seriesView("clusters", "Number of clusters", "Clusters of the chosen (knee) partition at each step.", counts, "clusters", null, true));
