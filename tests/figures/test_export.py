@@ -5,7 +5,7 @@ import pytest
 from plotly.offline import get_plotlyjs
 
 from ercot_nb import figures
-from plot_helpers import tiny_video, result_of, split_labels
+from .plot_helpers import tiny_video, result_of, split_labels
 
 
 def test_save_html_embeds_plotly_js_once_and_no_cdn(syn3, tmp_path):

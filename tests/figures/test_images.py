@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ercot_nb import TemporalDataset, datasets, figures
-from plot_helpers import H, W, pixel_colour, boundary, tiny_video, result_of, split_labels
+from .plot_helpers import H, W, pixel_colour, boundary, tiny_video, result_of, split_labels
 
 
 def test_is_video_needs_kind_and_frame_shape():

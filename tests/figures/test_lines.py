@@ -7,7 +7,7 @@ import pytest
 from ercot_nb import figures
 from ercot_nb.figures.lines import ALPHA, PAIRS
 from ercot_nb.metrics import score_steps
-from plot_helpers import trace
+from .plot_helpers import trace
 
 
 def test_alpha_figure_follows_the_result(syn3):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ercot_nb import figures
-from plot_helpers import trace, points
+from .plot_helpers import trace, points
 
 
 def is_member_group(name: str) -> bool:

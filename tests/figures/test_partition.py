@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 import pytest
 
 from ercot_nb import StaticEC, TemporalDataset, figures
-from plot_helpers import FAST, cluster_traces, trace, points, same_rows, points3d
+from .plot_helpers import FAST, cluster_traces, trace, points, same_rows, points3d
 
 
 def test_partition_traces_hold_each_aligned_cluster_in_its_colour(syn3):

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from ercot_nb import ERCOT, figures
-from plot_helpers import FAST
+from .plot_helpers import FAST
 
 
 def test_cluster_colors_are_distinct_and_indexed_by_label():

@@ -9,7 +9,7 @@ import pytest
 from ercot_nb import ERCOT, figures
 from ercot_nb.figures.images import display_stride
 from ercot_nb.metrics import rand_index
-from plot_helpers import H, W, GREY, hex_rgb, panel_rgb, panel, pixel_colour, tiny_video, result_of, split_labels
+from .plot_helpers import H, W, GREY, hex_rgb, panel_rgb, panel, pixel_colour, tiny_video, result_of, split_labels
 
 
 def test_panels_show_the_frame_and_the_label_colours_at_the_right_pixels():
