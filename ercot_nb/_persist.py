@@ -24,6 +24,8 @@ __all__ = ["encode_scalar", "decode_scalar", "encode_object_array", "decode_obje
            "read_npz", "DEFAULT_MAX_BYTES"]
 
 DEFAULT_MAX_BYTES = 2 * 1024**3  # decompressed arrays a result file may hold
+_BOMB_RATIO = 200  # above 64 MiB, arrays may decompress to at most this many times the file's size
+_BOMB_FLOOR = 64 * 1024**2
 
 
 def encode_scalar(value: Any, where: str) -> Any:
@@ -119,8 +121,9 @@ def read_npz(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, np.nda
     """Every array of an ``.npz`` file, refusing corrupt files and decompression bombs.
 
     The declared shape of every member is read from its header first; the
-    total must fit ``max_bytes`` and each member's decompressed size must
-    match its header, before any array is allocated.
+    total must fit ``max_bytes`` (and, above 64 MiB, be at most 200 times
+    the compressed size) and each member's decompressed size must match its
+    header, before any array is allocated.
 
     Raises
     ------
@@ -149,6 +152,10 @@ def read_npz(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, np.nda
             total += info.file_size
             if total > max_bytes:
                 raise fail(f"its arrays decompress to more than max_bytes={max_bytes} bytes")
+        compressed = sum(info.compress_size for info in archive.infolist())
+        if total > _BOMB_FLOOR and total > _BOMB_RATIO * max(compressed, 1):
+            raise fail(f"its {compressed} bytes decompress to {total} bytes, {total // max(compressed, 1)} "
+                       "times more (a decompression bomb?)")
         arrays: dict[str, np.ndarray] = {}
         for info in members:
             try:

@@ -5,7 +5,8 @@
 the tidy labels table and the full result.  ``bench`` hands its arguments to
 :func:`ercot_nb.bench.main`.  ``experiments`` runs the paper's comparison and
 writes its report (:mod:`ercot_nb.experiments`).  ``app`` serves the Explorer
-notebook app with Voila on 127.0.0.1 (:mod:`ercot_nb.widgets.app`).
+notebook app with Voila, on 127.0.0.1 by default (:mod:`ercot_nb.widgets.app`);
+``tutorials`` copies the tutorial notebooks and exercises into a folder.
 
 Input problems (a missing file or column, a non-numeric feature, an invalid
 parameter) print one ``ercot-nb: error: ...`` line on stderr and return exit
@@ -138,20 +139,45 @@ def build_parser() -> argparse.ArgumentParser:
 
     app = commands.add_parser(
         "app",
-        help="serve the Explorer app with Voila on 127.0.0.1",
+        help="serve the Explorer (or Compare) app with Voila, on 127.0.0.1 by default",
         description=(
-            "Serve the notebook app widgets/explorer.ipynb with Voila on 127.0.0.1, with a "
-            "built-in dataset preselected. Needs the repository's widgets/ folder (run from a "
-            "checkout, set ERCOT_NB_APPS, or pass --notebook) and the notebook extra."
+            "Serve the notebook app Explorer (or Compare) with Voila, with a built-in dataset "
+            "preselected. It listens on 127.0.0.1 unless --ip asks for another address (a "
+            "classroom server), which is then protected by a token that this command prints. "
+            "Needs the notebook extra: pip install 'ercot-nb[notebook]'."
         ),
     )
     app.add_argument("--port", type=_positive_int, default=8866, help="port (default: 8866)")
     app.add_argument("--no-browser", action="store_true", help="do not open a web browser")
     app.add_argument("--dataset", metavar="NAME", type=str.lower, choices=available(), default="syn3",
                      help="built-in dataset shown first (default: syn3)")
+    app.add_argument("--app", choices=("explorer", "compare"), default="explorer",
+                     help="which app to serve (default: explorer)")
     app.add_argument("--notebook", metavar="PATH", type=Path, default=None,
-                     help="app notebook to serve (default: widgets/explorer.ipynb)")
+                     help="app notebook to serve instead (default: the installed explorer.ipynb)")
+    app.add_argument("--ip", metavar="ADDRESS", default="127.0.0.1",
+                     help="address to listen on (default: 127.0.0.1, this computer only); "
+                          "0.0.0.0 serves every network interface, with a token")
+    app.add_argument("--allow-host", metavar="NAME", action="append", default=[],
+                     help="also answer requests for this host name (as typed in the browser's "
+                          "address bar; repeatable; '*' answers any)")
+    app.add_argument("--max-kernels", metavar="N", type=int, default=10,
+                     help="most app pages open at once, each running a kernel of ~300 MB; one "
+                          "more gets a 'server busy' page (default: 10; 0: no cap)")
+    app.add_argument("--cull-idle", metavar="SECONDS", type=int, default=300,
+                     help="shut down the kernel of a page that went away without closing "
+                          "after this many seconds (default: 300; 0: never)")
     app.set_defaults(handler=_app)
+
+    tutorials = commands.add_parser(
+        "tutorials",
+        help="copy the tutorial notebooks and exercises into a folder",
+        description="Copy the tutorial notebooks and the exercises of the installed package into "
+                    "DIR (created when missing); files already there are kept unless --overwrite.",
+    )
+    tutorials.add_argument("dir", metavar="DIR", type=Path, help="folder to copy into")
+    tutorials.add_argument("--overwrite", action="store_true", help="replace existing files")
+    tutorials.set_defaults(handler=_tutorials)
     return parser
 
 
@@ -320,9 +346,28 @@ def _app(args: argparse.Namespace) -> int:
 
     try:
         return serve(port=args.port, open_browser=not args.no_browser, dataset=args.dataset,
-                     notebook=args.notebook)
+                     notebook=args.notebook, app=args.app, ip=args.ip,
+                     allowed_hosts=args.allow_host, max_kernels=args.max_kernels,
+                     cull_idle=args.cull_idle)
     except ValueError as exc:
         raise _InputError(str(exc)) from None
+
+
+def _tutorials(args: argparse.Namespace) -> int:
+    from .widgets.app import copy_tutorials
+
+    try:
+        written = copy_tutorials(args.dir, overwrite=args.overwrite)
+    except ValueError as exc:
+        raise _InputError(str(exc)) from None
+    except OSError as exc:
+        print(f"{PROG}: error: could not write the tutorials: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    print(f"copied {len(written)} file(s) into {args.dir}"
+          + ("" if written else " (every file was already there; --overwrite replaces them)"))
+    if written:
+        print(f"start with: jupyter lab {args.dir / '01_quickstart.ipynb'}")
+    return EXIT_OK
 
 
 def _bench(argv: list[str]) -> int:

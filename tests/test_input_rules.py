@@ -228,6 +228,8 @@ def test_load_refuses_a_decompression_bomb_before_allocating(tmp_path):
     with pytest.raises(ValueError, match=r"bomb.npz'.*more than max_bytes=16777216"):
         ClusteringResult.load(path, max_bytes=16 * 1024**2)
     assert time.perf_counter() - started < 2.0
+    with pytest.raises(ValueError, match=r"bomb.npz'.*decompress to 6710\d{4} bytes, \d+ times more"):
+        ClusteringResult.load(path)  # the default limit (2 GiB) with the ratio check
     # a member whose header claims far more than it holds
     liar = tmp_path / "liar.npz"
     header = np.lib.format.header_data_from_array_1_0(np.zeros(1))

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
 from ..result import ClusteringResult, StepResult
-from .animation import add_animation_controls
+from .animation import animation_figure
 from .layers import Parts
 from .style import (
     INK, MUTED, TEMPLATE, as_result, base_layout, escape, message_annotation, plain_times,
@@ -319,14 +319,11 @@ def pareto_animation(
     """
     result = as_result(result)
     start = step_index(result, start)
-    frames = []
-    for t in range(len(result)):
-        traces, layout = pareto_parts(result, t, accumulated=accumulated, fixed=True)
-        frames.append(go.Frame(name=str(t), data=traces, layout=dict(
-            title=layout["title"], annotations=layout["annotations"])))
-    layout = pareto_parts(result, start, accumulated=accumulated, fixed=True).layout
-    add_animation_controls(layout, plain_times(result.times), start, frame_duration, webgl=False)
-    return go.Figure(data=frames[start].data, frames=frames, layout=layout)
+    return animation_figure(
+        lambda t: pareto_parts(result, t, accumulated=accumulated, fixed=True), len(result),
+        plain_times(result.times), start=start, frame_duration=frame_duration, webgl=False,
+        frame_layout=("title", "annotations"),
+    )
 
 
 def pareto_comparison_figure(

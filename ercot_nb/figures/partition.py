@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from ..data import TemporalDataset, common_ids
 from ..result import ClusteringResult, StepResult
-from .animation import add_animation_controls
+from .animation import animation_figure
 from .layers import Parts
 from .projection import Plane
 from .style import (
@@ -506,15 +506,8 @@ def partition_animation(
     start = step_index(layer.result, start)
     labels = layer.fixed_labels()
     use_gl = layer.use_webgl(layer.max_points)
-    frames = [
-        go.Frame(name=str(t), data=layer.traces(t, labels, use_gl),
-                 layout=dict(title=dict(text=title or layer.title(t))))
-        for t in range(len(layer.result))
-    ]
-    layout = layer.layout(title or layer.title(start))
-    add_animation_controls(
-        layout, plain_times(layer.result.times), start, frame_duration,
+    return animation_figure(
+        lambda t: layer.parts(t, labels=labels, webgl=use_gl, title=title), len(layer.result),
+        plain_times(layer.result.times), start=start, frame_duration=frame_duration,
         webgl=use_gl or layer.is_3d,  # WebGL and 3-D traces redraw on every frame
     )
-    return go.Figure(data=frames[start].data, frames=frames, layout=layout)
-

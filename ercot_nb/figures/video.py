@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from ..data import TemporalDataset
 from ..metrics import rand_index
 from ..result import ClusteringResult, StepResult, align_labels
-from .animation import add_animation_controls
+from .animation import animation_figure
 from .images import (
     check_same_ids, display_stride, frame_rgb, frame_shape, image_data, label_rgb, pixel_positions,
 )
@@ -378,14 +378,9 @@ def video_segmentation_animation(
     if not n_steps:
         raise ValueError("the result has no steps to show")
     start = step_index(panels.result if panels.result is not None else dataset, start)
-    frames = [
-        go.Frame(name=str(t), data=panels.traces(t),
-                 layout=dict(title=dict(text=title or panels.title(t))))
-        for t in range(n_steps)
-    ]
-    layout = panels.layout(title or panels.title(start))
     # image traces are not animatable in plotly.js: every frame needs a redraw
-    add_animation_controls(layout, plain_times(dataset.times[:n_steps]), start,
-                           frame_duration, webgl=True)
-    layout["height"] += 20  # the controls' bottom margin grew by 110, the height by 90
-    return go.Figure(data=frames[start].data, frames=frames, layout=layout)
+    fig = animation_figure(lambda t: panels.parts(t, title=title), n_steps,
+                           plain_times(dataset.times[:n_steps]), start=start,
+                           frame_duration=frame_duration, webgl=True)
+    fig.layout.height += 20  # the controls' bottom margin grew by 110, the height by 90
+    return fig

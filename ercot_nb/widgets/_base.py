@@ -1,6 +1,7 @@
 """Shared frame of the figure views: one persistent figure, controls, static copy."""
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -9,9 +10,9 @@ import plotly.graph_objects as go
 
 from .. import figures
 from ..figures import Parts
-from ._figure_widget import SyncedFigureWidget, replace_content
+from ._figure_widget import SyncedFigureWidget, apply_values, replace_content
 
-__all__ = ["FigureView", "Parts", "placeholder_parts"]
+__all__ = ["FigureView", "CachedStepView", "Parts", "placeholder_parts"]
 
 
 def placeholder_parts(text: str, title: str = "") -> Parts:
@@ -92,3 +93,88 @@ class FigureView(W.VBox):
     def static(self) -> go.Figure:
         """A plain Plotly figure of what the view shows (no kernel needed)."""
         raise NotImplementedError
+
+
+_Payload = tuple[dict[str, list[Any]], str]
+
+
+class CachedStepView(FigureView):
+    """A view whose trace layout is fixed per (dataset, run): a step only changes values.
+
+    Each (step, member)'s per-trace values and title are computed once
+    (:meth:`_compute`) and kept for the last ``cache_steps`` steps shown;
+    :meth:`show_step` sends only the values that changed, in one message.
+    Subclasses set ``self.cache_steps`` and implement :meth:`_n_steps` and
+    :meth:`_compute`, and call :meth:`_reset` when their content changes.
+    """
+
+    def _reset(self, step: int = 0) -> None:
+        self._cache: OrderedDict[tuple[int, int | None], _Payload] = OrderedDict()
+        self._step, self._member, self._requested = self._clamp(step), None, int(step)
+        self._shown_values: dict[str, list[Any]] | None = None
+
+    def _n_steps(self) -> int:
+        raise NotImplementedError
+
+    def _compute(self, t: int, member: int | None) -> _Payload:
+        raise NotImplementedError
+
+    @property
+    def step(self) -> int:
+        """The step shown."""
+        return self._step
+
+    @property
+    def member(self) -> int | None:
+        """The population member shown instead of the knee, or None."""
+        return self._member
+
+    def _clamp(self, step: int) -> int:
+        return min(max(int(step), 0), max(self._n_steps() - 1, 0))
+
+    def show_step(self, step: int, member: int | None = None) -> None:
+        """Show ``step``: the knee's partition, or that of population ``member``.
+
+        Parameters
+        ----------
+        step : int
+            Step index; a step not computed yet shows the last computed one.
+        member : int, optional
+            Index into the step's final population (a-posteriori choice).
+        """
+        self._requested = int(step)
+        self._step = self._clamp(step)
+        self._member = member
+        if not self._n_steps():
+            return
+        values, title = self._payload(self._step, member)
+        if int(step) > self._step:
+            title += f" — step {int(step)} not computed yet"
+        apply_values(self.figure, values, {"title.text": title}, shown=self._shown_values)
+        self._shown_values = values
+
+    def show_member(self, member: int | None) -> None:
+        """Show another member of the current step's population (None: the knee)."""
+        self.show_step(self._step, member)
+
+    def _payload(self, t: int, member: int | None) -> _Payload:
+        key = (t, member)
+        cached = self._cache.get(key)
+        if cached is not None:
+            self._cache.move_to_end(key)
+            return cached
+        payload = self._compute(t, member)
+        self._cache[key] = payload
+        while len(self._cache) > self.cache_steps:
+            self._cache.popitem(last=False)
+        return payload
+
+    def _show_structure(self, parts: Parts) -> None:
+        """Replace the trace layout (new data, run or axes): values are sent afresh."""
+        self._show(parts)
+        self._shown_values = None
+
+    def precompute(self, steps: Sequence[int] | None = None) -> None:
+        """Compute and cache the values of ``steps`` (default: as many as the cache holds)."""
+        for t in range(min(self._n_steps(), self.cache_steps)) if steps is None else steps:
+            self._payload(t, None)

@@ -3,15 +3,17 @@
 ipywidgets sends exceptions raised in event handlers to the kernel log,
 where a Voila user never sees them.  Every handler of this package runs
 under :meth:`MessageArea.guard`, which shows a one-line explanation in the
-widget instead (the traceback goes to the ``ercot_nb.widgets`` logger and,
-for unexpected errors, into a collapsed "details" block).
+widget instead.  The traceback of an unexpected error goes to the
+``ercot_nb.widgets`` logger, never into the page (it names server paths);
+when logging is not configured, that logger writes to the kernel's real
+stderr: the terminal of the server (``ercot-nb app``, JupyterLab).
 """
 from __future__ import annotations
 
 import functools
 import html
 import logging
-import traceback
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -97,13 +99,14 @@ class MessageArea(W.HTML):
         if isinstance(exc, EXPECTED_ERRORS):
             self.show(f"Problem {doing}: {message}", "error")
         else:
-            LOGGER.error("error %s", doing, exc_info=exc)
-            details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+            if not LOGGER.hasHandlers():  # ipykernel's sys.stderr would send it to the page
+                LOGGER.addHandler(logging.StreamHandler(sys.__stderr__))
+            LOGGER.error("unexpected error %s", doing, exc_info=exc)
             self.show(
                 f"Unexpected error {doing} ({type(exc).__name__}: {message}). "
-                "Your inputs are kept; please report this if it persists.",
+                "Your inputs are kept: try again, or change them. The full error is in the "
+                "server's log (the terminal running the app); please report it if it persists.",
                 "error",
-                details=details,
             )
 
     @contextmanager

@@ -1,8 +1,6 @@
 """Partition view: the samples of one step coloured by cluster, updated in place."""
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Sequence
 from typing import Any
 
 import ipywidgets as W
@@ -12,12 +10,10 @@ import plotly.graph_objects as go
 from .. import figures
 from ..data import TemporalDataset
 from ..result import ClusteringResult
-from ._base import FigureView, Parts
-from ._figure_widget import apply_values, trace_values
+from ._base import CachedStepView, Parts
+from ._figure_widget import trace_values
 
 __all__ = ["PartitionView"]
-
-_Payload = tuple[dict[str, list[Any]], str]
 
 # What differs between steps; everything else is fixed by the trace layout.
 _STEP_PATHS = ("x", "y", "text", "customdata", "marker.color", "marker.size")
@@ -28,7 +24,7 @@ _AXES_3D = ("3-D (three features)", "3d")
 _AXES = ("features", "pca", "3d")
 
 
-class PartitionView(FigureView):
+class PartitionView(CachedStepView):
     """Scatter of one step's samples by aligned cluster, for any step or front member.
 
     The trace layout is fixed for a (dataset, result) pair — one trace per
@@ -77,7 +73,6 @@ class PartitionView(FigureView):
     ) -> None:
         self.webgl = webgl
         self.cache_steps = cache_steps
-        self._cache: OrderedDict[tuple[int, int | None], _Payload] = OrderedDict()
         self._configuring = False
         self.axes = W.ToggleButtons(
             options=list(_AXES_2D), description="axes", style={"description_width": "40px"},
@@ -85,8 +80,7 @@ class PartitionView(FigureView):
         )
         self._chosen_axes = axes  # the user's choice, kept for other data with >= 3 features
         self._configure(dataset, result, axes)
-        self._step, self._member, self._requested = self._clamp(step), None, int(step)
-        self._shown_values: dict[str, list[Any]] | None = None
+        self._reset(step)
         super().__init__(self._structure_parts(), [self.axes], width=width, height=height)
         self.show_step(self._step)
         self.axes.observe(self._on_axes, names="value")
@@ -117,7 +111,6 @@ class PartitionView(FigureView):
         self._step_paths = _STEP_PATHS_3D if self.layer.is_3d else _STEP_PATHS
         self._webgl = self.layer.use_webgl(self.layer.max_points)
         self._slots = self.layer.labels_over_time()
-        self._cache.clear()
 
     @staticmethod
     def _projection(axes: str) -> str | None:
@@ -140,6 +133,7 @@ class PartitionView(FigureView):
         step : int, default=0
         """
         self._configure(dataset, result, self._chosen_axes if dataset.n_features >= 3 else None)
+        self._reset(step)
         self._rebuild()
         self.show_step(step)
 
@@ -153,61 +147,12 @@ class PartitionView(FigureView):
         self.show_step(self._requested, self._member)
 
     def _rebuild(self) -> None:
-        self._show(self._structure_parts())
-        self._shown_values = None
+        self._show_structure(self._structure_parts())
 
-    def precompute(self, steps: Sequence[int] | None = None) -> None:
-        """Compute and cache the arrays of ``steps`` (default: as many as the cache holds)."""
-        if steps is None:
-            steps = range(min(len(self.result), self.cache_steps))
-        for t in steps:
-            self._payload(t, None)
+    def _n_steps(self) -> int:
+        return len(self.result)
 
-    # -- showing ---------------------------------------------------------------------------
-    @property
-    def step(self) -> int:
-        """The step shown."""
-        return self._step
-
-    @property
-    def member(self) -> int | None:
-        """The population member shown instead of the knee, or None."""
-        return self._member
-
-    def _clamp(self, step: int) -> int:
-        return min(max(int(step), 0), max(len(self.result) - 1, 0))
-
-    def show_step(self, step: int, member: int | None = None) -> None:
-        """Show ``step``'s partition: the knee's, or that of population ``member``.
-
-        Parameters
-        ----------
-        step : int
-            Step index; steps not computed yet show the last computed one.
-        member : int, optional
-            Index into the step's final population (a-posteriori choice).
-        """
-        self._requested = int(step)
-        self._step = self._clamp(step)
-        self._member = member
-        if not len(self.result):
-            return
-        values, title = self._payload(self._step, member)
-        if int(step) > self._step:
-            title += f" — step {int(step)} not computed yet"
-        apply_values(self.figure, values, {"title.text": title}, shown=self._shown_values)
-        self._shown_values = values
-
-    def show_member(self, member: int | None) -> None:
-        """Show another member of the current step's population (None: the knee)."""
-        self.show_step(self._step, member)
-
-    def _payload(self, t: int, member: int | None) -> _Payload:
-        key = (t, member)
-        cached = self._cache.get(key)
-        if cached is not None:
-            self._cache.move_to_end(key)
-            return cached
+    def _compute(self, t: int, member: int | None) -> tuple[dict[str, list[Any]], str]:
         if member is not None:
             partition = self.layer.partition(t, member)
             missing = set(np.unique(partition.aligned_labels).tolist()) - set(self._slots)
@@ -216,11 +161,7 @@ class PartitionView(FigureView):
                 self._cache.clear()
                 self._rebuild()
         traces, layout = self.layer.parts(t, member, labels=self._slots, webgl=self._webgl)
-        payload = (trace_values(traces, self._step_paths), layout["title"]["text"])
-        self._cache[key] = payload
-        while len(self._cache) > self.cache_steps:
-            self._cache.popitem(last=False)
-        return payload
+        return trace_values(traces, self._step_paths), layout["title"]["text"]
 
     def _on_axes(self, change: dict[str, Any]) -> None:
         if not self._configuring and self.dataset.n_features >= 3 and change["new"] != change["old"]:

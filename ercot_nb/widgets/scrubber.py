@@ -1,6 +1,7 @@
 """Time scrubber: a Play button and a step slider that drive every view."""
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -101,4 +102,4 @@ class TimeScrubber(W.HBox):
     def _show_time(self, change: dict[str, Any] | None = None) -> None:
         step = self.value
         label = self._times[step] if step < len(self._times) else "–"
-        self.time_label.value = f"time <b>{label}</b> &nbsp;({step + 1} of {len(self._times)})"
+        self.time_label.value = f"time <b>{html.escape(str(label))}</b> &nbsp;({step + 1} of {len(self._times)})"

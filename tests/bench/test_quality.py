@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from distributed import Client, LocalCluster
 
 from ercot_nb import algorithms, datasets
 from ercot_nb._params import ParamsMixin
@@ -19,11 +18,8 @@ SETTINGS = {"Cmax=8": dict(BUDGET), "k=4": {"n_clusters": KNOWN_K, **BUDGET}}
 
 
 @pytest.fixture(scope="module")
-def client():
-    algorithms.make("staticEC", seed=0, **BUDGET).fit(datasets.load("syn3", seed=0, n_steps=2))
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                      dashboard_address="127.0.0.1:0") as cluster, Client(cluster) as c:
-        yield c
+def client(one_thread_client):
+    return one_thread_client
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,7 @@ import shutil
 
 import pandas as pd
 import pytest
-from distributed import Client, LocalCluster
 
-from ercot_nb import algorithms, datasets
 from ercot_nb.cli import main
 from ercot_nb.experiments import load_runs, run_experiments
 
@@ -26,11 +24,8 @@ DAMAGED = "staticEC__syn3__run001.csv"
 
 
 @pytest.fixture(scope="module")
-def client():
-    algorithms.make("staticEC", seed=0, **BUDGET).fit(datasets.load("syn3", seed=0, n_steps=2))
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                      dashboard_address="127.0.0.1:0") as cluster, Client(cluster) as c:
-        yield c
+def client(one_thread_client):
+    return one_thread_client
 
 
 @pytest.fixture(scope="module")
@@ -156,7 +151,7 @@ def test_the_completion_record_holds_rows_and_checksum(finished):
 
 
 @pytest.mark.parametrize("param, message", [
-    ("staticEC:pop_size=7", "staticEC: pop_size must be an int in [4, 100000], a multiple of 2, got 7"),
+    ("staticEC:pop_size=7", "staticEC: pop_size must be an even int in [4, 100000], got 7"),
     ("staticEC:knee=steepest", "knee"),
     ("staticEC:pop_sise=20", "pop_sise"),
 ])

@@ -58,3 +58,15 @@ def test_pareto_raw_and_accumulated_differ_only_with_history(syn3):
     np.testing.assert_allclose(shown(0, True), shown(0, False))
     later = [t for t in range(1, len(result)) if result[t].alpha > 0]
     assert later and not np.allclose(shown(later[0], True), shown(later[0], False))
+
+
+def test_the_legend_explains_filled_and_hollow_markers(syn3):
+    _, result = syn3
+    for fig in (figures.pareto_figure(result, 5), figures.pareto_frame(result, 5)):
+        legend = {tr.name: tr for tr in fig.data if tr.showlegend is not False}
+        filled = [tr for name, tr in legend.items() if "filled" in name and "first front" in name]
+        hollow = [tr for name, tr in legend.items() if "hollow" in name and "dominated" in name]
+        assert len(filled) == 1 and len(hollow) == 1
+        assert filled[0].marker.symbol == "circle" and hollow[0].marker.symbol == "circle-open"
+        # the key holds no member: clicking or hovering it selects nothing
+        assert list(filled[0].x) == [None] and list(hollow[0].x) == [None]

@@ -141,3 +141,22 @@ def test_without_pillow_the_panels_are_z_arrays_with_the_same_pixels(monkeypatch
     assert all(tr.source is None and tr.z is not None for tr in plain.data)
     for pixels, tr in zip(png_pixels, plain.data, strict=True):
         np.testing.assert_array_equal(pixels, panel_rgb(tr))
+
+
+def test_three_panels_fit_a_notebook_output_area():
+    """Three 320-pixel panels (1,012 pixels) were cut off on the right in JupyterLab."""
+    data = tiny_video()
+    result = result_of(data, split_labels(data))
+    fig = figures.video_segmentation_figure(result, data, 1)
+    assert len(fig.data) == 3
+    assert fig.layout.width <= 880
+    animation = figures.video_segmentation_animation(result, data)
+    assert animation.layout.width <= 880
+    wide = figures.video_segmentation_figure(result, data, 1, max_width=None)
+    assert wide.layout.width > 880  # the old size on request
+    # panels stay side by side with square pixels: width / height of a panel's domain
+    domain = fig.layout.xaxis.domain
+    plot_width = fig.layout.width - fig.layout.margin.l - fig.layout.margin.r
+    plot_height = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    panel_width = (domain[1] - domain[0]) * plot_width
+    assert abs(panel_width / plot_height - W / H) < 0.05 * W / H

@@ -444,42 +444,6 @@ _SCENE_RAISES = """
 """
 
 
-def video_bt(
-    seed: int | None = 0,
-    *,
-    scale: float = 1.0,
-    noise: float = DEFAULT_NOISE,
-    position: bool = False,
-    position_weight: float = DEFAULT_POSITION_WEIGHT,
-    n_frames: int = _BT.n_frames,
-) -> TemporalDataset:
-    return _render_scene(_BT, seed, scale, noise, position, position_weight, n_frames)
-
-
-def video_mo(
-    seed: int | None = 0,
-    *,
-    scale: float = 1.0,
-    noise: float = DEFAULT_NOISE,
-    position: bool = False,
-    position_weight: float = DEFAULT_POSITION_WEIGHT,
-    n_frames: int = _MO.n_frames,
-) -> TemporalDataset:
-    return _render_scene(_MO, seed, scale, noise, position, position_weight, n_frames)
-
-
-def video_rc(
-    seed: int | None = 0,
-    *,
-    scale: float = 1.0,
-    noise: float = DEFAULT_NOISE,
-    position: bool = False,
-    position_weight: float = DEFAULT_POSITION_WEIGHT,
-    n_frames: int = _RC.n_frames,
-) -> TemporalDataset:
-    return _render_scene(_RC, seed, scale, noise, position, position_weight, n_frames)
-
-
 def _scene_doc(scene: _Scene, summary: str, example: str) -> str:
     def fill(text: str) -> str:
         return textwrap.fill(text, width=76, initial_indent="    ", subsequent_indent="    ")
@@ -507,15 +471,34 @@ def _scene_doc(scene: _Scene, summary: str, example: str) -> str:
     )
 
 
-video_bt.__doc__ = _scene_doc(
+def _scene_loader(scene: _Scene, summary: str, example: str) -> Callable[..., TemporalDataset]:
+    """The public function that draws ``scene`` (its name, defaults and docstring)."""
+
+    def load(
+        seed: int | None = 0,
+        *,
+        scale: float = 1.0,
+        noise: float = DEFAULT_NOISE,
+        position: bool = False,
+        position_weight: float = DEFAULT_POSITION_WEIGHT,
+        n_frames: int = scene.n_frames,
+    ) -> TemporalDataset:
+        return _render_scene(scene, seed, scale, noise, position, position_weight, n_frames)
+
+    load.__name__ = load.__qualname__ = scene.name
+    load.__doc__ = _scene_doc(scene, summary, example)
+    return load
+
+
+video_bt = _scene_loader(
     _BT, "Seascape video: rippling water and drifting clouds, static boat and lighthouse.",
     "TemporalDataset(name='video_bt', steps=12, features=3, samples=4800..4800, labels=yes)",
 )
-video_mo.__doc__ = _scene_doc(
+video_mo = _scene_loader(
     _MO, "Room video: a chair is moved and rotated between frames; 7 segments.",
     "TemporalDataset(name='video_mo', steps=9, features=3, samples=1200..1200, labels=yes)",
 )
-video_rc.__doc__ = _scene_doc(
+video_rc = _scene_loader(
     _RC, "Panning video: scrolling background, moving car and ball, a walker who enters.",
     "TemporalDataset(name='video_rc', steps=8, features=3, samples=14400..14400, labels=yes)",
 )
