@@ -113,6 +113,7 @@ class _EvolutionaryClustering(TemporalEstimator):
         self._history: _History | None = None
         self._controls_for = None  # (X, control fronts) of the MOCK knee at the current step
         self._engine: Engine | None = None
+        self._step_states: list[tuple[Snapshot, dict]] = []  # (data, rng state after the step), for adopt
         self.n_features_in_: int | None = None
         self.result_ = ClusteringResult(algorithm=self._algorithm_name, params=self.get_params())
 
@@ -232,7 +233,35 @@ class _EvolutionaryClustering(TemporalEstimator):
         self._history = _History(snapshot=snapshot, population=pop, labels=labels)
         step.seconds = _time.perf_counter() - started
         self.result_.append(step)
+        self._step_states.append((snapshot, rng.bit_generator.state))
         return step
+
+    def adopt(self, t: int, member: int):
+        """Use population member ``member`` as step ``t``'s partition and continue from there.
+
+        Steps before ``t`` stay as they are; step ``t`` keeps its search
+        (population, fronts, alpha) but takes ``member``'s partition, which
+        becomes the history of step t+1; the later steps are fitted again
+        with the random stream exactly where the run had it after step
+        ``t``.  Adopting ``result_[t].knee`` gives back the same run.  See
+        :func:`ercot_nb._adopt.adopt`.
+
+        Parameters
+        ----------
+        t : int
+            Step index (negative counts from the end).
+        member : int
+            Index into ``result_[t].population``, e.g. from
+            :meth:`ClusteringResult.choose <ercot_nb.result.ClusteringResult.choose>`.
+
+        Returns
+        -------
+        self
+        """
+        from ._adopt import adopt
+
+        adopt(self, t, member)
+        return self
 
     def _choose_knee(self, engine, X, F, n_clusters, mask) -> int:
         members = np.flatnonzero(mask)

@@ -262,6 +262,38 @@ class ClusteringResult:
         get_backend("numpy").assign_nearest(X, chromosome, step.n_max, labels, distances)
         return compress_labels(labels, chromosome, step.n_max)[0]
 
+    def events(self, **options: Any) -> pd.DataFrame:
+        """Cluster lifecycle events between consecutive steps, with p-values.
+
+        Delegates to :func:`ercot_nb.events.lifecycle_events` (``options``:
+        ``min_share``, ``majority``, ``size_change``, ``n_permutations``, ``seed``).
+        """
+        from .events import lifecycle_events
+
+        return lifecycle_events(self, **options)
+
+    def choose(self, t: int, rule: str = "ideal", **options: Any) -> int:
+        """Population index of the first-front member of step ``t`` that ``rule`` picks.
+
+        ``rule`` is one of :data:`ercot_nb._knee.SELECTION_RULES` except
+        ``"mock"`` (it needs the run's control fronts); ``options`` (``k``,
+        ``weights``, ``reference``) go to :func:`ercot_nb._knee.select_member`.
+        The rule sees the objectives the step's selection used, so the run's
+        own knee rule returns ``step.knee``.
+        """
+        from ._knee import select_member
+
+        step = self.steps[t]
+        members = np.flatnonzero(step.first_front)
+        if len(members) == 0:
+            raise ValueError(f"step {t} has no population front ({self.algorithm} keeps none)")
+        if rule == "mock":
+            raise ValueError("rule 'mock' needs the run's control fronts; fit with knee='mock' instead")
+        chosen = select_member(
+            step.objectives_accumulated[members], step.population_n_clusters[members], rule, **options
+        )
+        return int(members[chosen])
+
     def member_partition(self, X: np.ndarray, t: int, member: int) -> StepResult:
         """Step ``t`` as partitioned by population ``member`` (an a-posteriori choice).
 
@@ -418,7 +450,14 @@ class ClusteringResult:
         return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
     def steps_frame(self) -> pd.DataFrame:
-        """One row per step: size, chosen number of clusters, alpha and seconds."""
+        """One row per step: size, chosen number of clusters, alpha, seconds, hypervolume.
+
+        ``hypervolume`` is the exact normalised hypervolume of the step's first
+        front (:func:`ercot_nb.hypervolume.front_hypervolume`; nan without a
+        population).
+        """
+        from .hypervolume import front_hypervolume
+
         return pd.DataFrame(
             {
                 "t": [s.t for s in self.steps],
@@ -427,33 +466,40 @@ class ClusteringResult:
                 "n_clusters": self.n_clusters,
                 "alpha": self.alpha,
                 "seconds": self.seconds,
+                "hypervolume": [
+                    front_hypervolume(s.objectives_accumulated, s.first_front) for s in self.steps
+                ],
             }
         )
 
     def to_html(self, path: str | Path, dataset: Any = None) -> Path:
-        """Write the run's views to one self-contained, offline HTML page.
+        """Write the run's explorer page: one self-contained, offline HTML file.
 
-        plotly.js is embedded (no CDN, no kernel): the page holds the
-        partition animation (with ``dataset``), the Pareto animation, alpha
-        with per-cluster alpha_i, the number of clusters, RI/NMI (labelled
-        data) and the cluster flow; see :func:`ercot_nb.figures.report_figures`.
+        plotly.js and every step's data are embedded (no CDN, no kernel).  One
+        time slider and a Play button drive the partition view (2-D, and 3-D
+        for three or more features; with ``dataset``), the video frame and
+        segmentation (video data), the Pareto front (click a first-front
+        member to show its partition), alpha, the number of clusters, RI/NMI
+        (labelled data) and the cluster flow; see
+        :class:`ercot_nb.page.ExplorerPage`.
 
         Parameters
         ----------
         path : str or path-like
             Output ``.html`` file; parent folders are created.
         dataset : TemporalDataset, optional
-            The data the run was fitted on.
+            The data the run was fitted on (needed for the partition views).
 
         Returns
         -------
         pathlib.Path
             The written file.
         """
-        from .figures import report_figures, save_html
+        # Lazy import: result.py imports no plotting or page module at load
+        # time (the page module imports this one).
+        from .page import ExplorerPage
 
-        name = f" on {dataset.name}" if getattr(dataset, "name", "") else ""
-        return save_html(report_figures(self, dataset), path, title=f"{self.algorithm}{name}")
+        return ExplorerPage(self, dataset).save(path)
 
     def _repr_html_(self) -> str:
         table = self.steps_frame().to_html(index=False, float_format=lambda v: f"{v:.4g}")
