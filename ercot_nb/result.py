@@ -8,8 +8,7 @@ saves to a single ``.npz`` file and loads back without pickle.
 from __future__ import annotations
 
 import html
-import json
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -17,10 +16,8 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
-from ._persist import (DEFAULT_MAX_BYTES, decode_object_array, decode_scalar, encode_object_array,
-                       encode_scalar, loads_header, read_npz)
+from ._persist import DEFAULT_MAX_BYTES, load_result, save_result
 
-_FORMAT_VERSION = 2  # 2: typed time labels and object arrays
 
 
 @dataclass
@@ -522,35 +519,7 @@ class ClusteringResult:
             For a time label or id of a type that cannot be stored (the
             message names the step).
         """
-        path = Path(path)
-        if path.suffix != ".npz":
-            path = path.with_suffix(".npz")
-        arrays: dict[str, np.ndarray] = {}
-        scalars = []
-        for s in self.steps:
-            meta: dict[str, Any] = {}
-            where = f"step {s.t} (time {s.time!r})"
-            for f in fields(StepResult):
-                value = getattr(s, f.name)
-                if isinstance(value, np.ndarray):
-                    if value.dtype == object:
-                        value, meta[f"{f.name}__object"] = encode_object_array(value, f"{where}, {f.name}")
-                        if value is None:
-                            continue
-                    arrays[f"{s.t}/{f.name}"] = value
-                else:
-                    meta[f.name] = encode_scalar(value, f"{where}, {f.name}")
-            scalars.append(meta)
-        header = {
-            "format_version": _FORMAT_VERSION,
-            "algorithm": self.algorithm,
-            "params": {k: _jsonable(v) for k, v in self.params.items()},
-            "next_label": self._next_label,
-            "steps": scalars,
-        }
-        arrays["__header__"] = np.array(json.dumps(header))
-        np.savez_compressed(path, **arrays)
-        return path
+        return save_result(self, StepResult, path)
 
     @classmethod
     def load(cls, path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> "ClusteringResult":
@@ -571,74 +540,4 @@ class ClusteringResult:
         FileNotFoundError
             If it does not exist.
         """
-        path = Path(path)
-        data = read_npz(path, max_bytes=max_bytes)
-        if "__header__" not in data:
-            raise ValueError(f"'{path}' holds no result header: not written by ClusteringResult.save")
-        header = loads_header(str(data["__header__"]), path)
-        if header.get("format_version") not in (1, _FORMAT_VERSION):
-            raise ValueError(f"'{path}': unsupported result format {header.get('format_version')!r}")
-        try:
-            result = cls(algorithm=header["algorithm"], params=header["params"])
-            for t, meta in enumerate(header["steps"]):
-                kwargs = {}
-                for f in fields(StepResult):
-                    key = f"{meta['t']}/{f.name}"
-                    if f"{f.name}__object" in meta:
-                        kwargs[f.name] = decode_object_array(data.get(key), meta[f"{f.name}__object"])
-                    elif f.name in meta:
-                        kwargs[f.name] = decode_scalar(meta[f.name])
-                    else:
-                        value = data[key]
-                        if meta.get(f"{f.name}__was_object"):  # format 1
-                            value = value.astype(object)
-                        kwargs[f.name] = value
-                step = StepResult(**kwargs)
-                _check_step_shapes(step, t)
-                result.steps.append(step)
-            result._next_label = int(header["next_label"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"'{path}': not a consistent saved result ({type(exc).__name__}: {exc})") from None
-        return result
-
-
-def _check_step_shapes(step: StepResult, t: int) -> None:
-    """Refuse a loaded step whose arrays do not fit together."""
-    n = len(step.ids)
-    problems = []
-    if step.ids.ndim != 1:
-        problems.append(f"ids has shape {step.ids.shape}")
-    for name in ("labels", "aligned_labels"):
-        value = getattr(step, name)
-        if value.shape != (n,) or value.dtype.kind not in "iu":
-            problems.append(f"{name} has shape {value.shape} and dtype {value.dtype}, expected ({n},) ints")
-    if step.centroids.ndim != 2:
-        problems.append(f"centroids has shape {step.centroids.shape}")
-    elif n and step.labels.shape == (n,) and step.labels.dtype.kind in "iu" and (
-            step.labels.min() < 0 or step.labels.max() >= len(step.centroids)):
-        problems.append(f"labels reach {int(step.labels.max())} but there are {len(step.centroids)} centroids")
-    P = len(step.population)
-    for name, shape in (("objectives", (P, 2)), ("objectives_accumulated", (P, 2)),
-                        ("population_n_clusters", (P,)), ("population_n_active", (P,)),
-                        ("first_front", (P,))):
-        value = getattr(step, name)
-        if P and value.shape != shape:
-            problems.append(f"{name} has shape {value.shape}, expected {shape}")
-    if step.population.ndim != 2:
-        problems.append(f"population has shape {step.population.shape}")
-    if problems:
-        raise ValueError(f"step {t}: " + "; ".join(problems))
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (np.floating,)):
-        return float(value)
-    if isinstance(value, (np.bool_,)):
-        return bool(value)
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    if isinstance(value, Sequence):
-        return [_jsonable(v) for v in value]
-    return repr(value)
+        return load_result(cls, StepResult, path, max_bytes)
