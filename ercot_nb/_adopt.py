@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._history import History
 from .result import ClusteringResult, compress_labels
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,8 +56,6 @@ def adopt(estimator: "_EvolutionaryClustering", t: int, member: int) -> Clusteri
         holds the data of its steps (e.g. it was fitted elsewhere and
         unpickled without it).
     """
-    from ._evolutionary import _History
-
     estimator._check_fitted()
     result = estimator.result_
     n_steps = len(result)
@@ -84,7 +83,7 @@ def adopt(estimator: "_EvolutionaryClustering", t: int, member: int) -> Clusteri
     adopted.append(dataclasses.replace(step, labels=labels, aligned_labels=labels, centroids=centroids,
                                        knee=int(member)))
     estimator.result_ = adopted
-    estimator._history = _History(snapshot=snapshots[t], population=step.population, labels=labels)
+    estimator._history = History(snapshot=snapshots[t], population=step.population, labels=labels)
     estimator._controls_for = None
     estimator._rng.bit_generator.state = states[t][1]
     estimator._step_states = states[: t + 1]

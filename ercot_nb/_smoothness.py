@@ -446,15 +446,8 @@ def stacking_em(
     # to inf or underflow to 0 gives the correct responsibilities 0 and 1.
     with np.errstate(over="ignore"):
         density_ratio = np.exp(ll_curr - ll_prev)  # both-(-inf) rows were dropped
-    em_step = get_backend(backend).stacking_em_step
-    alpha = 0.5
-    for _ in range(max_iter):
-        alpha_new = min(max(float(em_step(density_ratio, alpha)), 0.0), 1.0)
-        converged = abs(alpha_new - alpha) < tol
-        alpha = alpha_new
-        if converged or alpha in (0.0, 1.0):  # 0 and 1 are fixed points
-            break
-    return alpha
+    # The EM loop runs in one kernel call (one call per iteration cost more than the loop).
+    return float(get_backend(backend).stacking_em_loop(density_ratio, 0.5, float(tol), int(max_iter)))
 
 
 def _stacking_alpha_exact(

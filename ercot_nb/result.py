@@ -470,29 +470,33 @@ class ClusteringResult:
         )
 
     def to_html(self, path: str | Path, dataset: Any = None) -> Path:
-        """Write the run's views to one self-contained, offline HTML page.
+        """Write the run's explorer page: one self-contained, offline HTML file.
 
-        plotly.js is embedded (no CDN, no kernel): the page holds the
-        partition animation (with ``dataset``), the Pareto animation, alpha
-        with per-cluster alpha_i, the number of clusters, RI/NMI (labelled
-        data) and the cluster flow; see :func:`ercot_nb.figures.report_figures`.
+        plotly.js and every step's data are embedded (no CDN, no kernel).  One
+        time slider and a Play button drive the partition view (2-D, and 3-D
+        for three or more features; with ``dataset``), the video frame and
+        segmentation (video data), the Pareto front (click a first-front
+        member to show its partition), alpha, the number of clusters, RI/NMI
+        (labelled data) and the cluster flow; see
+        :class:`ercot_nb.page.ExplorerPage`.
 
         Parameters
         ----------
         path : str or path-like
             Output ``.html`` file; parent folders are created.
         dataset : TemporalDataset, optional
-            The data the run was fitted on.
+            The data the run was fitted on (needed for the partition views).
 
         Returns
         -------
         pathlib.Path
             The written file.
         """
-        from .figures import report_figures, save_html
+        # Lazy import: result.py imports no plotting or page module at load
+        # time (the page module imports this one).
+        from .page import ExplorerPage
 
-        name = f" on {dataset.name}" if getattr(dataset, "name", "") else ""
-        return save_html(report_figures(self, dataset), path, title=f"{self.algorithm}{name}")
+        return ExplorerPage(self, dataset).save(path)
 
     def _repr_html_(self) -> str:
         table = self.steps_frame().to_html(index=False, float_format=lambda v: f"{v:.4g}")
