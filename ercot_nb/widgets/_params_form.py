@@ -8,6 +8,7 @@ a new scenario or baseline gets its form without any widget code.
 """
 from __future__ import annotations
 
+import ast
 import inspect
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -68,11 +69,20 @@ def _doc_entries(doc: str) -> dict[str, tuple[str, str]]:
     return entries
 
 
-def _choices(type_line: str) -> tuple[str, ...]:
+def _literal(text: str) -> Any:
+    """``"2"`` -> 2, ``"'a'"`` -> ``"a"``, ``"None"`` -> None; other text unchanged."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text.strip("\"'")
+
+
+def _choices(type_line: str) -> tuple[Any, ...]:
+    """The values of a ``{2, 3}`` or ``{"a", "b"}`` type line, with their Python types."""
     match = re.match(r"^\s*\{([^}]*)\}", type_line)
     if not match:
         return ()
-    return tuple(item.strip().strip("\"'") for item in match.group(1).split(",") if item.strip())
+    return tuple(_literal(item.strip()) for item in match.group(1).split(",") if item.strip())
 
 
 def param_specs(
@@ -116,7 +126,7 @@ def param_specs(
         default = overrides.get(parameter.name, parameter.default)
         choices = _choices(type_line)
         annotation = str(parameter.annotation) if parameter.annotation is not _REQUIRED else type_line
-        if choices and (default is _REQUIRED or str(default) in choices):
+        if choices and (default is _REQUIRED or default in choices):
             kind = "choice"
         elif isinstance(default, bool):
             kind = "bool"

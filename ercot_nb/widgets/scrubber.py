@@ -1,6 +1,7 @@
 """Time scrubber: a Play button and a step slider that drive every view."""
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -11,6 +12,9 @@ __all__ = ["TimeScrubber"]
 
 class TimeScrubber(W.HBox):
     """Play + slider over time steps, with the current time label.
+
+    The position is shown once, as the time label (``time 1990``): the
+    slider has no numeric readout of its own.
 
     The Play widget and the slider are tied with ``ipywidgets.link`` (kernel
     side), not ``jslink``: a kernel-side change of either (a test, a live
@@ -35,9 +39,9 @@ class TimeScrubber(W.HBox):
         n = max(len(times), 2)  # noUiSlider needs a non-empty range
         self.play = W.Play(value=0, min=0, max=n - 1, interval=interval, description="play",
                            tooltip="play the steps in order", show_repeat=False)
-        self.slider = W.IntSlider(value=0, min=0, max=n - 1, description="step",
-                                  continuous_update=True, readout=True,
-                                  style={"description_width": "40px"},
+        self.slider = W.IntSlider(value=0, min=0, max=n - 1, description="",
+                                  continuous_update=True, readout=False,
+                                  style={"description_width": "0px"},
                                   layout=W.Layout(width="420px"))
         self.time_label = W.HTML()
         self._link = W.link((self.play, "value"), (self.slider, "value"))
@@ -98,7 +102,12 @@ class TimeScrubber(W.HBox):
         """Call ``handler(step)`` whenever the step changes."""
         self.slider.observe(lambda change: handler(int(change["new"])), names="value")
 
-    def _show_time(self, change: dict[str, Any] | None = None) -> None:
+    @property
+    def label(self) -> str:
+        """The time label of the current step, as plain text."""
         step = self.value
-        label = self._times[step] if step < len(self._times) else "–"
-        self.time_label.value = f"time <b>{label}</b> &nbsp;({step + 1} of {len(self._times)})"
+        return str(self._times[step]) if step < len(self._times) else "–"
+
+    def _show_time(self, change: dict[str, Any] | None = None) -> None:
+        # time labels come from the data (a CSV column): escaped
+        self.time_label.value = f"time <b>{html.escape(self.label)}</b>"
