@@ -220,8 +220,16 @@ class DatasetPicker(W.VBox):
     # -- state ------------------------------------------------------------------------
     @property
     def dataset(self) -> TemporalDataset | None:
-        """The loaded dataset (the state's)."""
+        """The loaded dataset (the state's); setting it loads a given dataset."""
         return self.state.dataset
+
+    @dataset.setter
+    def dataset(self, data: TemporalDataset) -> None:
+        if not isinstance(data, TemporalDataset):
+            raise TypeError(f"dataset must be a TemporalDataset, got {type(data).__name__}")
+        self.state.set_dataset(data, data.name or "", {})
+        if self.state.dataset is data:  # the app may refuse data it cannot show
+            self._loaded_key = self._visible_key()
 
     def _builtin_key(self) -> tuple[Any, ...]:
         form = self._forms[self.scenario.value]
@@ -269,8 +277,10 @@ class DatasetPicker(W.VBox):
                                 f"{self.state.dataset_name or 'the previous one'})"):
             values = self._forms[name].values()
             loaded = datasets.load(name, seed=self.seed.value, **values)
-            self._loaded_key = self._visible_key()
             self.state.set_dataset(loaded, name, {"seed": self.seed.value, **values})
+            if self.state.dataset is not loaded:  # the app refused it; the status says why
+                return None
+            self._loaded_key = self._visible_key()
             self.message.show(f"Loaded the built-in scenario {name}.", "success", action="load dataset")
             return loaded
         return None
@@ -393,9 +403,11 @@ class DatasetPicker(W.VBox):
                 self._frame, time=time, id=ident, features=features, label=label,
                 name=PurePath(self._file_name).stem,
             )
-            self._loaded_key = self._visible_key()
             self.state.set_dataset(loaded, self._file_name,
                                    {"time": time, "id": ident, "label": label, "features": features})
+            if self.state.dataset is not loaded:  # the app refused it; the status says why
+                return None
+            self._loaded_key = self._visible_key()
             self.message.show(f"Loaded {self._file_name}. {self.understanding()}", "success",
                               action="load dataset")
             return loaded
@@ -414,6 +426,7 @@ class DatasetPicker(W.VBox):
         if not files:
             return
         upload = files[0]
+        self.source.value = "csv"  # a file was chosen: the CSV page is what the user sees
         self.read_csv(bytes(upload["content"]), str(upload.get("name") or "uploaded.csv"))
 
     def _on_dataset(self, change: Any = None) -> None:

@@ -278,11 +278,34 @@ class Explorer(W.VBox):
             return list(result.times)
         return list(dataset.times) if dataset is not None else []
 
+    def _snapshot(self) -> dict[str, Any]:
+        state = self.state
+        return {name: getattr(state, name) for name in
+                ("dataset", "dataset_name", "dataset_params", "runs", "run", "n_done", "step")}
+
     def _on_state(self, change: dict[str, Any]) -> None:
-        if change["name"] == "dataset" and self.state.running:
-            self.runner.stop()  # its steps belong to the old data
-        with self.message.guard("showing the data"):
+        state = self.state
+        if state.dataset is self._good["dataset"]:
+            with self.message.guard("showing the data"):
+                self._render()
+            return
+        # new data: the running fit belongs to the old data; data the views cannot show is refused
+        if state.running:
+            self.runner.stop()
+        try:
             self._render()
+        except Exception as exc:  # noqa: BLE001 - shown to the user, previous data kept
+            name = state.dataset_name or "the data"
+            good = self._good
+            self._shown = {}  # some views may show the refused data: redo all
+            with state.hold_trait_notifications():
+                for key, value in good.items():
+                    setattr(state, key, value)
+                state.member = None
+            self.message.guard("showing the previous data")(self._render)()
+            self.message.show_error(exc, f"showing {name} (the data shown is still "
+                                         f"{good['dataset_name'] or 'the previous one'})")
+            return
 
     def _render(self, *, force: bool = False) -> None:
         """Make every view show the state; only what changed since the last call is redone.
@@ -305,6 +328,7 @@ class Explorer(W.VBox):
                 self._show_step()
             if force and not state.running:
                 self._precompute()
+            self._good = self._snapshot()  # the last state the views could show
 
     def _load(self, data: TemporalDataset, result: ClusteringResult | None) -> None:
         """Show ``result`` on ``data`` (None: the data) in every view, at the state's step."""
