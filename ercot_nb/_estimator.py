@@ -13,6 +13,7 @@ from typing import Callable
 import numpy as np
 
 from ._params import ParamsMixin
+from .params import estimator_params, validate_params
 from ._progress import progress_bar
 from .data import Snapshot, TemporalDataset
 from .result import StepResult
@@ -128,6 +129,15 @@ class TemporalEstimator(ParamsMixin):
         return self.result_.alpha
 
     # -- hooks ---------------------------------------------------------------------------
+    def _check_params(self) -> None:
+        """Validate every parameter against its spec (:mod:`ercot_nb.params`), then the
+        rules that tie several parameters together (:meth:`_validate_params`)."""
+        validate_params(self._algorithm_name, estimator_params(type(self)), self.get_params())
+        self._validate_params()
+
+    def _validate_params(self) -> None:
+        """Raise ``ValueError`` for a combination of valid parameters that cannot work."""
+
     def _reset(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 

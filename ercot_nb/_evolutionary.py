@@ -29,10 +29,7 @@ from ._params import store_params
 from .data import Snapshot, common_ids
 from .result import ClusteringResult, StepResult, compress_labels
 
-MUTATION_MODES = ("per_solution", "per_gene")
-BUDGET_MODES = ("generations", "include_init")
-SEPARATIONS = ("active", "nonempty")
-EMPTY_CLUSTERS = ("keep", "reseed")
+from .params import BUDGET_MODES, EMPTY_CLUSTERS, MUTATION_MODES, SEPARATIONS  # noqa: F401 (re-exported)
 
 
 @dataclass
@@ -72,7 +69,7 @@ class _EvolutionaryClustering(TemporalEstimator):
 
     # -- internals ---------------------------------------------------------------------
     def _reset(self) -> None:
-        self._validate_params()
+        self._check_params()
         self._rng = seeded_generator(self.seed)
         self._history: _History | None = None
         self._controls_for = None  # (X, control fronts) of the MOCK knee at the current step
@@ -81,28 +78,14 @@ class _EvolutionaryClustering(TemporalEstimator):
         self.result_ = ClusteringResult(algorithm=self._algorithm_name, params=self.get_params())
 
     def _validate_params(self) -> None:
-        def need(cond: bool, message: str) -> None:
-            if not cond:
-                raise ValueError(f"{type(self).__name__}: {message}")
-
-        k = self.n_clusters
-        need(k is None or (isinstance(k, (int, np.integer)) and k >= 2), f"n_clusters must be None or an int >= 2, got {k!r}")
-        need(isinstance(self.max_clusters, (int, np.integer)) and self.max_clusters >= 2,
-             f"max_clusters must be an int >= 2, got {self.max_clusters!r}")
-        need(isinstance(self.pop_size, (int, np.integer)) and self.pop_size >= 4 and self.pop_size % 2 == 0,
-             f"pop_size must be an even int >= 4, got {self.pop_size!r}")
-        need(isinstance(self.n_evaluations, (int, np.integer)) and self.n_evaluations >= 2 * self.pop_size,
-             f"n_evaluations must be an int >= 2 * pop_size ({2 * self.pop_size}), got {self.n_evaluations!r}")
-        need(0.0 <= self.crossover_rate <= 1.0, f"crossover_rate must be in [0, 1], got {self.crossover_rate!r}")
-        need(0.0 <= self.mutation_rate, f"mutation_rate must be >= 0, got {self.mutation_rate!r}")
-        need(self.mutation_mode in MUTATION_MODES, f"mutation_mode must be one of {MUTATION_MODES}, got {self.mutation_mode!r}")
-        need(self.mutation_eta > 0, f"mutation_eta must be > 0, got {self.mutation_eta!r}")
-        need(self.budget_mode in BUDGET_MODES, f"budget_mode must be one of {BUDGET_MODES}, got {self.budget_mode!r}")
-        need(self.knee in _knee.KNEE_RULES, f"knee must be one of {_knee.KNEE_RULES}, got {self.knee!r}")
-        need(self.empty_clusters in EMPTY_CLUSTERS,
-             f"empty_clusters must be one of {EMPTY_CLUSTERS}, got {self.empty_clusters!r}")
-        need(self.separation in SEPARATIONS, f"separation must be one of {SEPARATIONS}, got {self.separation!r}")
-        need(self.backend in ("numba", "numpy"), f"backend must be 'numba' or 'numpy', got {self.backend!r}")
+        # Each parameter alone is checked against its spec (ercot_nb.params); here the rules
+        # that tie parameters together.
+        if self.n_evaluations < 2 * self.pop_size:
+            raise ValueError(
+                f"{self._algorithm_name}: n_evaluations must be at least 2 * pop_size "
+                f"({2 * self.pop_size}) so that one generation runs, got {self.n_evaluations!r}; "
+                "raise n_evaluations or lower pop_size"
+            )
 
     def _config(self, n_features: int) -> EAConfig:
         n_max = self.n_clusters if self.n_clusters is not None else self.max_clusters
@@ -432,15 +415,6 @@ class ERCOT(_EvolutionaryClustering):
         progress: bool = False,
     ) -> None:
         store_params(self, locals())
-
-    def _validate_params(self) -> None:
-        super()._validate_params()
-        if not 0.0 <= self.keep_fraction <= 1.0:
-            raise ValueError(f"ERCOT: keep_fraction must be in [0, 1], got {self.keep_fraction!r}")
-        if not (isinstance(self.n_folds, (int, np.integer)) and self.n_folds >= 2):
-            raise ValueError(f"ERCOT: n_folds must be an int >= 2, got {self.n_folds!r}")
-        if self.alpha_aggregate not in _smoothness.AGGREGATES:
-            raise ValueError(f"ERCOT: alpha_aggregate must be one of {_smoothness.AGGREGATES}")
 
 
 class StaticEC(_EvolutionaryClustering):

@@ -27,8 +27,7 @@ __all__ = ["main", "build_parser"]
 PROG = "ercot-nb"
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
-ALGORITHMS = ("ercot", "staticec")
-KNEE_RULES = ("ideal", "chord", "mock")  # mirrors ercot_nb._knee.KNEE_RULES
+from .params import KNEE_RULES
 
 
 class _InputError(Exception):
@@ -52,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     -------
     argparse.ArgumentParser
     """
+    from . import algorithms
     from .datasets import available
 
     parser = argparse.ArgumentParser(
@@ -84,11 +84,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="CSV feature columns (default: every other numeric column)")
     source.add_argument("--label", metavar="COL",
                         help="CSV column of ground-truth labels (adds RI/NMI to the summary)")
+    source.add_argument("--data-param", metavar="NAME=VALUE", action="append", default=[],
+                        help="a built-in dataset's parameter, e.g. n_steps=5 (repeatable; "
+                             "see ercot_nb.params.dataset_params)")
 
     algo = run.add_argument_group("algorithm")
-    algo.add_argument("--algorithm", type=str.lower, choices=ALGORITHMS, default="ercot",
-                      help="ercot (with temporal smoothness) or staticec (each step alone); "
-                           "default: ercot")
+    algo.add_argument("--algorithm", type=str.lower, choices=[n.lower() for n in algorithms.available()],
+                      default="ercot",
+                      help="ercot (with temporal smoothness), staticec (each step alone) or a "
+                           f"baseline: {', '.join(algorithms.available())}; default: ercot")
     algo.add_argument("--seed", type=int, default=0, metavar="N", help="algorithm seed (default: 0)")
     algo.add_argument("--max-clusters", type=_positive_int, default=8, metavar="N",
                       help="largest number of clusters searched (default: 8)")
@@ -98,8 +102,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="population size, even (default: 100)")
     algo.add_argument("--evaluations", type=_positive_int, default=1000, metavar="N",
                       help="fitness evaluations per step, at least 2 x pop-size (default: 1000)")
-    algo.add_argument("--knee", choices=KNEE_RULES, default="ideal",
+    algo.add_argument("--knee", choices=KNEE_RULES, default=None,
                       help="rule choosing the final solution on the Pareto front (default: ideal)")
+    algo.add_argument("--param", metavar="NAME=VALUE", action="append", default=[],
+                      help="any parameter of the algorithm, e.g. crossover_rate=0.8 or seed=none "
+                           "(repeatable; see ercot_nb.params.estimator_params)")
 
     out = run.add_argument_group("output")
     out.add_argument("--out", metavar="PATH", type=Path,
@@ -152,13 +159,22 @@ def build_parser() -> argparse.ArgumentParser:
 def _load_data(args: argparse.Namespace):
     from .data import TemporalDataset
     from .datasets import load
+    from .params import dataset_params, parse_assignments
 
     if args.dataset is not None:
         csv_only = [flag for flag, value in (("--time", args.time), ("--id", args.id),
                     ("--features", args.features), ("--label", args.label)) if value]
         if csv_only:
             raise _InputError(f"{', '.join(csv_only)} can only be used with --csv")
-        return load(args.dataset, seed=args.data_seed)
+        try:
+            params = parse_assignments(args.dataset, dataset_params(args.dataset),
+                                       [f"seed={args.data_seed}", *args.data_param])
+            seed = params.pop("seed")
+            return load(args.dataset, seed=seed, **params)
+        except (ValueError, TypeError) as exc:
+            raise _InputError(str(exc)) from None
+    if args.data_param:
+        raise _InputError("--data-param can only be used with --dataset")
     missing = [flag for flag, value in (("--time", args.time), ("--id", args.id)) if not value]
     if missing:
         raise _InputError(f"--csv needs {' and '.join(missing)}")
@@ -171,21 +187,28 @@ def _load_data(args: argparse.Namespace):
 
 
 def _estimator(args: argparse.Namespace):
-    from ._evolutionary import ERCOT, StaticEC
+    from . import algorithms
+    from .params import estimator_params, parse_assignments
 
-    estimator_class = ERCOT if args.algorithm == "ercot" else StaticEC
-    estimator = estimator_class(
-        n_clusters=args.n_clusters,
-        max_clusters=args.max_clusters,
-        pop_size=args.pop_size,
-        n_evaluations=args.evaluations,
-        knee=args.knee,
-        seed=args.seed,
-        progress=False,
-    )
+    cls = algorithms.get(args.algorithm)
+    specs = estimator_params(cls)
+    names = {spec.name for spec in specs}
+    flags = {"n_clusters": args.n_clusters, "max_clusters": args.max_clusters, "pop_size": args.pop_size,
+             "n_evaluations": args.evaluations, "knee": args.knee, "seed": args.seed}
+    defaults = {"max_clusters": 8, "pop_size": 100, "n_evaluations": 1000, "seed": 0}
+    params: dict[str, Any] = {"progress": False}
+    for name, value in flags.items():
+        if value is None or (name in defaults and value == defaults[name] and name not in names):
+            continue
+        if name not in names:
+            raise _InputError(f"{cls._algorithm_name} has no parameter {name} "
+                              f"(its parameters: {', '.join(sorted(names))})")
+        params[name] = value
     try:
-        estimator._validate_params()
-    except ValueError as exc:
+        params.update(parse_assignments(cls._algorithm_name, specs, args.param))
+        estimator = cls(**params)
+        estimator._check_params()
+    except (ValueError, TypeError) as exc:
         raise _InputError(str(exc)) from None
     return estimator
 

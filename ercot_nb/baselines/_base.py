@@ -41,9 +41,6 @@ class TemporalBaseline(TemporalEstimator):
     _algorithm_name = "baseline"
 
     # -- hooks for subclasses ----------------------------------------------------------
-    def _validate_params(self) -> None:
-        """Raise ``ValueError`` naming the first invalid parameter."""
-
     def _reset_state(self) -> None:
         """Forget everything carried from one step to the next."""
 
@@ -59,7 +56,7 @@ class TemporalBaseline(TemporalEstimator):
         raise ValueError(f"{self._algorithm_name}: {message}")
 
     def _reset(self) -> None:
-        self._validate_params()
+        self._check_params()
         self._rng = seeded_generator(self.seed)
         self._previous: Snapshot | None = None
         self.n_features_in_: int | None = None

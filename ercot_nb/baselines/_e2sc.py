@@ -13,10 +13,9 @@ import numpy as np
 from scipy.linalg import eigh
 
 from ..data import Snapshot, common_ids
+from ..params import E2SC_METHODS as METHODS
 from ._base import TemporalBaseline, same_sample_set
 from ._kmeans import kmeans, squared_distances
-
-METHODS = ("auto", "full", "low_rank")
 
 
 # --------------------------------------------------------------------------- kernel pieces
@@ -276,25 +275,6 @@ class E2SC(TemporalBaseline):
         self.progress = progress
 
     # -- hooks ----------------------------------------------------------------------
-    def _validate_params(self) -> None:
-        def positive_int(name: str, minimum: int = 1) -> None:
-            value = getattr(self, name)
-            if not (isinstance(value, (int, np.integer)) and value >= minimum):
-                self._fail(f"{name} must be an int >= {minimum}, got {value!r}")
-
-        k = self.n_clusters
-        if not (k is None or (isinstance(k, (int, np.integer)) and k >= 2)):
-            self._fail(f"n_clusters must be None or an int >= 2, got {k!r}")
-        positive_int("max_clusters", 2)
-        if not 0.0 <= float(self.smoothing) < 1.0:
-            self._fail(f"smoothing must be in [0, 1), got {self.smoothing!r}")
-        if self.method not in METHODS:
-            self._fail(f"method must be one of {METHODS}, got {self.method!r}")
-        for name in ("low_rank_threshold", "max_rank", "pivot_batch", "bandwidth_sample", "n_init", "max_iter"):
-            positive_int(name)
-        if not float(self.icd_tol) >= 0.0:
-            self._fail(f"icd_tol must be >= 0, got {self.icd_tol!r}")
-
     def _reset_state(self) -> None:
         self._previous_operator: np.ndarray | None = None  # N x N (full) or N x m (low rank)
         self.method_: str | None = None

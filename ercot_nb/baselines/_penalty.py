@@ -158,15 +158,13 @@ class PenaltyEC(_EvolutionaryClustering):
     ) -> None:
         store_params(self, locals())
 
-    def _validate_params(self) -> None:
-        super()._validate_params()
-        if self.knee == "mock":
+    def _check_params(self) -> None:
+        if isinstance(self.knee, str) and self.knee == "mock":  # say why, before the spec's list
             raise ValueError(
                 "penaltyEC: knee='mock' is not available (its control fronts are built for "
                 "(f_cp, f_sep), not (f_cp, 1 - NMI)); use 'ideal' or 'chord'"
             )
-        if not 0.0 <= self.keep_fraction <= 1.0:
-            raise ValueError(f"penaltyEC: keep_fraction must be in [0, 1], got {self.keep_fraction!r}")
+        super()._check_params()
 
     def _reset(self) -> None:
         super()._reset()

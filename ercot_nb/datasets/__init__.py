@@ -34,6 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..data import TemporalDataset
+from ..params import dataset_params, validate_params
 from . import _boids, _gapminder, _synthetic, _video
 from ._synthetic import oracle_partition
 from ._video import load_video
@@ -109,4 +110,8 @@ def load(name: str, seed: int | None = 0, **params: Any) -> TemporalDataset:
     key = str(name).lower()
     if key not in _LOADERS:
         raise ValueError(f"unknown dataset {name!r}; available: {', '.join(available())}")
-    return _LOADERS[key](seed, **params)
+    checked = validate_params(key, dataset_params(key), {"seed": seed, **params})
+    seed = checked.pop("seed")
+    if "features" in checked:  # a subset comes back as a tuple; the loader takes any sequence
+        checked["features"] = list(checked["features"])
+    return _LOADERS[key](seed, **checked)

@@ -18,6 +18,7 @@ import pandas as pd
 from scipy.spatial import cKDTree
 
 from ..data import TemporalDataset
+from ..params import FLOCK_DIMS, STRAY_MODES
 
 __all__ = ["bird_flocks"]
 
@@ -34,7 +35,7 @@ LANE_PULL = 0.3  # default multiplier of the "tendency to a place" rule (the flo
 FAST_SPEED_LIMIT = 20.0  # default v_lim with the lane rule: strays cross lanes in a few steps
 MIN_FLOCK_SIZE = 2  # a flock never loses a bird below this size
 
-_STRAY_MODES = ("each_flock", "one")
+_STRAY_MODES = STRAY_MODES
 _INIT_STREAM, _STRAY_STREAM, _NOISE_STREAM = range(3)
 
 # Published values for the flock experiment (paper, tables of mRI and run time).
@@ -56,7 +57,7 @@ def _check_params(
         raise ValueError(f"strays must be one of {list(_STRAY_MODES)}, got {strays!r}")
     if not (isinstance(noise, (int, float, np.floating)) and math.isfinite(noise) and noise >= 0):
         raise ValueError(f"noise must be a finite number >= 0, got {noise!r}")
-    if dims not in (2, 3):
+    if dims not in FLOCK_DIMS:
         raise ValueError(f"dims must be 2 or 3, got {dims!r}")
 
 

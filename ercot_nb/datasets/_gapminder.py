@@ -6,11 +6,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..data import TemporalDataset
+from ..params import GAPMINDER_FEATURES, GAPMINDER_SCALINGS
 
 __all__ = ["gapminder"]
 
-FEATURES = ("lifeExp", "gdpPercap", "pop")
-_SCALINGS = ("standardize", "minmax", "none")
+FEATURES = GAPMINDER_FEATURES
+_SCALINGS = GAPMINDER_SCALINGS
 
 
 def gapminder(

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import TemporalDataset
+from ..params import NOISE_MODES, STEP_MODES
 
 __all__ = ["syn1", "syn2", "syn3", "syn4", "syn5", "syn6", "syn7", "syn8", "oracle_partition"]
 
@@ -55,8 +56,8 @@ _ABSENT_TIMES = (5, 6)  # Syn7/Syn8: the moving cluster does not exist
 # Independent random streams (spawn keys of the SeedSequence).
 _NOISE_STREAM, _SWITCH_STREAM, _REMOVE_STREAM, _ABSENT_STREAM = range(4)
 
-_STEP_MODES = ("euclidean", "per_coordinate")
-_NOISE_MODES = ("redrawn", "fixed")
+_STEP_MODES = STEP_MODES
+_NOISE_MODES = NOISE_MODES
 
 # ERCOT's published mean scores (paper, Tables of mRI and mNMI), for comparison.
 _PAPER_ERCOT = {

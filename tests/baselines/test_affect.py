@@ -6,9 +6,8 @@ import pytest
 
 from ercot_nb import TemporalDataset, algorithms, datasets
 from ercot_nb.baselines import AFFECT, AffectMemoryError, affect_memory_bytes
-from ercot_nb.baselines._affect import (
-    estimate_alpha,
-    kernel_kmeans,
+from ercot_nb.baselines._affect_kmeans import estimate_alpha, kernel_kmeans
+from ercot_nb.baselines._affect_selection import (
     permute_clusters_greedy,
     permute_clusters_opt,
     silhouette_toolbox,

@@ -1,0 +1,28 @@
+"""Benchmarks: speed of the kernels and the algorithm, and quality on Syn1-Syn8.
+
+Run ``ercot-nb bench speed``, ``... bench apps`` (bird_flocks and the video
+scenes: seconds per step and peak memory) or ``... bench quality`` (also
+``python -m ercot_nb.bench ...``).  Every figure of one report is measured in
+the same run, so compare ratios rather than absolute times across machines.
+These are measurements, not tests: nothing here asserts a target.
+
+==========================  ===================================================
+module                      measures
+==========================  ===================================================
+:mod:`.speed`               seconds per step, numba vs NumPy twin, first fit
+:mod:`.apps`                bird_flocks and the videos: s/step, mRI, memory
+:mod:`.quality`             Syn1-Syn8 beside the oracle and the paper
+:mod:`.cli`                 the ``ercot-nb bench`` command
+==========================  ===================================================
+"""
+from __future__ import annotations
+
+from .apps import APP_CASES, applications_report
+from .cli import main
+from .quality import KNOWN_K, PAPER, SYN, oracle_table, quality_runs, quality_summary
+from .speed import seven_blobs, speed_report
+
+__all__ = [
+    "APP_CASES", "KNOWN_K", "PAPER", "SYN", "applications_report", "main", "oracle_table",
+    "quality_runs", "quality_summary", "seven_blobs", "speed_report",
+]

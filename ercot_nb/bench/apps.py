@@ -1,0 +1,95 @@
+"""Applications benchmark: seconds per step, one-run mRI and peak memory on bird_flocks and the videos."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+
+# One fresh process per case: the dataset is built there, ERCOT (and staticEC)
+# fit on it, and memory is read from the process itself, so cases do not share
+# allocator state.  Peak memory is reported two ways: the peak of NumPy/Python
+# allocations during one ERCOT fit (tracemalloc, switched on for that fit only
+# because it slows Python code; numba's own buffers are not traced), and the
+# growth of the peak resident set size over the process's size before the data
+# were built (includes the data, numba's buffers and allocator slack).
+_APP_CASE = r"""
+import json, resource, sys, tracemalloc
+import numpy as np
+from ercot_nb import ERCOT, StaticEC, datasets
+from ercot_nb.metrics import mean_scores
+
+name, params, algorithms = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3].split(",")
+ERCOT(seed=0).fit(datasets.load("syn1", seed=0)[:2])  # load the numba cache first
+def rss_mib():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+before = rss_mib()
+data = datasets.load(name, seed=0, **params)
+out = {"n_samples": int(data.n_samples_per_step.max()), "n_steps": len(data)}
+for algorithm in algorithms:  # timed without tracemalloc, which slows Python code
+    estimator = {"ERCOT": ERCOT, "staticEC": StaticEC}[algorithm](seed=0)
+    labels = estimator.fit_predict(data)
+    seconds = estimator.result_.seconds
+    out[algorithm] = {
+        "s_per_step": float(np.mean(seconds)),
+        "s_per_step_after_first": float(np.mean(seconds[1:])) if len(seconds) > 1 else None,
+        "mRI": mean_scores(data, labels)["mRI"] if data[0].labels is not None else None,
+        "clusters": float(np.mean(estimator.n_clusters_)),
+    }
+tracemalloc.start()  # memory of one more ERCOT fit
+ERCOT(seed=0).fit(data)
+out["traced_peak_mib"] = tracemalloc.get_traced_memory()[1] / 2**20
+tracemalloc.stop()
+out["rss_growth_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before
+print(json.dumps(out))
+"""
+
+APP_CASES: list[tuple[str, dict]] = [
+    ("bird_flocks", {}),
+    ("video_mo", {}),
+    ("video_rc", {"scale": 0.25}),
+    ("video_rc", {"scale": 0.5}),
+    ("video_rc", {}),
+]
+
+
+def _app_case(name: str, params: dict, algorithms: tuple[str, ...]) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-c", _APP_CASE, name, json.dumps(params), ",".join(algorithms)],
+        check=True, capture_output=True, text=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def applications_report(
+    cases: list[tuple[str, dict]] | None = None,
+    algorithms: tuple[str, ...] = ("ERCOT", "staticEC"),
+) -> pd.DataFrame:
+    """Seconds per step, one-run mRI and peak memory on bird_flocks and the video scenes.
+
+    Parameters
+    ----------
+    cases : list of (name, params), optional
+        Datasets to measure (default :data:`APP_CASES`: bird_flocks, video_mo,
+        and video_rc at 1/4, 1/2 and full size to show how memory grows).
+    algorithms : tuple of str
+        Any of "ERCOT", "staticEC"; each fits once with seed 0.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per case and algorithm.
+    """
+    rows = []
+    for name, params in cases or APP_CASES:
+        out = _app_case(name, params, algorithms)
+        label = name + "".join(f" {k}={v}" for k, v in params.items())
+        for algorithm in algorithms:
+            rows.append({
+                "dataset": label, "pixels_or_samples": out["n_samples"], "steps": out["n_steps"],
+                "algorithm": algorithm, **out[algorithm],
+                "traced_peak_MiB": out["traced_peak_mib"], "rss_growth_MiB": out["rss_growth_mib"],
+            })
+    return pd.DataFrame(rows)

@@ -1,0 +1,59 @@
+"""``ercot-nb bench speed|apps|quality``: parse the arguments and print one report."""
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from .apps import applications_report
+from .quality import format_quality, quality_runs, quality_summary
+from .speed import speed_report
+
+DESCRIPTION = "Benchmarks: speed of the kernels and the algorithm, and quality on Syn1-Syn8."
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="ercot-nb bench", description=DESCRIPTION)
+    sub = parser.add_subparsers(dest="what", required=True)
+    sub.add_parser("speed", help="seconds per step, numba vs NumPy twin, compile and first-fit time")
+    apps = sub.add_parser("apps", help="seconds per step and peak memory on bird_flocks and the videos")
+    apps.add_argument("--datasets", nargs="*", default=None,
+                      help="names (default: bird_flocks, video_mo, video_rc at 1/4, 1/2, full size)")
+    quality = sub.add_parser("quality", help="ERCOT and staticEC on Syn1-Syn8 vs oracle and paper")
+    quality.add_argument("--runs", type=int, default=10)
+    quality.add_argument("--datasets", nargs="*", default=None)
+    quality.add_argument("--knee", nargs="*", default=["ideal"], help="knee rules to compare")
+    quality.add_argument("--no-known-k", action="store_true", help="skip the k=4 setting on Syn1-6")
+    quality.add_argument("--workers", type=int, default=None)
+    quality.add_argument("--out", type=Path, default=None, help="write the per-run table (CSV)")
+    args = parser.parse_args(argv)
+
+    if args.what == "speed":
+        report = speed_report()
+        print(report.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+        return 0
+
+    if args.what == "apps":
+        cases = [(name, {}) for name in args.datasets] if args.datasets else None
+        report = applications_report(cases)
+        with pd.option_context("display.width", 200, "display.max_columns", 20):
+            print(report.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+        return 0
+
+    settings = {}
+    for rule in args.knee:
+        suffix = "" if args.knee == ["ideal"] else f",knee={rule}"
+        extra = {} if rule == "ideal" else {"knee": rule}
+        settings[f"Cmax=8{suffix}"] = dict(extra)
+        if not args.no_known_k:
+            settings[f"k=4{suffix}"] = {"n_clusters": "known_k", **extra}
+    started = time.perf_counter()
+    table = quality_runs(args.runs, settings, args.datasets, workers=args.workers)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        table.to_csv(args.out, index=False)
+    print(format_quality(quality_summary(table)))
+    print(f"\nwall time {time.perf_counter() - started:.1f} s, {len(table)} runs")
+    return 0

@@ -1,0 +1,85 @@
+"""Speed benchmark: seconds per step (numba vs the NumPy twin), compile and first-fit time.
+
+Every figure of one report is measured in the same run, so compare ratios
+rather than absolute times across machines.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+
+import numba
+import numpy as np
+import pandas as pd
+
+from .. import datasets
+from .._evolutionary import ERCOT
+from ..data import TemporalDataset
+
+
+def seven_blobs(n_samples: int = 19_200, n_steps: int = 3, seed: int = 0):
+    """A video-sized dataset: 7 drifting 3-D Gaussian blobs in [0, 1]^3 (RGB-like)."""
+    rng = np.random.default_rng(seed)
+    means = rng.uniform(0.15, 0.85, size=(7, 3))
+    labels = rng.integers(0, 7, size=n_samples)
+    X_list = []
+    for t in range(n_steps):
+        drift = 0.01 * t * np.sin(np.arange(21).reshape(7, 3) + t)
+        X_list.append(means[labels] + drift[labels] + rng.normal(scale=0.05, size=(n_samples, 3)))
+    return TemporalDataset.from_arrays(X_list, labels=[labels] * n_steps, name="seven_blobs")
+
+
+def _seconds_per_step(dataset, backend: str, n_runs: int = 1, seed: int = 0) -> float:
+    per_step = []
+    for run in range(n_runs):
+        model = ERCOT(seed=seed + run, backend=backend).fit(dataset)
+        per_step.extend(model.result_.seconds[1:])  # steps after the first: reinit + accumulation
+    return float(np.mean(per_step))
+
+
+_FIRST_FIT = """
+import time; t0 = time.perf_counter()
+import numpy as np
+from ercot_nb import ERCOT, datasets
+data = datasets.load("syn1", seed=0)[:2]
+ERCOT(seed=0).fit(data)
+print(time.perf_counter() - t0)
+"""
+
+
+def _fresh_process_first_fit(cache_dir: str) -> float:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    out = subprocess.run([sys.executable, "-c", _FIRST_FIT], env=env, check=True,
+                         capture_output=True, text=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def speed_report(numpy_steps: int = 2) -> pd.DataFrame:
+    """Seconds per step (numba vs NumPy twin), compile time and first-fit time."""
+    rows = []
+    with tempfile.TemporaryDirectory() as cache:
+        cold = _fresh_process_first_fit(cache)
+        warm = _fresh_process_first_fit(cache)
+    rows.append(("import + first fit, empty numba cache (s)", cold))
+    rows.append(("import + first fit, warm numba cache (s)", warm))
+    rows.append(("compile time estimate = cold - warm (s)", cold - warm))
+
+    syn1 = datasets.load("syn1", seed=0)
+    _seconds_per_step(syn1[:2], "numba")  # compile in this process
+    syn1_numba = _seconds_per_step(syn1, "numba", n_runs=3)
+    syn1_numpy = _seconds_per_step(syn1[:3], "numpy")
+    rows.append(("Syn1 200x2: s/step, numba", syn1_numba))
+    rows.append(("Syn1 200x2: s/step, numpy twin", syn1_numpy))
+    rows.append(("Syn1 speed-up numba / numpy", syn1_numpy / syn1_numba))
+
+    blobs = seven_blobs(n_steps=3)
+    big_numba = _seconds_per_step(blobs, "numba")
+    big_numpy = _seconds_per_step(blobs[: numpy_steps + 1], "numpy")
+    rows.append(("19,200x3, 7 clusters: s/step, numba", big_numba))
+    rows.append(("19,200x3, 7 clusters: s/step, numpy twin", big_numpy))
+    rows.append(("19,200x3 speed-up numba / numpy", big_numpy / big_numba))
+
+    rows.append(("numba threads", float(numba.get_num_threads())))
+    return pd.DataFrame(rows, columns=["measure", "value"])
