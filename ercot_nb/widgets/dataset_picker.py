@@ -13,7 +13,8 @@ from .. import datasets
 from ..data import TemporalDataset
 from ..figures import is_video
 from ._messages import MessageArea
-from ._params_form import ParamsForm, param_specs
+from ..params import dataset_params
+from ._params_form import ParamsForm
 from ._state import AppState
 
 __all__ = ["DatasetPicker", "MAX_UPLOAD_BYTES", "INTERACTIVE_DEFAULTS"]
@@ -202,10 +203,8 @@ class DatasetPicker(W.VBox):
     # -- building blocks -----------------------------------------------------------
     def _form(self, name: str) -> ParamsForm:
         if name not in self._forms:
-            loader = datasets._LOADERS[name]  # the scenario's own signature and docs
-            self._forms[name] = ParamsForm(
-                param_specs(loader, skip=("seed",), defaults=INTERACTIVE_DEFAULTS.get(name))
-            )
+            self._forms[name] = ParamsForm(dataset_params(name), owner=name, skip=("seed",),
+                                           defaults=INTERACTIVE_DEFAULTS.get(name))
         return self._forms[name]
 
     def _show_form(self, name: str) -> None:

@@ -13,7 +13,8 @@ from ..result import StepResult
 from ._job import FitJob, RateLimit, Runner
 from ._messages import MessageArea
 from ._state import AppState
-from ._params_form import ParamsForm, param_specs
+from ..params import estimator_params
+from ._params_form import ParamsForm
 
 __all__ = ["RunPanel", "PRIMARY_PARAMETERS", "algorithm_form", "make_algorithm"]
 
@@ -42,8 +43,9 @@ def algorithm_form(name: str) -> ParamsForm:
     -------
     ParamsForm
     """
-    specs = param_specs(algorithms.get(name), skip=_HIDDEN, defaults=_UI_DEFAULTS)
-    return ParamsForm(specs, primary=PRIMARY_PARAMETERS)
+    cls = algorithms.get(name)
+    return ParamsForm(estimator_params(cls), owner=name, primary=PRIMARY_PARAMETERS,
+                      skip=_HIDDEN, defaults=_UI_DEFAULTS)
 
 
 def make_algorithm(name: str, form: ParamsForm) -> Any:

@@ -179,16 +179,8 @@ def test_errors_of_a_bad_video_show_in_the_ui():
 def test_picker_offers_video_rc_downscaled(monkeypatch):
     calls = []
 
-    def video_rc(seed=0, scale: float = 1.0, noise: float = 0.03):
-        """Fake scene.
-
-        Parameters
-        ----------
-        scale : float, default=1.0
-            Downscale factor.
-        noise : float, default=0.03
-            Pixel noise.
-        """
+    def video_rc(seed=0, scale: float = 1.0, **others):
+        """Fake scene (the form comes from ercot_nb.params.dataset_params("video_rc"))."""
         calls.append(scale)
         return tiny_video()
 
