@@ -16,10 +16,10 @@ class TimeScrubber(W.HBox):
     The position is shown once, as the time label (``time 1990``): the
     slider has no numeric readout of its own.
 
-    The Play widget and the slider are tied with ``ipywidgets.link`` (kernel
-    side), not ``jslink``: a kernel-side change of either (a test, a live
-    run following the newest step) moves both, and a browser-side change
-    reaches the kernel, so views update in both worlds.
+    The Play widget and the slider are tied in the kernel, not with
+    ``jslink``: a kernel-side change of either (a test, a live run following
+    the newest step) moves both, and a browser-side change reaches the
+    kernel, so views update in both worlds.
 
     Parameters
     ----------
@@ -44,7 +44,10 @@ class TimeScrubber(W.HBox):
                                   style={"description_width": "0px"},
                                   layout=W.Layout(width="420px"))
         self.time_label = W.HTML()
-        self._link = W.link((self.play, "value"), (self.slider, "value"))
+        # kernel-side two-way tie (not W.link: an owner that moves the slider back, e.g. to
+        # the last computed step, from inside an update would break a traitlets link)
+        self.play.observe(self._play_moved, names="value")
+        self.slider.observe(self._slider_moved, names="value")
         self._times = list(times)
         super().__init__([self.play, self.slider, self.time_label],
                          layout=W.Layout(align_items="center"))
@@ -60,6 +63,14 @@ class TimeScrubber(W.HBox):
     @value.setter
     def value(self, step: int) -> None:
         self.slider.value = int(step)
+
+    def _play_moved(self, change: dict[str, Any]) -> None:
+        if self.slider.value != change["new"]:
+            self.slider.value = change["new"]
+
+    def _slider_moved(self, change: dict[str, Any]) -> None:
+        if self.play.value != change["new"]:
+            self.play.value = change["new"]
 
     @property
     def max(self) -> int:
