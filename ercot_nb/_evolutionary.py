@@ -2,7 +2,7 @@
 
 The per-step workflow follows Algorithm 1 of the paper (Zhao, Yan, Shi,
 "Evolutionary Robust Clustering Over Time for Temporal Data", IEEE TCYB
-2021) with the resolutions of ``shared/design/algorithms.md`` §1:
+2021) with the resolutions of ``docs/algorithm.md``, *ERCOT at one time step*:
 
 * t = 1 (or every t for staticEC): random population, evaluated on A^t;
 * t > 1: 80% of the previous final population carried over by
@@ -58,14 +58,53 @@ class _EvolutionaryClustering(TemporalEstimator):
 
     # -- public API (fit, fit_predict, partial_fit, labels_ ... in TemporalEstimator) --
     def predict(self, X, t: int = -1) -> np.ndarray:
-        """Label new samples by the nearest centroid of step ``t``'s partition."""
+        """Label new samples by the nearest centroid of step ``t``'s partition.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Finite numbers (a row with NaN or inf is refused, naming it).
+        t : int, default=-1
+            Step whose partition labels the samples (negative: from the end).
+
+        Raises
+        ------
+        ValueError
+            For a step ``t`` out of range, a wrong shape or non-finite values.
+        """
         self._check_fitted()
-        step = self.result_[t]
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        n_steps = len(self.result_)
+        if isinstance(t, (bool, np.bool_)) or not isinstance(t, (int, np.integer)):
+            raise TypeError(f"{self._algorithm_name}.predict: t must be an int step index, got {t!r}")
+        if not -n_steps <= t < n_steps:
+            raise ValueError(
+                f"{self._algorithm_name}.predict: t={t} is out of range; the fitted result has "
+                f"{n_steps} steps (t = 0..{n_steps - 1}, or -1 for the last)"
+            )
+        step = self.result_[int(t)]
+        try:
+            X = np.ascontiguousarray(X, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{self._algorithm_name}.predict: X must be numbers: {exc}") from None
         if X.ndim != 2 or X.shape[1] != step.centroids.shape[1]:
             raise ValueError(f"X must have shape (n, {step.centroids.shape[1]}), got {X.shape}")
+        bad = np.flatnonzero(~np.isfinite(X).all(axis=1))
+        if bad.size:
+            raise ValueError(
+                f"{self._algorithm_name}.predict: {bad.size} row(s) of X hold NaN or inf "
+                f"(rows {bad[:5].tolist()}); a sample without finite features has no nearest "
+                "centroid. Drop or fill those rows"
+            )
         d2 = ((X[:, None, :] - step.centroids[None, :, :]) ** 2).sum(axis=2)
         return np.argmin(d2, axis=1)
+
+    def __getstate__(self) -> dict:
+        # The engine (compiled kernels, scratch buffers) and the MOCK control-front cache
+        # are rebuilt on the next step from the parameters: pickles stay small and portable.
+        state = super().__getstate__()
+        state["_engine"] = None
+        state["_controls_for"] = None
+        return state
 
     # -- internals ---------------------------------------------------------------------
     def _reset(self) -> None:

@@ -1,15 +1,15 @@
 """Final-solution (knee) selection on a two-objective front.
 
 ERCOT outputs one member of the first nondominated front of (f_cp, f_sep)
-(design notes, algorithms.md section 5). Three rules are offered:
+(docs/algorithm.md, *Knee selection*). Three rules are offered:
 
-``"ideal"`` (default, section 5.3)
+``"ideal"`` (default)
     MOCK's normalisation g = sqrt((f - min) / (max - min)) per objective, then
     the point nearest the ideal corner (0, 0).
 ``"chord"``
     Same normalisation; the point farthest from the chord joining the two
     extreme points, on the side of the ideal corner (Das's knee).
-``"mock"`` (section 5.1)
+``"mock"``
     Handl & Knowles' attainment score against control fronts obtained by the
     caller on structureless data (see :func:`mock_control_data`); the global
     maximum is selected.

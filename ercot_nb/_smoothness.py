@@ -2,7 +2,7 @@
 
 At every time step t > 1, ERCOT weighs the objectives of the previous data by
 alpha^{t-1}, the significance of A^{t-1} for modelling A^t (paper, section
-"Smoothness Weight Auto-Tuning"; design notes, algorithms.md sections 6.3-6.4):
+"Smoothness Weight Auto-Tuning"; docs/algorithm.md, *Smoothness weight*):
 
 0. centre each step by the mean over all its samples, keep the common samples;
 1. take the pseudo-partition of A^t (computed by the caller) and the final

@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 import importlib
+import re
 from typing import Any, Callable
 
 # name -> "module:attribute", imported on first use so that listing is cheap.
@@ -39,12 +40,28 @@ def available() -> list[str]:
     return list(_REGISTRY)
 
 
+def name_key(name: str) -> str:
+    """Spelling-insensitive key: 'k-meansCOT', 'kmeanscot' and 'KMeans_COT' match."""
+    return re.sub(r"[^0-9a-z]", "", str(name).lower())
+
+
+def resolve(name: str) -> str:
+    """The registry's spelling of ``name``, matched by :func:`name_key`.
+
+    Raises
+    ------
+    ValueError
+        If no registered algorithm matches, listing the available ones.
+    """
+    for registered in _REGISTRY:
+        if name_key(registered) == name_key(name):
+            return registered
+    raise ValueError(f"unknown algorithm {name!r}; available: {', '.join(available())}")
+
+
 def get(name: str) -> type:
-    """The class registered under ``name`` (case-insensitive)."""
-    matches = [key for key in _REGISTRY if key.lower() == name.lower()]
-    if not matches:
-        raise ValueError(f"unknown algorithm {name!r}; available: {', '.join(available())}")
-    module, attribute = _REGISTRY[matches[0]].split(":")
+    """The class registered under ``name`` (any spelling, see :func:`name_key`)."""
+    module, attribute = _REGISTRY[resolve(name)].split(":")
     return getattr(importlib.import_module(module), attribute)
 
 

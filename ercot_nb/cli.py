@@ -5,7 +5,8 @@
 the tidy labels table and the full result.  ``bench`` hands its arguments to
 :func:`ercot_nb.bench.main`.  ``experiments`` runs the paper's comparison and
 writes its report (:mod:`ercot_nb.experiments`).  ``app`` serves the Explorer
-notebook app with Voila on 127.0.0.1 (:mod:`ercot_nb.widgets.app`).
+notebook app with Voila, on 127.0.0.1 by default (:mod:`ercot_nb.widgets.app`);
+``tutorials`` copies the tutorial notebooks and exercises into a folder.
 
 Input problems (a missing file or column, a non-numeric feature, an invalid
 parameter) print one ``ercot-nb: error: ...`` line on stderr and return exit
@@ -27,7 +28,7 @@ __all__ = ["main", "build_parser"]
 PROG = "ercot-nb"
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
-from .params import KNEE_RULES
+from .params import KNEE_RULES, SCALINGS
 
 
 class _InputError(Exception):
@@ -84,6 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="CSV feature columns (default: every other numeric column)")
     source.add_argument("--label", metavar="COL",
                         help="CSV column of ground-truth labels (adds RI/NMI to the summary)")
+    source.add_argument("--scale", choices=SCALINGS, default="none",
+                        help="rescale every feature before clustering (statistics over all steps): "
+                             "standardize (mean 0, sd 1) or minmax ([0, 1]); default: none, with a "
+                             "warning when feature ranges differ by 100 times or more")
     source.add_argument("--data-param", metavar="NAME=VALUE", action="append", default=[],
                         help="a built-in dataset's parameter, e.g. n_steps=5 (repeatable; "
                              "see ercot_nb.params.dataset_params)")
@@ -134,20 +139,45 @@ def build_parser() -> argparse.ArgumentParser:
 
     app = commands.add_parser(
         "app",
-        help="serve the Explorer app with Voila on 127.0.0.1",
+        help="serve the Explorer (or Compare) app with Voila, on 127.0.0.1 by default",
         description=(
-            "Serve the notebook app widgets/explorer.ipynb with Voila on 127.0.0.1, with a "
-            "built-in dataset preselected. Needs the repository's widgets/ folder (run from a "
-            "checkout, set ERCOT_NB_APPS, or pass --notebook) and the notebook extra."
+            "Serve the notebook app Explorer (or Compare) with Voila, with a built-in dataset "
+            "preselected. It listens on 127.0.0.1 unless --ip asks for another address (a "
+            "classroom server), which is then protected by a token that this command prints. "
+            "Needs the notebook extra: pip install 'ercot-nb[notebook]'."
         ),
     )
     app.add_argument("--port", type=_positive_int, default=8866, help="port (default: 8866)")
     app.add_argument("--no-browser", action="store_true", help="do not open a web browser")
     app.add_argument("--dataset", metavar="NAME", type=str.lower, choices=available(), default="syn3",
                      help="built-in dataset shown first (default: syn3)")
+    app.add_argument("--app", choices=("explorer", "compare"), default="explorer",
+                     help="which app to serve (default: explorer)")
     app.add_argument("--notebook", metavar="PATH", type=Path, default=None,
-                     help="app notebook to serve (default: widgets/explorer.ipynb)")
+                     help="app notebook to serve instead (default: the installed explorer.ipynb)")
+    app.add_argument("--ip", metavar="ADDRESS", default="127.0.0.1",
+                     help="address to listen on (default: 127.0.0.1, this computer only); "
+                          "0.0.0.0 serves every network interface, with a token")
+    app.add_argument("--allow-host", metavar="NAME", action="append", default=[],
+                     help="also answer requests for this host name (as typed in the browser's "
+                          "address bar; repeatable; '*' answers any)")
+    app.add_argument("--max-kernels", metavar="N", type=int, default=10,
+                     help="most app pages open at once, each running a kernel of ~300 MB; one "
+                          "more gets a 'server busy' page (default: 10; 0: no cap)")
+    app.add_argument("--cull-idle", metavar="SECONDS", type=int, default=300,
+                     help="shut down the kernel of a page that went away without closing "
+                          "after this many seconds (default: 300; 0: never)")
     app.set_defaults(handler=_app)
+
+    tutorials = commands.add_parser(
+        "tutorials",
+        help="copy the tutorial notebooks and exercises into a folder",
+        description="Copy the tutorial notebooks and the exercises of the installed package into "
+                    "DIR (created when missing); files already there are kept unless --overwrite.",
+    )
+    tutorials.add_argument("dir", metavar="DIR", type=Path, help="folder to copy into")
+    tutorials.add_argument("--overwrite", action="store_true", help="replace existing files")
+    tutorials.set_defaults(handler=_tutorials)
     return parser
 
 
@@ -252,11 +282,33 @@ def _format_summary(table: pd.DataFrame) -> str:
     return table.to_string(index=False, formatters=used, na_rep="-")
 
 
+def _prepared_data(args: argparse.Namespace):
+    """The dataset, rescaled as asked; a range warning goes to stderr when not rescaled."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        dataset = _load_data(args)
+    notes = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    if args.scale != "none":
+        dataset = dataset.scaled(args.scale)
+        notes = [note for note in notes if not note.startswith("feature ranges differ")]
+        print(f"features scaled with {args.scale!r} (statistics over all steps)")
+    elif dataset.range_warning() is not None and not any(n.startswith("feature ranges") for n in notes):
+        notes.append(dataset.range_warning())
+    for note in notes:
+        print(f"{PROG}: warning: {note}", file=sys.stderr)
+    return dataset
+
+
 def _run(args: argparse.Namespace) -> int:
-    dataset = _load_data(args)
+    dataset = _prepared_data(args)
     estimator = _estimator(args)
     started = time.perf_counter()
-    result = estimator.fit(dataset).result_
+    try:
+        result = estimator.fit(dataset).result_
+    except (ValueError, TypeError) as exc:  # data the algorithm refuses, with step/column named
+        raise _InputError(str(exc)) from None
     elapsed = time.perf_counter() - started
 
     print(f"{result.algorithm} on {dataset!r}: {len(result)} steps in {elapsed:.1f} s")
@@ -294,9 +346,28 @@ def _app(args: argparse.Namespace) -> int:
 
     try:
         return serve(port=args.port, open_browser=not args.no_browser, dataset=args.dataset,
-                     notebook=args.notebook)
+                     notebook=args.notebook, app=args.app, ip=args.ip,
+                     allowed_hosts=args.allow_host, max_kernels=args.max_kernels,
+                     cull_idle=args.cull_idle)
     except ValueError as exc:
         raise _InputError(str(exc)) from None
+
+
+def _tutorials(args: argparse.Namespace) -> int:
+    from .widgets.app import copy_tutorials
+
+    try:
+        written = copy_tutorials(args.dir, overwrite=args.overwrite)
+    except ValueError as exc:
+        raise _InputError(str(exc)) from None
+    except OSError as exc:
+        print(f"{PROG}: error: could not write the tutorials: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    print(f"copied {len(written)} file(s) into {args.dir}"
+          + ("" if written else " (every file was already there; --overwrite replaces them)"))
+    if written:
+        print(f"start with: jupyter lab {args.dir / '01_quickstart.ipynb'}")
+    return EXIT_OK
 
 
 def _bench(argv: list[str]) -> int:

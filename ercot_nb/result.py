@@ -7,6 +7,7 @@ saves to a single ``.npz`` file and loads back without pickle.
 """
 from __future__ import annotations
 
+import html
 import json
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -16,7 +17,10 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
-_FORMAT_VERSION = 1
+from ._persist import (DEFAULT_MAX_BYTES, decode_object_array, decode_scalar, encode_object_array,
+                       encode_scalar, loads_header, read_npz)
+
+_FORMAT_VERSION = 2  # 2: typed time labels and object arrays
 
 
 @dataclass
@@ -258,6 +262,118 @@ class ClusteringResult:
         get_backend("numpy").assign_nearest(X, chromosome, step.n_max, labels, distances)
         return compress_labels(labels, chromosome, step.n_max)[0]
 
+    def member_partition(self, X: np.ndarray, t: int, member: int) -> StepResult:
+        """Step ``t`` as partitioned by population ``member`` (an a-posteriori choice).
+
+        Its clusters are aligned to the knee's partition of the same step, so a
+        cluster both share keeps its label (and colour), and new clusters get
+        labels no step uses.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+            Step ``t``'s data (the snapshot the run saw).
+        t : int
+            0-based step index (negative counts from the end).
+        member : int
+            Index into step ``t``'s final population (see :meth:`fronts_frame`).
+
+        Returns
+        -------
+        StepResult
+            The knee's own step when ``member`` is the knee; otherwise a step
+            without search history whose ``labels`` come from
+            :meth:`labels_of_member`, whose ``centroids`` are the cluster means
+            and whose ``aligned_labels`` follow the knee's.
+
+        Raises
+        ------
+        ValueError
+            If the algorithm keeps no population (e.g. a baseline).
+        IndexError
+            If ``t`` is not a step or ``member`` not a population index.
+        """
+        n = len(self.steps)
+        if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or not -n <= t < n:
+            raise IndexError(f"step t={t!r} is out of range for a result with {n} step(s)")
+        t = int(t) % n
+        step = self.steps[t]
+        size = len(step.population)
+        if size == 0:
+            raise ValueError(
+                f"{self.algorithm} keeps no final population, so there is no other "
+                "front member to choose"
+            )
+        if isinstance(member, bool) or not isinstance(member, (int, np.integer)) or not (
+            0 <= member < size
+        ):
+            raise IndexError(f"member must be in 0..{size - 1}, got {member!r}")
+        if int(member) == step.knee:
+            return step
+        labels = self.labels_of_member(X, t, int(member))
+        partition = StepResult.from_partition(
+            t, step.time, step.ids, labels, np.asarray(X, dtype=np.float64), seconds=0.0,
+            alpha=step.alpha,
+        )
+        unused = 1 + max(int(s.aligned_labels.max()) for s in self.steps if s.n_samples)
+        partition.aligned_labels, _ = align_labels(
+            step.ids, step.aligned_labels, step.ids, partition.labels, unused
+        )
+        return partition
+
+    @classmethod
+    def from_labels(
+        cls, dataset: Any, labels: Sequence[np.ndarray] | None = None, *, algorithm: str | None = None,
+    ) -> "ClusteringResult":
+        """Per-step label arrays of a dataset as a result, time-aligned like a run.
+
+        Parameters
+        ----------
+        dataset : TemporalDataset
+            The data the labels belong to.
+        labels : sequence of arrays, optional
+            One label array per step (at most one per dataset step), in the
+            dataset's sample order.  Default: the dataset's own ground-truth
+            labels, or one cluster per step without labels (a preview of
+            the data with the same views as a run).
+        algorithm : str, optional
+            Name of the result; default ``"ground truth"`` (``"data"`` without
+            labels) for the dataset's labels, ``"labels"`` otherwise.
+
+        Returns
+        -------
+        ClusteringResult
+            One step per label array built with :meth:`StepResult.from_partition`.
+
+        Raises
+        ------
+        ValueError
+            If there are more label arrays than steps or one has the wrong shape.
+        """
+        if labels is None:
+            has_labels = bool(getattr(dataset, "has_labels", False))
+            labels = [
+                s.labels if s.labels is not None else np.zeros(s.n_samples, np.int64) for s in dataset
+            ]
+            name = algorithm or ("ground truth" if has_labels else "data")
+        else:
+            labels = [np.asarray(step_labels) for step_labels in labels]
+            name = algorithm or "labels"
+            if len(labels) > len(dataset):
+                raise ValueError(f"{len(labels)} label arrays for a dataset of {len(dataset)} steps")
+        result = cls(algorithm=name, params={})
+        for t, step_labels in enumerate(labels):
+            snapshot = dataset[t]
+            if step_labels.shape != (snapshot.n_samples,):
+                raise ValueError(
+                    f"step {t}: labels must have shape ({snapshot.n_samples},), "
+                    f"got {step_labels.shape}"
+                )
+            result.append(StepResult.from_partition(
+                t, snapshot.time, snapshot.ids, step_labels, snapshot.X, seconds=0.0
+            ))
+        return result
+
     # -- tidy export ------------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
         """Long table: one row per (step, sample) with ``t, time, id, label, aligned_label``."""
@@ -341,30 +457,43 @@ class ClusteringResult:
 
     def _repr_html_(self) -> str:
         table = self.steps_frame().to_html(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"<div><b>{self.algorithm}</b> result, {len(self)} steps{table}</div>"
+        return f"<div><b>{html.escape(str(self.algorithm))}</b> result, {len(self)} steps{table}</div>"
 
     def __repr__(self) -> str:
         return f"ClusteringResult(algorithm={self.algorithm!r}, steps={len(self)})"
 
     # -- persistence ------------------------------------------------------------------
     def save(self, path: str | Path) -> Path:
-        """Write the result to one compressed ``.npz`` file (no pickle)."""
+        """Write the result to one compressed ``.npz`` file (no pickle).
+
+        Time labels and ids keep their types through :meth:`load`: ints,
+        floats, strings, ``pandas.Timestamp`` / ``datetime64`` / dates, and
+        object arrays of Python ints or strings.
+
+        Raises
+        ------
+        TypeError
+            For a time label or id of a type that cannot be stored (the
+            message names the step).
+        """
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_suffix(".npz")
         arrays: dict[str, np.ndarray] = {}
         scalars = []
         for s in self.steps:
-            meta = {}
+            meta: dict[str, Any] = {}
+            where = f"step {s.t} (time {s.time!r})"
             for f in fields(StepResult):
                 value = getattr(s, f.name)
                 if isinstance(value, np.ndarray):
                     if value.dtype == object:
-                        value = value.astype(str)
-                        meta[f"{f.name}__was_object"] = True
+                        value, meta[f"{f.name}__object"] = encode_object_array(value, f"{where}, {f.name}")
+                        if value is None:
+                            continue
                     arrays[f"{s.t}/{f.name}"] = value
                 else:
-                    meta[f.name] = _jsonable(value)
+                    meta[f.name] = encode_scalar(value, f"{where}, {f.name}")
             scalars.append(meta)
         header = {
             "format_version": _FORMAT_VERSION,
@@ -378,26 +507,81 @@ class ClusteringResult:
         return path
 
     @classmethod
-    def load(cls, path: str | Path) -> "ClusteringResult":
-        """Read a result written by :meth:`save`."""
-        with np.load(Path(path), allow_pickle=False) as data:
-            header = json.loads(str(data["__header__"]))
-            if header.get("format_version") != _FORMAT_VERSION:
-                raise ValueError(f"{path}: unsupported result format {header.get('format_version')!r}")
+    def load(cls, path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> "ClusteringResult":
+        """Read a result written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or Path
+        max_bytes : int, default=2 GiB
+            Largest total size of the decompressed arrays; a larger (or
+            lying) file is refused before anything is allocated.
+
+        Raises
+        ------
+        ValueError
+            Naming the file, if it is empty, truncated, garbled, not a saved
+            result, too large, or holds arrays of inconsistent shapes.
+        FileNotFoundError
+            If it does not exist.
+        """
+        path = Path(path)
+        data = read_npz(path, max_bytes=max_bytes)
+        if "__header__" not in data:
+            raise ValueError(f"'{path}' holds no result header: not written by ClusteringResult.save")
+        header = loads_header(str(data["__header__"]), path)
+        if header.get("format_version") not in (1, _FORMAT_VERSION):
+            raise ValueError(f"'{path}': unsupported result format {header.get('format_version')!r}")
+        try:
             result = cls(algorithm=header["algorithm"], params=header["params"])
             for t, meta in enumerate(header["steps"]):
                 kwargs = {}
                 for f in fields(StepResult):
-                    if f.name in meta:
-                        kwargs[f.name] = meta[f.name]
+                    key = f"{meta['t']}/{f.name}"
+                    if f"{f.name}__object" in meta:
+                        kwargs[f.name] = decode_object_array(data.get(key), meta[f"{f.name}__object"])
+                    elif f.name in meta:
+                        kwargs[f.name] = decode_scalar(meta[f.name])
                     else:
-                        value = data[f"{meta['t']}/{f.name}"]
-                        if meta.get(f"{f.name}__was_object"):
+                        value = data[key]
+                        if meta.get(f"{f.name}__was_object"):  # format 1
                             value = value.astype(object)
                         kwargs[f.name] = value
-                result.steps.append(StepResult(**kwargs))
-            result._next_label = header["next_label"]
+                step = StepResult(**kwargs)
+                _check_step_shapes(step, t)
+                result.steps.append(step)
+            result._next_label = int(header["next_label"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"'{path}': not a consistent saved result ({type(exc).__name__}: {exc})") from None
         return result
+
+
+def _check_step_shapes(step: StepResult, t: int) -> None:
+    """Refuse a loaded step whose arrays do not fit together."""
+    n = len(step.ids)
+    problems = []
+    if step.ids.ndim != 1:
+        problems.append(f"ids has shape {step.ids.shape}")
+    for name in ("labels", "aligned_labels"):
+        value = getattr(step, name)
+        if value.shape != (n,) or value.dtype.kind not in "iu":
+            problems.append(f"{name} has shape {value.shape} and dtype {value.dtype}, expected ({n},) ints")
+    if step.centroids.ndim != 2:
+        problems.append(f"centroids has shape {step.centroids.shape}")
+    elif n and step.labels.shape == (n,) and step.labels.dtype.kind in "iu" and (
+            step.labels.min() < 0 or step.labels.max() >= len(step.centroids)):
+        problems.append(f"labels reach {int(step.labels.max())} but there are {len(step.centroids)} centroids")
+    P = len(step.population)
+    for name, shape in (("objectives", (P, 2)), ("objectives_accumulated", (P, 2)),
+                        ("population_n_clusters", (P,)), ("population_n_active", (P,)),
+                        ("first_front", (P,))):
+        value = getattr(step, name)
+        if P and value.shape != shape:
+            problems.append(f"{name} has shape {value.shape}, expected {shape}")
+    if step.population.ndim != 2:
+        problems.append(f"population has shape {step.population.shape}")
+    if problems:
+        raise ValueError(f"step {t}: " + "; ".join(problems))
 
 
 def _jsonable(value: Any) -> Any:

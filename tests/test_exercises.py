@@ -574,6 +574,6 @@ def test_an_unforeseen_error_in_a_checker_is_feedback_too(monkeypatch):
     def broken(answer, context, attempt):
         raise KeyError("surprise")
 
-    monkeypatch.setitem(exercises._EXERCISES["01_implement_f_sep"].parts, "f_sep", broken)
+    monkeypatch.setitem(exercises.registry.EXERCISES["01_implement_f_sep"].parts, "f_sep", broken)
     feedback = check("01_implement_f_sep", lambda X, c, a: 0.1)
     assert not feedback.passed and "KeyError" in feedback.message and "teacher" in feedback.message

@@ -85,7 +85,7 @@ def test_numpy_scalars_are_accepted_and_text_never_parsed_by_validate():
     assert spec["pop_size"].validate(np.int64(20), "ERCOT") == 20
     assert spec["crossover_rate"].validate(1, "ERCOT") == 1.0
     assert type(spec["crossover_rate"].validate(1, "ERCOT")) is float
-    with pytest.raises(ValueError, match="pop_size must be an int in .*multiple of 2, got 21"):
+    with pytest.raises(ValueError, match=r"pop_size must be an even int in \[4, 100000\], got 21"):
         spec["pop_size"].validate(21, "ERCOT")
     with pytest.raises(TypeError, match="n_clusters must be an int .* or None, got 3.0 \\(float\\)"):
         spec["n_clusters"].validate(3.0, "ERCOT")
@@ -137,3 +137,20 @@ def test_cli_param_option(capsys):
     assert rc == 2
     assert err.startswith("ercot-nb: error: ERCOT: crossover_rate must be a finite number in [0, 1], got 1.5")
     assert "Traceback" not in err
+
+
+def test_a_subclass_with_the_same_init_inherits_the_specs():
+    from ercot_nb import StaticEC
+
+    class Tweaked(StaticEC):
+        def fit(self, data):
+            return super().fit(data)
+
+    assert estimator_params(Tweaked) == estimator_params(StaticEC)
+
+    class Renamed(StaticEC):
+        def __init__(self, depth=3):
+            self.depth = depth
+
+    with pytest.raises(ValueError, match="no parameter specs for Renamed"):
+        estimator_params(Renamed)

@@ -23,7 +23,10 @@ import numpy as np
 from numba import njit, prange
 
 _MASK_ON = 0.5
+# f_sep = 1 / max(min distance, floor), floor = _MIN_SEPARATION x the data's widest
+# feature range (a unit-free floor: the same clustering in any unit of measurement).
 _MIN_SEPARATION = 1e-12
+_TINY = 2.2250738585072014e-308  # smallest normal float64: floor of constant data
 
 
 @njit(cache=True, inline="always")
@@ -99,10 +102,20 @@ def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # p
     f_cp : ndarray of shape (n_solutions,)                  OUT, sum of distances
         of every sample to its nearest active centroid.
     f_sep : ndarray of shape (n_solutions,)                 OUT, 1 / min distance
-        between (non-empty) active centroids (inf when fewer than two).
+        between (non-empty) active centroids (inf when fewer than two), the
+        distance floored at 1e-12 x the widest feature range of ``X``.
     counts : int64 ndarray of shape (n_solutions, n_max)    OUT, members per centroid.
     """
     n_samples, n_features = X.shape
+    widest = 0.0
+    for d in range(n_features):
+        low = X[0, d]
+        high = X[0, d]
+        for s in range(1, n_samples):
+            low = min(low, X[s, d])
+            high = max(high, X[s, d])
+        widest = max(widest, high - low)
+    floor = max(_MIN_SEPARATION * widest, _TINY)
     for i in prange(pop.shape[0]):
         centroids = np.empty((n_max, n_features))
         slots = np.empty(n_max, dtype=np.int64)
@@ -141,7 +154,7 @@ def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # p
         if n_pairs == 0:
             f_sep[i] = np.inf
         else:
-            f_sep[i] = 1.0 / max(np.sqrt(min_d2), _MIN_SEPARATION)
+            f_sep[i] = 1.0 / max(np.sqrt(min_d2), floor)
 
 
 @njit(cache=True, parallel=True)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 _MASK_ON = 0.5
-_MIN_SEPARATION = 1e-12
+_MIN_SEPARATION = 1e-12  # relative to the widest feature range (see the numba kernel)
+_TINY = np.finfo(np.float64).tiny
 
 
 def _centroids(chromosome: np.ndarray, n_max: int) -> np.ndarray:
@@ -28,6 +29,7 @@ def _nearest(X: np.ndarray, chromosome: np.ndarray, n_max: int) -> tuple[np.ndar
 
 
 def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):
+    floor = max(_MIN_SEPARATION * float(np.ptp(X, axis=0).max()), _TINY)
     for i, chromosome in enumerate(pop):
         labels, d2 = _nearest(X, chromosome, n_max)
         counts[i] = np.bincount(labels[labels >= 0], minlength=n_max)
@@ -45,7 +47,7 @@ def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):
         C = _centroids(chromosome, n_max)[active]
         pair_d2 = ((C[:, None, :] - C[None, :, :]) ** 2).sum(axis=2)
         min_d2 = pair_d2[np.triu_indices(len(C), k=1)].min()
-        f_sep[i] = 1.0 / max(np.sqrt(min_d2), _MIN_SEPARATION)
+        f_sep[i] = 1.0 / max(np.sqrt(min_d2), floor)
 
 
 def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, counts):

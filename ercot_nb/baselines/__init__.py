@@ -14,8 +14,8 @@ Each has ``fit(dataset, *, callback=None)``, ``fit_predict``,
 ``partial_fit``, ``labels_``, ``result_`` (a
 :class:`~ercot_nb.result.ClusteringResult`), ``n_clusters_`` and
 ``alpha_``, and the ``get_params``/``set_params``/``clone`` of every
-estimator here.  How each follows ``shared/design/algorithms.md`` is in its
-docstring.
+estimator here.  How each reads its source is in its docstring and in
+``docs/algorithm.md``, *Comparison methods*.
 """
 from __future__ import annotations
 

@@ -2,13 +2,13 @@
 
 A port of the behaviour of Kevin Xu's AFFECT MATLAB toolbox
 (``batch_affect_kmeans`` and the functions it calls), which the ERCOT paper
-used; see ``shared/design/algorithms.md`` section 3.  The toolbox's label
+used; see ``docs/algorithm.md``, *AFFECT*.  The toolbox's label
 conventions are kept internally: cluster ids start at 1, 0 marks an object
 that was not present at the previous step, and ids handed out to clusters
 that match nothing at the previous step keep growing over time.
 
 With ``faithful=True`` (default) the toolbox's quirks are reproduced
-(algorithms.md section 3.6):
+(docs/algorithm.md, *AFFECT*):
 
 1. after the first step every candidate k starts from the previous labels,
    and an empty cluster stays empty for good (clusters die, none is born);
@@ -64,7 +64,7 @@ class AFFECT(TemporalBaseline):
     Clusters are renamed to agree with the previous step.
 
     This follows Kevin Xu's MATLAB toolbox, which the ERCOT paper used
-    (algorithms.md section 3); see the module docstring for what
+    (docs/algorithm.md, *AFFECT*); see the module docstring for what
     ``faithful`` changes.  The memory need is O(S^2): it is estimated for
     every step before anything is allocated (:func:`affect_memory_bytes`)
     and data above ``max_memory_bytes`` are refused with

@@ -4,7 +4,7 @@ Only the abstract and highlights of the paper could be checked (low-rank
 incomplete Cholesky path, pivots added until the labels stop changing,
 linear time and memory).  The kernel, bandwidth, smoothed affinity,
 embedding and the choice of k are **reconstructed** ([REC],
-``shared/design/algorithms.md`` section 7), following Chi et al.'s
+``docs/algorithm.md``, *E2SC*), following Chi et al.'s
 preserving-cluster-quality smoothing that E2SC extends.
 """
 from __future__ import annotations
@@ -149,7 +149,7 @@ def same_partition(a: np.ndarray, b: np.ndarray) -> bool:
 class E2SC(TemporalBaseline):
     """E2SC: evolutionary spectral clustering with a smoothed normalised affinity.
 
-    **Details reconstructed** ([REC], algorithms.md section 7): only the
+    **Details reconstructed** ([REC], docs/algorithm.md, *E2SC*): only the
     paper's abstract and highlights were available.  At step t:
 
     1. Gaussian kernel ``W^t_ij = exp(-|a_i - a_j|^2 / (2 sigma^2))`` with

@@ -1,6 +1,6 @@
 """k-meansCOT: evolutionary k-means (Chakrabarti, Kumar, Tomkins, KDD 2006).
 
-Everything here is **[RECALL]** (``shared/design/algorithms.md`` section 4):
+Everything here is **[RECALL]** (``docs/algorithm.md``, *k-meansCOT*):
 no public implementation or readable copy of the paper was found, so the
 update rule below is the recalled one, made consistent by normalising its
 weights ([REC]).
@@ -18,7 +18,7 @@ class KMeansCOT(TemporalBaseline):
     """k-meansCOT: k-means whose centroids are pulled towards the previous step's.
 
     **[RECALL]** — reconstructed from memory of Chakrabarti et al. (KDD 2006);
-    no source was available to check it against (algorithms.md section 4).
+    no source was available to check it against (docs/algorithm.md, *k-meansCOT*).
 
     At the first step this is ordinary k-means (k-means++ seeding, one run).
     At every later step Lloyd's iteration starts from the previous step's

@@ -1,7 +1,7 @@
 """penaltyEC: ERCOT's evolutionary search with an a-priori temporal penalty.
 
-The ERCOT paper's comparison variant (section 1.9 of
-``shared/design/algorithms.md``): the same re-initialisation from the
+The ERCOT paper's comparison variant (``docs/algorithm.md``, *penaltyEC*):
+the same re-initialisation from the
 previous step, reproduction and NSGA-II selection as ERCOT, but at t > 1 the
 objectives are ``(f_cp, 1 - NMI(current partition, previous final
 partition))`` over the samples present at both steps, and there is no
@@ -89,7 +89,7 @@ class PenaltyEC(_EvolutionaryClustering):
     ``(f_cp, 1 - NMI)``, the NMI (geometric, Strehl & Ghosh) being between a
     solution's partition and the previous step's final partition, over the
     samples present at both steps ([REC] for the 1 - NMI form and the
-    common samples, algorithms.md section 1.9).  At the first step, or when
+    common samples, docs/algorithm.md, *penaltyEC*).  At the first step, or when
     no sample carries over, the objectives are ``(f_cp, f_sep)``.  The
     output is the knee of the first front of the step's own objectives,
     with the same rule as ERCOT; ``knee="mock"`` is not offered because its

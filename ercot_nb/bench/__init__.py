@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from .apps import APP_CASES, applications_report
 from .cli import main
-from .quality import KNOWN_K, PAPER, SYN, oracle_table, quality_runs, quality_summary
+from .quality import DEFAULT_SETTINGS, format_quality, oracle_table, quality_runs, quality_summary
 from .speed import seven_blobs, speed_report
 
 __all__ = [
-    "APP_CASES", "KNOWN_K", "PAPER", "SYN", "applications_report", "main", "oracle_table",
+    "APP_CASES", "DEFAULT_SETTINGS", "applications_report", "format_quality", "main", "oracle_table",
     "quality_runs", "quality_summary", "seven_blobs", "speed_report",
 ]

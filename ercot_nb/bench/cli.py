@@ -8,7 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from .apps import applications_report
-from .quality import format_quality, quality_runs, quality_summary
+from ..experiments import KNOWN_K
+from .quality import DEFAULT_ALGORITHMS, format_quality, quality_runs, quality_summary
 from .speed import speed_report
 
 DESCRIPTION = "Benchmarks: speed of the kernels and the algorithm, and quality on Syn1-Syn8."
@@ -21,13 +22,17 @@ def main(argv: list[str] | None = None) -> int:
     apps = sub.add_parser("apps", help="seconds per step and peak memory on bird_flocks and the videos")
     apps.add_argument("--datasets", nargs="*", default=None,
                       help="names (default: bird_flocks, video_mo, video_rc at 1/4, 1/2, full size)")
-    quality = sub.add_parser("quality", help="ERCOT and staticEC on Syn1-Syn8 vs oracle and paper")
+    quality = sub.add_parser("quality", help="ERCOT and staticEC (or others) on Syn1-Syn8 vs oracle and paper")
     quality.add_argument("--runs", type=int, default=10)
+    quality.add_argument("--algorithms", nargs="+", default=list(DEFAULT_ALGORITHMS),
+                         help="registered algorithms (default: ERCOT staticEC)")
     quality.add_argument("--datasets", nargs="*", default=None)
     quality.add_argument("--knee", nargs="*", default=["ideal"], help="knee rules to compare")
     quality.add_argument("--no-known-k", action="store_true", help="skip the k=4 setting on Syn1-6")
     quality.add_argument("--workers", type=int, default=None)
     quality.add_argument("--out", type=Path, default=None, help="write the per-run table (CSV)")
+    quality.add_argument("--runs-dir", type=Path, default=None,
+                         help="keep the run files here and resume from them (default: a temporary folder)")
     args = parser.parse_args(argv)
 
     if args.what == "speed":
@@ -48,12 +53,13 @@ def main(argv: list[str] | None = None) -> int:
         extra = {} if rule == "ideal" else {"knee": rule}
         settings[f"Cmax=8{suffix}"] = dict(extra)
         if not args.no_known_k:
-            settings[f"k=4{suffix}"] = {"n_clusters": "known_k", **extra}
+            settings[f"k=4{suffix}"] = {"n_clusters": KNOWN_K, **extra}
     started = time.perf_counter()
-    table = quality_runs(args.runs, settings, args.datasets, workers=args.workers)
+    table = quality_runs(args.runs, settings, args.datasets, args.algorithms, workers=args.workers,
+                         runs_dir=args.runs_dir)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         table.to_csv(args.out, index=False)
-    print(format_quality(quality_summary(table)))
+    print(format_quality(quality_summary(table), table))
     print(f"\nwall time {time.perf_counter() - started:.1f} s, {len(table)} runs")
     return 0

@@ -1,8 +1,8 @@
 """The bird_flocks scenario: Boids flocks on parallel lanes with stray birds.
 
 A Boids simulation after Parker's pseudocode (cohesion, separation,
-alignment, speed limit), set up as the recommended generator of the design
-notes (``algorithms.md`` §9.3): ``n_flocks`` flocks of ``n_birds`` birds fly
+alignment, speed limit), set up as ``docs/algorithm.md``, *Bird flocks*,
+describes: ``n_flocks`` flocks of ``n_birds`` birds fly
 along parallel lanes, and at every step after the first a stray bird of each
 flock joins another flock.  Cohesion and alignment look only at a bird's
 current flock-mates, which is what keeps the flocks apart; separation looks at
@@ -18,6 +18,7 @@ import pandas as pd
 from scipy.spatial import cKDTree
 
 from ..data import TemporalDataset
+from ..paper import dataset_numbers
 from ..params import FLOCK_DIMS, STRAY_MODES
 
 __all__ = ["bird_flocks"]
@@ -30,7 +31,7 @@ VELOCITY_JITTER = 0.25  # ... plus U(-0.25, 0.25) per component
 COHESION = 1.0 / 100.0  # r1 multiplier: move 1% of the way to the flock centre
 ALIGNMENT = 1.0 / 8.0  # r3 multiplier
 SEPARATION_RADIUS = 3.0  # r2 looks at birds closer than this
-SPEED_LIMIT = 4.0  # v_lim of the design notes' generator (lane_pull=0)
+SPEED_LIMIT = 4.0  # v_lim of the generator without the lane rule (lane_pull=0)
 LANE_PULL = 0.3  # default multiplier of the "tendency to a place" rule (the flock's lane)
 FAST_SPEED_LIMIT = 20.0  # default v_lim with the lane rule: strays cross lanes in a few steps
 MIN_FLOCK_SIZE = 2  # a flock never loses a bird below this size
@@ -38,8 +39,6 @@ MIN_FLOCK_SIZE = 2  # a flock never loses a bird below this size
 _STRAY_MODES = STRAY_MODES
 _INIT_STREAM, _STRAY_STREAM, _NOISE_STREAM = range(3)
 
-# Published values for the flock experiment (paper, tables of mRI and run time).
-_PAPER = {"ERCOT_mRI": 0.8951, "staticEC_mRI": 0.8930, "ERCOT_seconds_per_step": 0.27}
 
 
 def _stream(entropy: int, key: int) -> np.random.Generator:
@@ -212,7 +211,7 @@ def bird_flocks(
        step's switches.
 
     Why the lane rule.  ``lane_pull=0, speed_limit=4`` is exactly the
-    generator of the design notes (``algorithms.md`` §9.3), but its flocks do
+    plain generator (no lane rule), but its flocks do
     not stay on parallel paths: a flock's centroid is held only by cohesion
     and alignment and moves when members change, each stray that joins drags
     it ~60/25 towards the stray's lane, and a stray needs ~25 steps to reach
@@ -243,7 +242,7 @@ def bird_flocks(
         per step, from a flock drawn uniformly.
     noise : float, default=0.0
         Standard deviation of Gaussian observation noise added to the
-        features (the design notes suggest 0.5 when enabled).  The true
+        features (0.5 is a sensible value when enabled).  The true
         positions (and ``true_means``) are noise-free.
     dims : {2, 3}, default=2
         Space dimension.
@@ -255,7 +254,7 @@ def bird_flocks(
         Multiplier of the pull towards the bird's current lane (0 turns the
         rule off).
     speed_limit : float, default=20.0
-        Maximum speed ``v_lim`` (the design notes use 4 without the lane rule).
+        Maximum speed ``v_lim`` (4 without the lane rule).
 
     Returns
     -------
@@ -267,8 +266,8 @@ def bird_flocks(
         ``true_mean_labels`` (per step, the noise-free centroid of each flock,
         for :func:`ercot_nb.datasets.oracle_partition`), ``events`` (a table of
         switches: time, id, from_cluster, to_cluster), ``lane_spacing`` and
-        ``paper`` (the published mRI of ERCOT and staticEC and ERCOT's
-        seconds per step on the paper's flock data).
+        ``paper`` (the published mRI and seconds per step of ERCOT and staticEC
+        on the paper's flock data, from :mod:`ercot_nb.paper`).
 
     Raises
     ------
@@ -363,7 +362,7 @@ def bird_flocks(
             events, columns=["time", "id", "event", "from_cluster", "to_cluster"]
         ),
         "lane_spacing": LANE_SPACING,
-        "paper": dict(_PAPER),
+        "paper": dataset_numbers("bird_flocks"),
     }
     return TemporalDataset.from_arrays(
         X_list,

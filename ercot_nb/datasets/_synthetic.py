@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import TemporalDataset
+from ..paper import paper_value
 from ..params import NOISE_MODES, STEP_MODES
 
 __all__ = ["syn1", "syn2", "syn3", "syn4", "syn5", "syn6", "syn7", "syn8", "oracle_partition"]
@@ -58,19 +59,6 @@ _NOISE_STREAM, _SWITCH_STREAM, _REMOVE_STREAM, _ABSENT_STREAM = range(4)
 
 _STEP_MODES = STEP_MODES
 _NOISE_MODES = NOISE_MODES
-
-# ERCOT's published mean scores (paper, Tables of mRI and mNMI), for comparison.
-_PAPER_ERCOT = {
-    "syn1": (0.9545, 0.8766),
-    "syn2": (0.9907, 0.9693),
-    "syn3": (0.9554, 0.8847),
-    "syn4": (0.9949, 0.9839),
-    "syn5": (0.9792, 0.9381),
-    "syn6": (0.9739, 0.9267),
-    "syn7": (0.9526, 0.8576),
-    "syn8": (0.9862, 0.9616),
-}
-
 
 @dataclass(frozen=True)
 class _Recipe:
@@ -343,7 +331,6 @@ def _generate(
         "step_mode": step_mode,
         "noise": noise,
     }
-    paper_ri, paper_nmi = _PAPER_ERCOT[recipe.name]
     metadata = {
         "scenario": recipe.name,
         "description": recipe.description,
@@ -354,7 +341,8 @@ def _generate(
         "moving_cluster": MOVING_CLUSTER,
         "target_cluster": TARGET_CLUSTER,
         "events": _membership_events(times, memberships),
-        "paper_ercot": {"mRI": paper_ri, "mNMI": paper_nmi},
+        "paper_ercot": {metric: paper_value(metric, recipe.name, "ERCOT")[0]
+                        for metric in ("mRI", "mNMI")},
     }
     return TemporalDataset.from_arrays(
         X_list,

@@ -7,7 +7,8 @@ under :meth:`MessageArea.guard`, which sets the app's one status line
 line saying what happened and what to do, and for unexpected errors a
 folded "details" block with the error type and message.  Tracebacks and
 server paths never reach the page; they go to the ``ercot_nb.widgets``
-logger.
+logger, which (when logging is not configured) writes to the kernel's real
+stderr: the terminal of the server (``ercot-nb app``, JupyterLab).
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import functools
 import html
 import logging
 import re
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -68,7 +70,9 @@ def explain(exc: BaseException, doing: str) -> Status:
     if isinstance(exc, EXPECTED_ERRORS):
         LOGGER.info("input error %s: %s", doing, exc)
         return Status("error", f"Problem {doing}: {message}", "", doing)
-    LOGGER.error("error %s", doing, exc_info=exc)
+    if not LOGGER.hasHandlers():  # ipykernel's sys.stderr would send it to the page
+        LOGGER.addHandler(logging.StreamHandler(sys.__stderr__))
+    LOGGER.error("unexpected error %s", doing, exc_info=exc)
     return Status(
         "error",
         f"Something went wrong {doing}; your entries are kept. Try again, or report the details.",

@@ -6,6 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .. import figures
+from ..figures.lines import PAIRS
+from ..figures.style import CURRENT_STEP, plain_times
 from ..result import ClusteringResult
 from ._base import FigureView, Parts, placeholder_parts
 
@@ -14,6 +16,10 @@ __all__ = ["AlphaView"]
 
 class AlphaView(FigureView):
     """alpha at every step with the current step marked; alpha_i on request.
+
+    The figure holds :func:`ercot_nb.figures.alpha_parts` with the per-pair
+    trace always present (hidden unless asked for), so the checkbox and the
+    scrubber change named traces in place.
 
     Parameters
     ----------
@@ -36,8 +42,8 @@ class AlphaView(FigureView):
     ) -> None:
         self.result = result
         self._step = step
-        self.pairs = W.Checkbox(value=show_pairs, description="alpha_i per cluster", indent=False,
-                                tooltip="weights of the matched cluster pairs that alpha aggregates")
+        self.pairs = W.Checkbox(value=show_pairs, description="weight per cluster pair", indent=False,
+                                tooltip="alpha_i: weights of the matched cluster pairs that alpha aggregates")
         super().__init__(self._parts(), [self.pairs], width=width, height=height)
         self.pairs.observe(lambda _: self._show_pairs(), names="value")
 
@@ -45,18 +51,20 @@ class AlphaView(FigureView):
     def step(self) -> int:
         return self._step
 
+    def _has_run(self) -> bool:
+        return self.result is not None and len(self.result) > 0
+
     def _parts(self) -> Parts:
-        if self.result is None or not len(self.result):
+        if not self._has_run():
             return placeholder_parts("Run an algorithm to see its smoothness weight here.",
-                                     "smoothness weight alpha")
+                                     "smoothness weight α")
         t = min(self._step, len(self.result) - 1)
-        traces, layout = figures._alpha_parts(self.result, show_pairs=True, title=None, t=t)
-        traces[1].visible = bool(self.pairs.value)
-        return traces, layout
+        return figures.alpha_parts(self.result, show_pairs=bool(self.pairs.value), t=t,
+                                   pairs_trace=True)
 
     def _show_pairs(self) -> None:
-        if len(self.figure.data) > 1:
-            self.figure.data[1].visible = bool(self.pairs.value)
+        if self._has_run():
+            figures.update_by_name(self.figure, traces={PAIRS: {"visible": bool(self.pairs.value)}})
 
     def load(self, result: ClusteringResult | None, *, step: int = 0) -> None:
         """Show another run (None: a placeholder)."""
@@ -70,20 +78,20 @@ class AlphaView(FigureView):
     def show_step(self, step: int) -> None:
         """Move the current-step marker and line to ``step``."""
         self._step = step
-        if self.result is None or not len(self.result):
+        if not self._has_run():
             return
         t = min(step, len(self.result) - 1)
-        time = figures._plain(self.result[t].time)
+        time = plain_times([self.result[t].time])[0]
         value = self.result[t].alpha
-        self.figure.plotly_update(
-            restyle_data={"x": [[time]], "y": [[None if np.isnan(value) else float(value)]]},
-            relayout_data={"shapes[0].x0": time, "shapes[0].x1": time},
-            trace_indexes=[len(self.figure.data) - 1],
+        figures.update_by_name(
+            self.figure,
+            traces={CURRENT_STEP: {"x": [time], "y": [None if np.isnan(value) else float(value)]}},
+            shapes={CURRENT_STEP: {"x0": time, "x1": time}},
         )
 
     def static(self) -> go.Figure:
         """:func:`ercot_nb.figures.alpha_figure` of what is shown."""
-        if self.result is None or not len(self.result):
-            return self._static(go.Figure(*placeholder_parts("no run yet", "smoothness weight alpha")))
+        if not self._has_run():
+            return self._static(go.Figure(*placeholder_parts("no run yet", "smoothness weight α")))
         t = min(self._step, len(self.result) - 1)
         return self._static(figures.alpha_figure(self.result, show_pairs=bool(self.pairs.value), t=t))

@@ -1,26 +1,38 @@
-"""Serve the Explorer app with Voila on this computer (``ercot-nb app``).
+"""Serve the notebook apps with Voila (``ercot-nb app``); copy the tutorials out.
 
-The app is the notebook ``widgets/explorer.ipynb`` of the repository (the
-Voila apps are notebooks, kept in the top-level ``widgets/`` folder, not in
-the Python package).  :func:`find_app_notebook` looks for it, in order:
+The apps are the notebooks ``explorer.ipynb`` and ``compare.ipynb``; their
+sources are the repository's top-level ``widgets/`` folder, and a built
+wheel ships copies in ``ercot_nb/apps/`` (the build copies them: see
+``setup.py``).  :func:`find_app_notebook` looks, in order, in:
 
 1. the folder named by the ``ERCOT_NB_APPS`` environment variable;
-2. ``widgets/`` next to the ``ercot_nb`` package, i.e. the repository
-   checkout of an editable install (``pip install -e .``);
-3. ``widgets/`` in the current directory.
+2. ``ercot_nb/apps/`` of the installed package (a wheel);
+3. ``widgets/`` next to the ``ercot_nb`` package (a checkout or an
+   editable install);
+4. ``widgets/`` in the current directory.
 
-A wheel installed from PyPI has no ``widgets/`` folder: run ``ercot-nb app``
-from a checkout, set ``ERCOT_NB_APPS``, or pass ``--notebook PATH``.
+The tutorials and exercises (sources: the repository's ``notebooks/``) ship
+the same way, in ``ercot_nb/tutorials/``; :func:`copy_tutorials` copies them
+into a folder of the user's (``ercot-nb tutorials DIR``).
+
+Voila runs as :mod:`ercot_nb.widgets.app_server`, which refuses requests
+for foreign ``Host`` names and caps the number of kernels; ``serve`` also
+turns on the culling of idle kernels.  By default it listens on 127.0.0.1
+only; another address (a classroom server) must be asked for with ``ip``,
+and is then protected by a token, which ``serve`` prints.
 
 The dataset the app preselects reaches the kernel through the
-``ERCOT_NB_DATASET`` environment variable, which the notebook reads; the
-kernel also shares one copy of plotly's front-end code between all figures
-(:mod:`._bundle`), which is safe here because the browser is local.
+``ERCOT_NB_DATASET`` environment variable, which the notebook reads.  When
+the browser runs on this computer (the default), the kernel also shares one
+copy of plotly's front-end code between all figures (:mod:`._bundle`).
 """
 from __future__ import annotations
 
 import importlib.util
+import ipaddress
 import os
+import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -33,11 +45,18 @@ from pathlib import Path
 
 from ._bundle import SHARED_BUNDLE_ENV
 
-__all__ = ["APPS_ENV", "DATASET_ENV", "find_app_notebook", "voila_command", "serve"]
+__all__ = [
+    "APPS", "APPS_ENV", "DATASET_ENV", "TOKEN_ENV", "find_app_notebook", "find_tutorials",
+    "copy_tutorials", "voila_command", "serve",
+]
 
+APPS = ("explorer", "compare")
 APPS_ENV = "ERCOT_NB_APPS"
 DATASET_ENV = "ERCOT_NB_DATASET"
+TOKEN_ENV = "ERCOT_NB_APP_TOKEN"  # read (and removed) by app_server
 HOST = "127.0.0.1"
+PACKAGE = Path(__file__).resolve().parents[1]
+REPOSITORY = PACKAGE.parent
 
 
 def find_app_notebook(name: str = "explorer") -> Path:
@@ -61,44 +80,161 @@ def find_app_notebook(name: str = "explorer") -> Path:
     folders = []
     if os.environ.get(APPS_ENV):
         folders.append(Path(os.environ[APPS_ENV]))
-    folders.append(Path(__file__).resolve().parents[2] / "widgets")
-    folders.append(Path.cwd() / "widgets")
+    folders += [PACKAGE / "apps", REPOSITORY / "widgets", Path.cwd() / "widgets"]
     for folder in folders:
         if (folder / filename).is_file():
             return (folder / filename).resolve()
     searched = ", ".join(str(folder) for folder in folders)
     raise FileNotFoundError(
-        f"the app notebook {filename} ships with the repository's widgets/ folder and was not "
-        f"found (searched: {searched}); run from a checkout of the repository, set "
-        f"{APPS_ENV}=/path/to/widgets, or pass --notebook PATH"
+        f"the app notebook {filename} was not found (searched: {searched}); reinstall the "
+        f"package (pip install 'ercot-nb[notebook]'), set {APPS_ENV}=/path/to/widgets, or pass "
+        "--notebook PATH"
     )
 
 
-def voila_command(notebook: Path, port: int) -> list[str]:
-    """The command that serves ``notebook`` with Voila on 127.0.0.1:``port``.
+def find_tutorials() -> Path:
+    """The folder of the tutorial notebooks and exercises.
+
+    Returns
+    -------
+    pathlib.Path
+        ``ercot_nb/tutorials/`` of an installed wheel, else the checkout's
+        ``notebooks/``.
+
+    Raises
+    ------
+    FileNotFoundError
+        When neither exists.
+    """
+    for folder in (PACKAGE / "tutorials", REPOSITORY / "notebooks"):
+        if (folder / "01_quickstart.ipynb").is_file():
+            return folder
+    raise FileNotFoundError(
+        f"the tutorials were not found in {PACKAGE / 'tutorials'} nor {REPOSITORY / 'notebooks'}; "
+        "reinstall the package: pip install 'ercot-nb[notebook]'"
+    )
+
+
+TUTORIAL_FILES = ("*.ipynb", "exercises/*.ipynb", "exercises/README.md", "exercises/solutions/*.py",
+                  "paper_results/**/*.md", "paper_results/**/runs.csv")
+"""What ``ercot-nb tutorials`` copies (and the wheel ships): globs under the tutorials folder."""
+
+
+def tutorial_files(folder: Path) -> list[Path]:
+    """The tutorial files under ``folder``, relative to it, sorted.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+
+    Returns
+    -------
+    list of pathlib.Path
+    """
+    found = {path.relative_to(folder) for pattern in TUTORIAL_FILES for path in folder.glob(pattern)
+             if path.is_file() and "runs" not in path.relative_to(folder).parts[:-1]}
+    return sorted(found)
+
+
+def copy_tutorials(destination: str | os.PathLike[str], *, overwrite: bool = False) -> list[Path]:
+    """Copy the tutorial notebooks and exercises into ``destination``.
+
+    Parameters
+    ----------
+    destination : path
+        Folder to copy into (created when missing).
+    overwrite : bool, default=False
+        Replace files that exist there; by default they are kept.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+
+    Raises
+    ------
+    ValueError
+        When ``destination`` is a file, or the tutorials are missing.
+    """
+    target = Path(destination).expanduser()
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"{target} is a file; give a folder to copy the tutorials into")
+    try:
+        source = find_tutorials()
+    except FileNotFoundError as exc:
+        raise ValueError(str(exc)) from None
+    written = []
+    for relative in tutorial_files(source):
+        out = target / relative
+        if out.exists() and not overwrite:
+            continue
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source / relative, out)
+        written.append(out)
+    return written
+
+
+def _is_local(ip: str) -> bool:
+    if ip == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(ip.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_name() -> str:
+    """This computer's name as other computers would type it (best guess)."""
+    fqdn = socket.getfqdn()
+    return fqdn if "." in fqdn and not fqdn.startswith("localhost") else socket.gethostname()
+
+
+def voila_command(
+    notebook: Path,
+    port: int,
+    *,
+    ip: str = HOST,
+    max_kernels: int = 10,
+    cull_idle: int = 300,
+    allowed_hosts: Sequence[str] = (),
+) -> list[str]:
+    """The command that serves ``notebook`` with the app server on ``ip:port``.
 
     Parameters
     ----------
     notebook : pathlib.Path
     port : int
+    ip : str, default="127.0.0.1"
+    max_kernels : int, default=10
+        Most app pages (kernels) at once; 0: no cap.
+    cull_idle : int, default=300
+        Seconds after which a kernel without a page is shut down; 0: never.
+    allowed_hosts : sequence of str
+        Host names accepted besides localhost and the bound address.
 
     Returns
     -------
     list of str
     """
-    return [
-        sys.executable, "-m", "voila", str(notebook),
-        f"--port={port}", f"--Voila.ip={HOST}", "--no-browser",
+    command = [
+        sys.executable, "-m", "ercot_nb.widgets.app_server", str(notebook),
+        f"--port={port}", f"--Voila.ip={ip}", "--no-browser", "--Voila.port_retries=0",
+        f"--ErcotVoila.max_kernels={max_kernels}",
+        f"--MappingKernelManager.cull_idle_timeout={cull_idle}",
+        f"--MappingKernelManager.cull_interval={max(1, min(60, cull_idle // 4 or 60))}",
+        "--MappingKernelManager.cull_connected=False",
     ]
+    command += [f"--ErcotVoila.allowed_hosts={name}" for name in allowed_hosts]
+    return command
 
 
 def _open_when_listening(url: str, port: int, process: subprocess.Popen,
-                         timeout: float = 60.0) -> None:
-    """Open ``url`` in the web browser once Voila accepts connections on ``port``."""
+                         timeout: float = 60.0, host: str = HOST) -> None:
+    """Open ``url`` in the web browser once the server accepts connections on ``port``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and process.poll() is None:
         with socket.socket() as probe:
-            if probe.connect_ex((HOST, port)) == 0:
+            if probe.connect_ex((host, port)) == 0:
                 webbrowser.open(url)
                 return
         time.sleep(0.25)
@@ -110,55 +246,92 @@ def serve(
     open_browser: bool = True,
     dataset: str = "syn3",
     notebook: str | os.PathLike[str] | None = None,
+    app: str = "explorer",
+    ip: str = HOST,
+    allowed_hosts: Sequence[str] = (),
+    max_kernels: int = 10,
+    cull_idle: int = 300,
     extra_args: Sequence[str] = (),
 ) -> int:
-    """Run Voila in the foreground until it stops (Ctrl-C).
+    """Run the app server in the foreground until it stops (Ctrl-C).
 
     Parameters
     ----------
     port : int, default=8866
-        Port on 127.0.0.1.
     open_browser : bool, default=True
         Open the app in the default web browser.
     dataset : str, default="syn3"
         Built-in scenario preselected in the app.
     notebook : path, optional
-        App notebook; default :func:`find_app_notebook`.
+        App notebook; default :func:`find_app_notebook` of ``app``.
+    app : {"explorer", "compare"}, default="explorer"
+    ip : str, default="127.0.0.1"
+        Address to listen on.  Any other than a loopback address serves
+        other computers, protected by a token (printed; taken from the
+        ``ERCOT_NB_APP_TOKEN`` environment variable when set).
+    allowed_hosts : sequence of str
+        Host names (as typed in the browser) accepted besides localhost and
+        ``ip``; ``"*"`` accepts any.
+    max_kernels : int, default=10
+        Most app pages open at once (each runs a kernel of ~300 MB).
+    cull_idle : int, default=300
+        Seconds after which the kernel of a page that went away is shut down.
     extra_args : sequence of str
         More Voila options.
 
     Returns
     -------
     int
-        Voila's exit code (0 after Ctrl-C).
+        The server's exit code (0 after Ctrl-C).
 
     Raises
     ------
     ValueError
-        For an unknown dataset, a missing notebook or a missing Voila.
+        For an unknown dataset or app, a missing notebook or a missing Voila.
     """
     from ..datasets import available
 
     if dataset.lower() not in available():
         raise ValueError(f"unknown dataset {dataset!r}; available: {', '.join(available())}")
+    if app not in APPS:
+        raise ValueError(f"unknown app {app!r}; available: {', '.join(APPS)}")
     if importlib.util.find_spec("voila") is None:
         raise ValueError("Voila is not installed: pip install 'ercot-nb[notebook]'")
+    if max_kernels < 0 or cull_idle < 0:
+        raise ValueError("--max-kernels and --cull-idle must be 0 or more")
     try:
-        path = Path(notebook).resolve() if notebook is not None else find_app_notebook()
+        path = Path(notebook).resolve() if notebook is not None else find_app_notebook(app)
     except FileNotFoundError as exc:
         raise ValueError(str(exc)) from None
     if not path.is_file():
         raise ValueError(f"notebook not found: {path}")
-    url = f"http://{HOST}:{port}/"
-    print(f"Serving {path.name} with Voila at {url} (dataset {dataset.lower()}); Ctrl-C stops it.",
-          flush=True)
-    # The browser runs here too, so the figures can share one plotly bundle (see _bundle).
-    env = {**os.environ, DATASET_ENV: dataset.lower(), SHARED_BUNDLE_ENV: "1"}
-    process = subprocess.Popen([*voila_command(path, port), *extra_args], env=env, cwd=path.parent)
+    local = _is_local(ip)
+    env = {**os.environ, DATASET_ENV: dataset.lower()}
+    if local:
+        env.pop(TOKEN_ENV, None)
+        # The browser runs here too, so the figures can share one plotly bundle (see _bundle).
+        env[SHARED_BUNDLE_ENV] = "1"
+        url = f"http://{'127.0.0.1' if ip == 'localhost' else ip}:{port}/"
+        print(f"Serving {path.name} at {url} (dataset {dataset.lower()}); Ctrl-C stops it.",
+              flush=True)
+    else:
+        env[TOKEN_ENV] = token = os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(18)
+        env.pop(SHARED_BUNDLE_ENV, None)
+        name = _host_name() if ip in ("0.0.0.0", "::", "") else ip
+        url = f"http://{name}:{port}/?token={token}"
+        print(f"Serving {path.name} to other computers on {ip}:{port} (dataset "
+              f"{dataset.lower()}, at most {max_kernels or 'unlimited'} pages at once); "
+              "Ctrl-C stops it.\n"
+              f"Students open:  {url}\n"
+              f"The token is {token}: share it only with your class.", flush=True)
+    command = voila_command(path, port, ip=ip, max_kernels=max_kernels, cull_idle=cull_idle,
+                            allowed_hosts=allowed_hosts)
+    process = subprocess.Popen([*command, *extra_args], env=env, cwd=path.parent)
     if open_browser:
+        probe = HOST if ip in ("localhost", "0.0.0.0", "::", "") else ip
         threading.Thread(target=_open_when_listening, args=(url, port, process),
-                         name="ercot-nb open browser", daemon=True).start()
-    # Ctrl-C and a plain `kill` both stop Voila too, never leaving it running alone.
+                         kwargs={"host": probe}, name="ercot-nb open browser", daemon=True).start()
+    # Ctrl-C and a plain `kill` both stop the server too, never leaving it running alone.
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if in_main_thread else None
     try:

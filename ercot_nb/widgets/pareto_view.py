@@ -8,13 +8,13 @@ import ipywidgets as W
 import plotly.graph_objects as go
 
 from .. import figures
+from ..figures.pareto import is_member_trace
 from ..result import ClusteringResult
 from ._base import FigureView, Parts, placeholder_parts
 from ._figure_widget import apply_values, trace_values
 
 __all__ = ["ParetoView"]
 
-_PICKABLE_PREFIXES = ("k = ", "knee", "selected")
 # What differs between steps of one run; the trace layout is fixed (pareto_frame).
 _STEP_PATHS = ("x", "y", "customdata", "marker", "showlegend")
 
@@ -25,7 +25,8 @@ class ParetoView(FigureView):
     Clicking a point selects that member (the a-posteriori choice the paper
     argues for): registered handlers get its index, e.g. to show its
     partition.  "back to the knee" clears the choice.  The trace layout is
-    fixed per run (:func:`ercot_nb.figures.pareto_frame`), so scrubbing only
+    fixed per run (:func:`ercot_nb.figures.pareto_parts` with ``fixed=True``,
+    the parts of :func:`ercot_nb.figures.pareto_frame`), so scrubbing only
     updates data.
 
     Parameters
@@ -87,8 +88,8 @@ class ParetoView(FigureView):
             return placeholder_parts("Run an algorithm to see its final population here.",
                                      "Pareto front")
         t = min(self._step, len(self.result) - 1)
-        return figures._pareto_frame_parts(self.result, t, accumulated=self.accumulated,
-                                           selected=self._selected)
+        return figures.pareto_parts(self.result, t, accumulated=self.accumulated,
+                                    selected=self._selected, fixed=True)
 
     def _step_values(self) -> tuple[dict[str, list[Any]], dict[str, Any]]:
         """Per-trace and layout values of the current step, cached."""
@@ -166,7 +167,7 @@ class ParetoView(FigureView):
     # -- clicks -----------------------------------------------------------------------------
     def _connect_clicks(self) -> None:
         for trace in self.figure.data:
-            if trace.name and trace.name.startswith(_PICKABLE_PREFIXES):
+            if is_member_trace(trace.name):
                 trace.on_click(self._clicked, append=False)
 
     def _clicked(self, trace: Any, points: Any, state: Any) -> None:

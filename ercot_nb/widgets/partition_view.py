@@ -1,8 +1,6 @@
 """Partition view: the samples of one step coloured by cluster, updated in place."""
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Sequence
 from typing import Any
 
 import ipywidgets as W
@@ -12,22 +10,21 @@ import plotly.graph_objects as go
 from .. import figures
 from ..data import TemporalDataset
 from ..result import ClusteringResult
-from ._base import FigureView, Parts
-from ._figure_widget import apply_values, trace_values
+from ._base import CachedStepView, Parts
+from ._figure_widget import trace_values
 
 __all__ = ["PartitionView"]
-
-_Payload = tuple[dict[str, list[Any]], str]
 
 # What differs between steps; everything else is fixed by the trace layout.
 _STEP_PATHS = ("x", "y", "text", "customdata", "marker.color", "marker.size")
 _STEP_PATHS_3D = ("x", "y", "z", "text", "customdata", "marker.color", "marker.size")
 
-_AXES_OPTIONS = [("first two features", "features"), ("PCA projection", "pca")]
+_AXES_2D = [("first two features", "features"), ("PCA projection", "pca")]
 _AXES_3D = ("3-D (three features)", "3d")
+_AXES = ("features", "pca", "3d")
 
 
-class PartitionView(FigureView):
+class PartitionView(CachedStepView):
     """Scatter of one step's samples by aligned cluster, for any step or front member.
 
     The trace layout is fixed for a (dataset, result) pair — one trace per
@@ -35,7 +32,13 @@ class PartitionView(FigureView):
     centroids — so changing the step only replaces point arrays, in one
     ``batch_update`` message.  Each step's arrays are computed once and
     cached; above :data:`ercot_nb.figures.WEBGL_THRESHOLD` points the traces
-    use WebGL.
+    use WebGL.  The figure's data is
+    ``figures.partition_parts(dataset, result, step, fixed=True, ...)``'s: both
+    draw with one :class:`ercot_nb.figures.PartitionLayer`.
+
+    Data with three or more features opens in 3-D (a rotatable scatter of the
+    first three features: a video's r, g, b, the 3-D synthetic sets); the
+    buttons above switch to the PCA projection or two features.
 
     Parameters
     ----------
@@ -46,7 +49,7 @@ class PartitionView(FigureView):
     step : int, default=0
     axes : {"features", "pca", "3d"}, optional
         Plot the first two features, a PCA projection or (three or more
-        features) a 3-D scatter of the first three features; default PCA
+        features) a 3-D scatter of the first three features; default 3-D
         for three or more features.
     webgl : bool, optional
         Force WebGL on or off; default automatic.
@@ -70,15 +73,14 @@ class PartitionView(FigureView):
     ) -> None:
         self.webgl = webgl
         self.cache_steps = cache_steps
-        self._cache: OrderedDict[tuple[int, int | None], _Payload] = OrderedDict()
         self._configuring = False
-        self.axes = W.Dropdown(
-            options=list(_AXES_OPTIONS),
-            description="axes", style={"description_width": "40px"}, layout=W.Layout(width="230px"),
+        self.axes = W.ToggleButtons(
+            options=list(_AXES_2D), description="axes", style={"description_width": "40px"},
+            tooltip="what the plot's axes show",
         )
+        self._chosen_axes = axes  # the user's choice, kept for other data with >= 3 features
         self._configure(dataset, result, axes)
-        self._step, self._member, self._requested = self._clamp(step), None, int(step)
-        self._shown_values: dict[str, list[Any]] | None = None
+        self._reset(step)
         super().__init__(self._structure_parts(), [self.axes], width=width, height=height)
         self.show_step(self._step)
         self.axes.observe(self._on_axes, names="value")
@@ -87,14 +89,14 @@ class PartitionView(FigureView):
     def _configure(self, dataset: TemporalDataset, result: ClusteringResult | None,
                    axes: str | None) -> None:
         self.dataset = dataset
-        self.result = result if result is not None else figures.ground_truth_result(dataset)
+        self.result = result if result is not None else ClusteringResult.from_labels(dataset)
         if axes is None:
-            axes = "pca" if dataset.n_features >= 3 else "features"
-        if axes not in ("features", "pca", "3d"):
-            raise ValueError(f"axes must be 'features', 'pca' or '3d', got {axes!r}")
+            axes = "3d" if dataset.n_features >= 3 else "features"
+        if axes not in _AXES:
+            raise ValueError(f"axes must be one of {_AXES}, got {axes!r}")
         if dataset.n_features < 3:
             axes = "features"
-        options = list(_AXES_OPTIONS) + ([_AXES_3D] if dataset.n_features >= 3 else [])
+        options = [_AXES_3D, *_AXES_2D] if dataset.n_features >= 3 else list(_AXES_2D[:1])
         self._configuring = True  # options/value changes here must not reload
         try:
             if list(self.axes.options) != options:
@@ -103,22 +105,21 @@ class PartitionView(FigureView):
         finally:
             self._configuring = False
         self.axes.disabled = dataset.n_features < 3
-        self._plane = figures._PartitionView(
-            dataset, self.result, features=None, projection=self._projection(axes),
-            show_centroids=True, webgl=self.webgl,
+        self.layer = figures.PartitionLayer(
+            dataset, self.result, projection=self._projection(axes), webgl=self.webgl,
         )
-        self._step_paths = _STEP_PATHS_3D if self._plane.is_3d else _STEP_PATHS
-        self._webgl = self._plane.use_webgl(self._plane.max_points)
-        self._slots = self._plane.labels_over_time()
-        self._cache.clear()
+        self._step_paths = _STEP_PATHS_3D if self.layer.is_3d else _STEP_PATHS
+        self._webgl = self.layer.use_webgl(self.layer.max_points)
+        self._slots = self.layer.labels_over_time()
 
     @staticmethod
     def _projection(axes: str) -> str | None:
         return {"pca": "pca", "3d": "3d"}.get(axes)
 
     def _structure_parts(self) -> Parts:
-        traces = self._plane.traces(0, self._slots, self._webgl) if len(self.result) else []
-        return traces, self._plane.layout("")
+        if not len(self.result):
+            return Parts([], self.layer.layout(""))
+        return self.layer.parts(0, labels=self._slots, webgl=self._webgl)
 
     def load(self, dataset: TemporalDataset, result: ClusteringResult | None = None, *,
              step: int = 0) -> None:
@@ -131,13 +132,14 @@ class PartitionView(FigureView):
             Default: the dataset's ground truth.
         step : int, default=0
         """
-        self._configure(dataset, result, self.axes.value if dataset.n_features >= 3 else None)
+        self._configure(dataset, result, self._chosen_axes if dataset.n_features >= 3 else None)
+        self._reset(step)
         self._rebuild()
         self.show_step(step)
 
     def refresh(self) -> None:
         """Take in steps added to the result since the last call (live runs)."""
-        slots = self._plane.labels_over_time()
+        slots = self.layer.labels_over_time()
         if slots != self._slots:
             self._slots = slots
             self._cache.clear()
@@ -145,80 +147,25 @@ class PartitionView(FigureView):
         self.show_step(self._requested, self._member)
 
     def _rebuild(self) -> None:
-        self._show(self._structure_parts())
-        self._shown_values = None
+        self._show_structure(self._structure_parts())
 
-    def precompute(self, steps: Sequence[int] | None = None) -> None:
-        """Compute and cache the arrays of ``steps`` (default: as many as the cache holds)."""
-        if steps is None:
-            steps = range(min(len(self.result), self.cache_steps))
-        for t in steps:
-            self._payload(t, None)
+    def _n_steps(self) -> int:
+        return len(self.result)
 
-    # -- showing ---------------------------------------------------------------------------
-    @property
-    def step(self) -> int:
-        """The step shown."""
-        return self._step
-
-    @property
-    def member(self) -> int | None:
-        """The population member shown instead of the knee, or None."""
-        return self._member
-
-    def _clamp(self, step: int) -> int:
-        return min(max(int(step), 0), max(len(self.result) - 1, 0))
-
-    def show_step(self, step: int, member: int | None = None) -> None:
-        """Show ``step``'s partition: the knee's, or that of population ``member``.
-
-        Parameters
-        ----------
-        step : int
-            Step index; steps not computed yet show the last computed one.
-        member : int, optional
-            Index into the step's final population (a-posteriori choice).
-        """
-        self._requested = int(step)
-        self._step = self._clamp(step)
-        self._member = member
-        if not len(self.result):
-            return
-        values, title = self._payload(self._step, member)
-        if int(step) > self._step:
-            title += f" — step {int(step)} not computed yet"
-        apply_values(self.figure, values, {"title.text": title}, shown=self._shown_values)
-        self._shown_values = values
-
-    def show_member(self, member: int | None) -> None:
-        """Show another member of the current step's population (None: the knee)."""
-        self.show_step(self._step, member)
-
-    def _payload(self, t: int, member: int | None) -> _Payload:
-        key = (t, member)
-        cached = self._cache.get(key)
-        if cached is not None:
-            self._cache.move_to_end(key)
-            return cached
-        partition = None
+    def _compute(self, t: int, member: int | None) -> tuple[dict[str, list[Any]], str]:
         if member is not None:
-            partition = figures.member_partition(self.dataset, self.result, t, member)
+            partition = self.layer.partition(t, member)
             missing = set(np.unique(partition.aligned_labels).tolist()) - set(self._slots)
             if missing:  # a member with clusters the knees never had: more traces
                 self._slots = sorted(set(self._slots) | missing)
                 self._cache.clear()
                 self._rebuild()
-        traces = self._plane.traces(t, self._slots, self._webgl, partition)
-        title = (self._plane.title(t) if partition is None
-                 else self._plane.member_title(t, partition, member))
-        payload = (trace_values(traces, self._step_paths), title)
-        self._cache[key] = payload
-        while len(self._cache) > self.cache_steps:
-            self._cache.popitem(last=False)
-        return payload
+        traces, layout = self.layer.parts(t, member, labels=self._slots, webgl=self._webgl)
+        return trace_values(traces, self._step_paths), layout["title"]["text"]
 
     def _on_axes(self, change: dict[str, Any]) -> None:
         if not self._configuring and self.dataset.n_features >= 3 and change["new"] != change["old"]:
+            self._chosen_axes = change["new"]
             self.load(self.dataset, self.result, step=self._step)
 
     def static(self) -> go.Figure:

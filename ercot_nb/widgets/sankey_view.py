@@ -4,6 +4,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from .. import figures
+from ..figures.flows import FLOW
 from ..result import ClusteringResult
 from ._base import FigureView, Parts, placeholder_parts
 
@@ -41,7 +42,7 @@ class SankeyView(FigureView):
         if self.result is None or not len(self.result):
             return placeholder_parts("Run an algorithm to see how its clusters flow over time.",
                                      "cluster flow")
-        return figures._sankey_parts(self.result, t=min(self._step, len(self.result) - 1), title=None)
+        return figures.sankey_parts(self.result, t=min(self._step, len(self.result) - 1))
 
     def load(self, result: ClusteringResult | None, *, step: int = 0) -> None:
         """Show another run (None: a placeholder)."""
@@ -55,20 +56,22 @@ class SankeyView(FigureView):
     def show_step(self, step: int) -> None:
         """Bring ``step`` into focus (its clusters and flows in strong colours)."""
         self._step = step
-        if self.result is None or not len(self.result) or self.figure.data[0].type != "sankey":
+        if self.result is None or not len(self.result):
+            return
+        try:
+            trace = self.figure.data[figures.trace_index(self.figure, FLOW)]
+        except KeyError:  # a placeholder
             return
         t = min(step, len(self.result) - 1)
-        trace = self.figure.data[0]
         nodes = trace.node.customdata
         links = trace.link.customdata if trace.link.customdata is not None else []
         node_colors, link_colors = figures.sankey_colors(
             [int(row[1]) for row in nodes], [int(row[0]) for row in nodes],
             [int(row[1]) for row in links], [int(row[4]) for row in links], t,
         )
-        self.figure.plotly_update(
-            restyle_data={"node.color": [node_colors], "link.color": [link_colors]},
-            relayout_data={"title.text": figures.sankey_title(self.result, t)},
-            trace_indexes=[0],
+        figures.update_by_name(
+            self.figure, traces={FLOW: {"node.color": node_colors, "link.color": link_colors}},
+            layout={"title.text": figures.sankey_title(self.result, t)},
         )
 
     def static(self) -> go.Figure:

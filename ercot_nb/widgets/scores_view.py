@@ -7,6 +7,7 @@ import ipywidgets as W
 import plotly.graph_objects as go
 
 from .. import figures
+from ..figures.style import CURRENT_STEP, plain_times
 from ..data import TemporalDataset
 from ..result import ClusteringResult
 from ._base import FigureView, Parts, placeholder_parts
@@ -42,8 +43,9 @@ class ScoresView(FigureView):
         self.dataset = dataset
         self.runs: dict[str, ClusteringResult] = dict(runs or {})
         self._step = step
-        self.metric = W.ToggleButtons(options=["RI", "NMI"], value=metric,
-                                      style={"button_width": "60px"},
+        self.metric = W.ToggleButtons(options=[("Rand index", "RI"), ("mutual information", "NMI")],
+                                      value=metric,
+                                      style={"button_width": "130px"},
                                       tooltip="Rand index or normalised mutual information")
         super().__init__(self._parts(), [self.metric], width=width, height=height)
         self.metric.observe(lambda _: self.refresh(), names="value")
@@ -61,7 +63,7 @@ class ScoresView(FigureView):
             return placeholder_parts("Run an algorithm to score it against the labels.",
                                      "scores per step")
         t = min(self._step, len(self.dataset) - 1)
-        return figures._scores_parts(self.dataset, runs, self.metric.value, title=None, t=t)
+        return figures.scores_parts(self.dataset, runs, self.metric.value, t=t)
 
     def load(self, dataset: TemporalDataset, runs: Mapping[str, ClusteringResult] | None = None,
              *, step: int = 0) -> None:
@@ -76,9 +78,9 @@ class ScoresView(FigureView):
     def show_step(self, step: int) -> None:
         """Move the current-step line to ``step``."""
         self._step = step
-        if self.figure.layout.shapes:
-            time = figures._plain(self.dataset.times[min(step, len(self.dataset) - 1)])
-            self.figure.plotly_relayout({"shapes[0].x0": time, "shapes[0].x1": time})
+        if any(shape.name == CURRENT_STEP for shape in self.figure.layout.shapes):
+            time = plain_times([self.dataset.times[min(step, len(self.dataset) - 1)]])[0]
+            figures.update_by_name(self.figure, shapes={CURRENT_STEP: {"x0": time, "x1": time}})
 
     def static(self) -> go.Figure:
         """:func:`ercot_nb.figures.scores_figure` of what is shown."""

@@ -1,28 +1,29 @@
 """Video view: a frame and its segmentation side by side, updated in place."""
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any
 
 import plotly.graph_objects as go
 
 from .. import figures
+from ..figures.video import FRAME
 from ..data import TemporalDataset
 from ..result import ClusteringResult
-from ._base import FigureView, Parts
-from ._figure_widget import apply_values, trace_values
+from ._base import CachedStepView, Parts
+from ._figure_widget import trace_values
 
 __all__ = ["VideoView"]
 
-_Payload = tuple[dict[str, list[Any]], str]
 _SLOTS = 3  # frame, segmentation, ground truth: fewer panels hide the rest (same trace count)
 
 
-class VideoView(FigureView):
+class VideoView(CachedStepView):
     """The frame of one step of a video, its segmentation and the ground truth.
 
-    The panels are :func:`ercot_nb.figures.video_segmentation_figure`'s:
-    one image per panel, segmentations in the clusters' stable colours.
+    The panels are :func:`ercot_nb.figures.video_segmentation_figure`'s
+    (both draw with one :class:`ercot_nb.figures.VideoLayer`): one image per
+    panel, segmentations in the clusters' stable colours.  The figure is no
+    wider than ``max_width``: panels shrink to fit a notebook's output area.
     The trace layout is fixed for a (dataset, result) pair, so changing the
     step only replaces each panel's image (a PNG data URI of a few kB per
     segmentation) in one message; each step's images are computed once and
@@ -31,7 +32,7 @@ class VideoView(FigureView):
     Parameters
     ----------
     dataset : TemporalDataset
-        A video (see :func:`ercot_nb.figures.is_video`).
+        A video (see :attr:`ercot_nb.data.TemporalDataset.is_video`).
     result : ClusteringResult, optional
         The run to show; default a preview of the data (the frame and, with
         labels, the ground truth).
@@ -43,6 +44,8 @@ class VideoView(FigureView):
         Most pixels per panel; larger frames are shown stride-subsampled.
     panel_width : int, default=320
         Width of one panel in pixels; the height follows the frame.
+    max_width : int or None, default=figures.VIDEO_MAX_WIDTH
+        Largest width of the figure in pixels (narrower panels to fit).
     cache_steps : int, default=64
         Steps whose images are kept.
 
@@ -61,16 +64,16 @@ class VideoView(FigureView):
         truth: bool = True,
         max_pixels: int | None = figures.VIDEO_MAX_PIXELS,
         panel_width: int = 320,
+        max_width: int | None = figures.VIDEO_MAX_WIDTH,
         cache_steps: int = 64,
     ) -> None:
         self.truth = truth
+        self.max_width = max_width
         self.max_pixels = max_pixels
         self.panel_width = panel_width
         self.cache_steps = cache_steps
-        self._cache: OrderedDict[tuple[int, int | None], _Payload] = OrderedDict()
         self._configure(dataset, result)
-        self._step, self._member, self._requested = self._clamp(step), None, int(step)
-        self._shown_values: dict[str, list[Any]] | None = None
+        self._reset(step)
         width, height = self._panels.size()
         super().__init__(self._structure_parts(), width=width, height=height)
         self.show_step(self._requested)
@@ -78,15 +81,15 @@ class VideoView(FigureView):
     # -- data ------------------------------------------------------------------------------
     def _configure(self, dataset: TemporalDataset, result: ClusteringResult | None) -> None:
         # built first: a bad dataset raises before anything changes
-        panels = figures._VideoPanels(dataset, result, truth=self.truth,
-                                      max_pixels=self.max_pixels, panel_width=self.panel_width)
+        panels = figures.VideoLayer(dataset, result, truth=self.truth, max_pixels=self.max_pixels,
+                                    panel_width=self.panel_width, max_width=self.max_width)
         self.dataset, self.result, self._panels = dataset, result, panels
         self._labels_in_use = panels.unused_label() if panels.result is not None else 0
-        self._cache.clear()
 
     def _structure_parts(self) -> Parts:
-        traces = self._panels.traces(0, slots=_SLOTS) if self._panels.n_steps else []
-        return traces, self._panels.layout("", slots=_SLOTS)
+        if not self._panels.n_steps:
+            return Parts([], self._panels.layout("", slots=_SLOTS))
+        return self._panels.parts(0, slots=_SLOTS)
 
     def load(self, dataset: TemporalDataset, result: ClusteringResult | None = None, *,
              step: int = 0) -> None:
@@ -101,9 +104,9 @@ class VideoView(FigureView):
         step : int, default=0
         """
         self._configure(dataset, result)
+        self._reset(step)
         self.width, self.height = self._panels.size()
-        self._show(self._structure_parts())
-        self._shown_values = None
+        self._show_structure(self._structure_parts())
         self.show_step(step)
 
     def refresh(self) -> None:
@@ -115,59 +118,14 @@ class VideoView(FigureView):
                 self._cache.clear()
         self.show_step(self._requested, self._member)
 
-    def precompute(self) -> None:
-        """Compute and cache the images of the first steps (as many as the cache holds)."""
-        for t in range(min(self._panels.n_steps, self.cache_steps)):
-            self._payload(t, None)
+    def _n_steps(self) -> int:
+        return self._panels.n_steps
 
-    # -- showing ---------------------------------------------------------------------------
-    @property
-    def step(self) -> int:
-        """The step shown."""
-        return self._step
-
-    @property
-    def member(self) -> int | None:
-        """The population member shown instead of the knee, or None."""
-        return self._member
-
-    def _clamp(self, step: int) -> int:
-        return min(max(int(step), 0), max(self._panels.n_steps - 1, 0))
-
-    def show_step(self, step: int, member: int | None = None) -> None:
-        """Show ``step``: the knee's segmentation, or that of population ``member``.
-
-        Parameters
-        ----------
-        step : int
-            Step index; a step not computed yet shows the last computed one.
-        member : int, optional
-            Index into the step's final population (a-posteriori choice).
-        """
-        self._requested = int(step)
-        self._step = self._clamp(step)
-        self._member = member
-        if not self._panels.n_steps:
-            return
-        values, title = self._payload(self._step, member)
-        if int(step) > self._step:
-            title += f" — step {int(step)} not computed yet"
-        apply_values(self.figure, values, {"title.text": title}, shown=self._shown_values)
-        self._shown_values = values
-
-    def _payload(self, t: int, member: int | None) -> _Payload:
-        key = (t, member)
-        cached = self._cache.get(key)
-        if cached is not None:
-            self._cache.move_to_end(key)
-            return cached
-        traces = self._panels.traces(t, member, slots=_SLOTS)
-        paths = ("source",) if traces[0].source is not None else ("z",)
-        payload = (trace_values(traces, paths), self._panels.title(t, member))
-        self._cache[key] = payload
-        while len(self._cache) > self.cache_steps:
-            self._cache.popitem(last=False)
-        return payload
+    def _compute(self, t: int, member: int | None) -> tuple[dict[str, list[Any]], str]:
+        parts = self._panels.parts(t, member, slots=_SLOTS)
+        # PNG data URIs with Pillow, pixel arrays without
+        paths = ("source",) if parts.trace(FRAME).source is not None else ("z",)
+        return trace_values(parts.traces, paths), parts.layout["title"]["text"]
 
     def static(self) -> go.Figure:
         """:func:`ercot_nb.figures.video_segmentation_animation` starting at the step shown.
@@ -177,5 +135,5 @@ class VideoView(FigureView):
         """
         return figures.video_segmentation_animation(
             self.result, self.dataset, truth=self.truth, max_pixels=self.max_pixels,
-            panel_width=self.panel_width, start=self._step,
+            panel_width=self.panel_width, max_width=self.max_width, start=self._step,
         )

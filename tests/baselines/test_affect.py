@@ -36,7 +36,7 @@ def test_alpha_on_a_two_block_matrix_by_hand():
 
 
 def alpha_by_definition(W, P, labels):
-    """Entry-by-entry block model of algorithms.md section 3.4."""
+    """Entry-by-entry block model of the toolbox's alpha estimate (docs/algorithm.md, *AFFECT*)."""
     n = len(W)
     names = np.unique(labels)
     mean = np.zeros((n, n))
@@ -116,7 +116,7 @@ def test_relabelling_follows_the_toolbox():
 
 # --------------------------------------------------------------------------- toolbox demo
 def toolbox_demo(seed: int) -> TemporalDataset:
-    """algorithms.md section 3.7: two 2-D Gaussians, component 2 moving, then 2 x 5 switches."""
+    """The toolbox demo (docs/algorithm.md, *AFFECT*): two 2-D Gaussians, component 2 moving, then 2 x 5 switches."""
     rng = np.random.default_rng(seed)
     n, n_first = 40, 20
     mean_first, mean_second = np.array([3.0, 3.0]), np.array([-3.0, -3.0])

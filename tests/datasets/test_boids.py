@@ -85,7 +85,7 @@ def test_lane_rule_keeps_parallel_paths_and_the_design_generator_does_not(flocks
     centres = _lane_centres(flocks)
     assert np.all(np.diff(centres, axis=1) > 30)
     assert mean_scores(flocks, datasets.oracle_partition(flocks))["mRI"] > 0.85
-    # The design notes' generator (no lane rule, v_lim 4): lanes drift together.
+    # The plain generator (no lane rule, v_lim 4): lanes drift together.
     plain = datasets.load("bird_flocks", seed=0, lane_pull=0.0, speed_limit=4.0)
     plain_centres = _lane_centres(plain)
     assert np.min(np.diff(plain_centres[-5:], axis=1)) < 30

@@ -244,13 +244,17 @@ def test_oracle_is_good_but_not_perfect(full, name):
         ({"noise": -0.1}, "noise"),
         ({"noise": float("nan")}, "noise"),
         ({"n_frames": 0}, "n_frames"),
-        ({"n_frames": 2.5}, "n_frames"),
         ({"position_weight": 0}, "position_weight"),
     ],
 )
 def test_bad_scene_parameters(params, match):
     with pytest.raises(ValueError, match=match):
         datasets.load("video_mo", **params)
+
+
+def test_a_fractional_frame_count_is_a_type_error():
+    with pytest.raises(TypeError, match="n_frames must be an int"):
+        datasets.load("video_mo", n_frames=2.5)
 
 
 def test_position_must_be_bool():

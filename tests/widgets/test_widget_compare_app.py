@@ -93,7 +93,7 @@ def test_the_app_notebooks_are_found_in_the_checkout(monkeypatch, tmp_path):
     (tmp_path / "explorer.ipynb").write_text("{}")
     monkeypatch.setenv(app.APPS_ENV, str(tmp_path))
     assert app.find_app_notebook() == tmp_path / "explorer.ipynb"
-    with pytest.raises(FileNotFoundError, match="widgets/ folder"):
+    with pytest.raises(FileNotFoundError, match="missing.ipynb was not found"):
         app.find_app_notebook("missing")
 
 
@@ -110,10 +110,11 @@ def test_app_command_serves_the_explorer_with_voila(monkeypatch, capsys):
     monkeypatch.setattr(app.subprocess, "Popen", FakeVoila)
     opened = threading.Event()
     monkeypatch.setattr(app, "_open_when_listening",
-                        lambda url, port, process: opened.set() if port == 8899 else None)
+                        lambda url, port, process, host: opened.set() if port == 8899 else None)
     assert main(["app", "--port", "8899", "--dataset", "SYN5", "--no-browser"]) == 0
     command = started["command"]
-    assert command[1:4] == ["-m", "voila", str(REPO / "widgets" / "explorer.ipynb")]
+    assert command[1:4] == ["-m", "ercot_nb.widgets.app_server",
+                            str(REPO / "widgets" / "explorer.ipynb")]
     assert "--port=8899" in command and "--Voila.ip=127.0.0.1" in command and "--no-browser" in command
     assert started["env"][app.DATASET_ENV] == "syn5"
     assert started["env"][_bundle.SHARED_BUNDLE_ENV] == "1"

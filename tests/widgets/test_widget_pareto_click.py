@@ -38,7 +38,7 @@ def front_member_other_than_knee(explorer: Explorer) -> tuple[int, int, int]:
     """(trace index, point index, member) of a first-front member that is not the knee."""
     step = explorer.result[explorer.step]
     for trace_index, trace in enumerate(explorer.pareto.figure.data):
-        if not trace.name.startswith("k = ") or trace.customdata is None:
+        if not trace.name.split()[0].isdigit() or trace.customdata is None:  # "3 clusters"
             continue
         for point_index, row in enumerate(trace.customdata):
             member = int(row[0])
@@ -111,10 +111,10 @@ def test_clicking_the_knee_or_scrubbing_drops_the_choice(explorer):
 
 def test_raw_and_accumulated_objectives_toggle(explorer):
     explorer.step = 4
-    population = [t for t in explorer.pareto.figure.data if t.name.startswith("k = ")]
+    population = [t for t in explorer.pareto.figure.data if t.name.split()[0].isdigit()]
     accumulated = np.concatenate([np.asarray(t.x, float) for t in population])
     explorer.pareto.objectives.value = False
-    population = [t for t in explorer.pareto.figure.data if t.name.startswith("k = ")]
+    population = [t for t in explorer.pareto.figure.data if t.name.split()[0].isdigit()]
     raw = np.concatenate([np.asarray(t.x, float) for t in population])
     assert "raw objectives" in explorer.pareto.figure.layout.title.text
     assert explorer.result[4].alpha > 0 and not np.allclose(np.sort(raw), np.sort(accumulated))

@@ -33,7 +33,7 @@ def test_3d_option_only_with_three_features(syn2):
 
 def test_selecting_3d_rebuilds_the_traces_and_scrubbing_moves_z(syn2):
     data, result = syn2
-    view = PartitionView(data, result, step=1)
+    view = PartitionView(data, result, step=1, axes="pca")
     figure = view.figure
     assert {tr.type for tr in figure.data} == {"scatter"}
     view.axes.value = "3d"
@@ -58,3 +58,20 @@ def test_selecting_3d_rebuilds_the_traces_and_scrubbing_moves_z(syn2):
     view.axes.value = "features"  # back to 2-D
     assert {tr.type for tr in figure.data} == {"scatter"}
     assert figure.layout.xaxis.title.text == data.feature_names[0]
+
+
+def test_data_with_three_features_opens_in_3d_and_keeps_a_chosen_projection(syn2):
+    data, result = syn2
+    view = PartitionView(data, result, step=3)
+    assert view.axes.value == "3d"
+    assert {tr.type for tr in view.figure.data} == {"scatter3d"}
+    assert view.axes.options[0] == ("3-D (three features)", "3d")  # first of the visible buttons
+    rng = np.random.default_rng(0)
+    flat = TemporalDataset.from_arrays([rng.normal(size=(30, 2)) for _ in range(2)])
+    view.load(flat)
+    assert {tr.type for tr in view.figure.data} == {"scatter"}
+    view.load(data, result)  # back to three features: 3-D again
+    assert view.axes.value == "3d"
+    view.axes.value = "pca"  # the user's choice is kept for other data
+    view.load(data, result, step=2)
+    assert view.axes.value == "pca" and {tr.type for tr in view.figure.data} == {"scatter"}

@@ -72,7 +72,7 @@ def test_each_view_shows_the_step_it_is_at(explorer):
     for name in shown:
         np.testing.assert_allclose(shown[name], expected[name])
     assert explorer.partition.figure.layout.title.text == static.layout.title.text
-    knee = explorer.pareto.figure.data[-2]  # "knee (chosen)" then "selected member"
+    knee = explorer.pareto.figure.data[figures.trace_index(explorer.pareto.figure, "knee (chosen)")]
     assert knee.name == "knee (chosen)" and int(knee.customdata[0][0]) == result[4].knee
     assert explorer.alpha.figure.data[-1].x == (time,)
     assert explorer.alpha.figure.data[-1].y[0] == pytest.approx(result[4].alpha)
@@ -122,10 +122,10 @@ def test_static_copies_match_the_views(explorer):
 
 def test_alpha_i_appear_on_demand(explorer):
     pairs = explorer.alpha.figure.data[1]
-    assert pairs.name == "alpha_i per cluster" and pairs.visible is False
+    assert pairs.name == figures.lines.PAIRS and pairs.visible is False
     explorer.alpha.pairs.value = True
     assert explorer.alpha.figure.data[1].visible is True
-    assert explorer.alpha.static().data[1].name == "alpha_i per cluster"
+    assert explorer.alpha.static().data[1].name == figures.lines.PAIRS
     explorer.alpha.pairs.value = False
     assert len(explorer.alpha.static().data) == 2  # alpha line and current-step marker
 

@@ -134,9 +134,9 @@ def test_pareto_frames_share_one_trace_layout(syn5):
     names = [[tr.name for tr in fig.data] for fig in frames]
     assert all(n == names[0] for n in names)
     k_max = max(max(s.n_max, s.population_n_clusters.max()) for s in result)
-    assert [n for n in names[0] if n.startswith("k = ")] == [f"k = {k}" for k in range(1, k_max + 1)]
+    assert [n for n in names[0] if n.split()[0].isdigit()] == [figures.pareto.k_name(k) for k in range(1, k_max + 1)]
     for t, fig in enumerate(frames):
-        shown = sorted(int(tr.name[4:]) for tr in fig.data if tr.name.startswith("k = ") and tr.showlegend)
+        shown = sorted(int(tr.name.split()[0]) for tr in fig.data if tr.name.split()[0].isdigit() and tr.showlegend)
         assert shown == sorted(np.unique(result[t].population_n_clusters).tolist())
     animation = figures.pareto_animation(result, start=2)
     assert [f.name for f in animation.frames] == [str(t) for t in range(len(result))]
@@ -153,10 +153,10 @@ def test_pareto_selection_ring_and_raw_vs_accumulated(syn5):
     assert ring.customdata[0][0] == member
     assert "selected member" not in [tr.name for tr in figures.pareto_figure(result, t).data]
     both = figures.pareto_comparison_figure(result, t, selected=member)
-    raw = [tr for tr in both.data if tr.xaxis == "x" and tr.name.startswith("k =")]
-    accumulated = [tr for tr in both.data if tr.xaxis == "x2" and tr.name.startswith("k =")]
+    raw = [tr for tr in both.data if tr.xaxis == "x" and tr.name.split()[0].isdigit()]
+    accumulated = [tr for tr in both.data if tr.xaxis == "x2" and tr.name.split()[0].isdigit()]
     assert raw and accumulated
-    assert f"alpha = {step.alpha:.3f}" in both.layout.annotations[1].text
+    assert f"weight {step.alpha:.3f}" in both.layout.annotations[1].text
     assert not np.allclose(np.concatenate([tr.y for tr in raw]), np.concatenate([tr.y for tr in accumulated]))
 
 

@@ -1,0 +1,17 @@
+"""Temporal data model: id-tracked samples observed over a sequence of time steps.
+
+A :class:`TemporalDataset` is an ordered sequence of :class:`Snapshot` objects,
+one per time step (samples may appear and disappear between steps).  The
+package is split by topic: ``_snapshot`` (one step, shared ids),
+``_validation`` (checks of raw input), ``_dataset`` (the dataset model),
+``_io`` (long tables and CSV files in and out) and ``_scaling`` (feature
+scaling).  Import the public names from here.
+"""
+from __future__ import annotations
+
+from ._dataset import RANGE_RATIO_WARNING, TemporalDataset
+from ._snapshot import Snapshot, common_ids
+from ._validation import ARITHMETIC_LIMIT, check_arithmetic_range
+
+__all__ = ["Snapshot", "TemporalDataset", "common_ids", "check_arithmetic_range", "ARITHMETIC_LIMIT",
+           "RANGE_RATIO_WARNING"]

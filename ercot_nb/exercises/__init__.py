@@ -1,0 +1,66 @@
+"""Automatic feedback for the classroom exercises in ``notebooks/exercises/``.
+
+Each exercise notebook ends its tasks with a call such as::
+
+    from ercot_nb.exercises import check
+    check("01_implement_f_sep", f_sep)
+
+which returns a :class:`Feedback`: green when the answer is right, amber
+otherwise, with specific, encouraging hints and the numbers needed to debug
+(never the full answer to a prediction on the first try). Answers are checked
+against the package itself (the NumPy twins of the kernels, the knee rule in
+``ercot_nb._knee``, the dataset labels and the fitted model the student
+passes), not against stored numbers.
+
+=======================================  ======================================
+exercise                                 parts
+=======================================  ======================================
+``01_implement_f_sep``                   ``f_sep``, ``f_cp``
+``02_predict_the_knee``                  ``predict``, ``knee_rule``
+``03_explain_the_weight_syn3``           ``lowest_time``, ``drift_means``,
+                                         ``control``, ``statements``
+``04_find_the_vanishing_cluster``        ``true_counts``, ``vanished``,
+                                         ``compare``, ``statements``
+=======================================  ======================================
+
+Every call is recorded (see :func:`history`); :func:`reset` clears the record
+and the per-part attempt counters that decide how much a hint reveals.  These
+three act on one default :class:`Session` of the kernel; a ``Session()`` of
+your own keeps a separate record.
+
+==========================  ==================================================
+module                      holds
+==========================  ==================================================
+:mod:`.registry`            the exercises by name and parts; :class:`Session`
+:mod:`.feedback`            :class:`Feedback`; how a checker reports a mistake
+:mod:`.answers`             reading answers and the context passed with them
+:mod:`.ex01_objectives`     exercise 1 (f_sep, f_cp)
+:mod:`.ex02_knee`           exercise 2 (predict, knee_rule)
+:mod:`.ex03_weight`         exercise 3 (alpha on Syn3)
+:mod:`.ex04_vanishing`      exercise 4 (the vanishing cluster of Syn7)
+==========================  ==================================================
+"""
+from __future__ import annotations
+
+from .ex03_weight import EX3_STATEMENTS
+from .ex04_vanishing import EX4_STATEMENTS
+from .feedback import Feedback
+from .registry import Session, case_inputs, list_exercises, list_parts
+
+__all__ = [
+    "EX3_STATEMENTS",
+    "EX4_STATEMENTS",
+    "Feedback",
+    "Session",
+    "case_inputs",
+    "check",
+    "history",
+    "list_exercises",
+    "list_parts",
+    "reset",
+]
+
+_DEFAULT = Session()
+check = _DEFAULT.check
+history = _DEFAULT.history
+reset = _DEFAULT.reset

@@ -1,0 +1,143 @@
+"""Static Plotly figures of a temporal clustering run.
+
+Every builder returns a plain :class:`plotly.graph_objects.Figure` (no
+widgets, no kernel needed), so the figures render in JupyterLab, nbviewer,
+Jupyter Book and exported HTML alike.  Figures are deterministic: the same
+inputs give the same JSON (no trace uids, no random div ids), which keeps
+notebook output comparisons stable.
+
+Clusters are coloured by their *aligned* label (see
+:attr:`ercot_nb.result.StepResult.aligned_labels`), so a cluster keeps its
+colour across time steps.  Text from data (dataset, run, feature and label
+names, ids, time labels) is HTML-escaped before it reaches a figure.
+
+=================================  ==============================================
+builder                            shows
+=================================  ==============================================
+:func:`partition_figure`           the partition of one step (or of another front
+                                   member), centroids, entered and left samples
+:func:`partition_3d_figure`        the same as a rotatable 3-D scatter (D >= 3)
+:func:`partition_animation`        the same view over all steps (slider + play)
+:func:`pareto_figure`              the final population of one step and its knee
+:func:`pareto_frame`               the same with a fixed trace layout (widgets)
+:func:`pareto_animation`           the Pareto view over all steps (slider + play)
+:func:`pareto_comparison_figure`   raw vs accumulated objectives side by side
+:func:`alpha_figure`               the smoothness weight alpha (and alpha_i) over time
+:func:`scores_figure`              RI or NMI per step of one or more runs
+:func:`n_clusters_figure`          chosen (and true) number of clusters per step
+:func:`sankey_figure`              cluster flow between steps (persist/split/merge)
+:func:`membership_figure`          each id's cluster at every step (who changes cluster)
+:func:`video_segmentation_figure`  a video frame, its segmentation and the
+                                   ground truth side by side
+:func:`video_segmentation_animation` the same over all steps (slider + play)
+:func:`report_figures`             all kernel-free views of a run, in order
+:func:`save_html`                  one self-contained offline HTML file
+=================================  ==============================================
+
+One module per topic: :mod:`.style` (colours, template), :mod:`.layers`
+(the parts protocol the widget views share), :mod:`.partition`
+(with :mod:`.projection`), :mod:`.pareto`, :mod:`.lines` (time lines),
+:mod:`.flows` (Sankey, memberships), :mod:`.video` (with :mod:`.images`),
+:mod:`.animation` and :mod:`.export`.  Each view has a ``*_parts`` builder
+returning :class:`Parts` (traces named by role and a layout dict): the
+figures above wrap them, and the widget views show the same parts and
+update traces by name (:func:`update_by_name`).
+
+Helpers: :func:`member_partition` (a-posteriori choice of a front member),
+:func:`cluster_flows` (the Sankey's table), :func:`cluster_moves` (every change of
+cluster of every id), :func:`ground_truth_result`
+(a dataset's labels shown with the same views); for videos :func:`is_video`,
+:func:`frame_image` and :func:`segmentation_image` (pixels placed by id).
+"""
+from __future__ import annotations
+
+from ..data import TemporalDataset
+from ..result import ClusteringResult
+from .export import report_figures, save_html
+from .flows import (
+    MEMBERSHIP_SORTS, cluster_flows, cluster_moves, membership_figure, sankey_colors,
+    sankey_figure, sankey_parts, sankey_title,
+)
+from .images import frame_image, is_video, segmentation_image
+from .layers import Parts, shape_index, trace_index, update_by_name
+from .lines import alpha_figure, alpha_parts, n_clusters_figure, scores_figure, scores_parts
+from .pareto import pareto_animation, pareto_comparison_figure, pareto_figure, pareto_frame, pareto_parts
+from .partition import (
+    PartitionLayer, member_partition, partition_3d_figure, partition_animation, partition_figure,
+    partition_parts,
+)
+from .style import TEMPLATE, WEBGL_THRESHOLD, cluster_colors, label_color
+from .video import (
+    VIDEO_MAX_PIXELS, VIDEO_MAX_WIDTH, VideoLayer, video_parts, video_segmentation_animation,
+    video_segmentation_figure,
+)
+
+__all__ = [
+    "WEBGL_THRESHOLD",
+    "TEMPLATE",
+    "cluster_colors",
+    "label_color",
+    "partition_figure",
+    "partition_3d_figure",
+    "partition_animation",
+    "pareto_figure",
+    "alpha_figure",
+    "scores_figure",
+    "n_clusters_figure",
+    "save_html",
+    "member_partition",
+    "pareto_frame",
+    "pareto_animation",
+    "pareto_comparison_figure",
+    "cluster_flows",
+    "sankey_figure",
+    "sankey_colors",
+    "sankey_title",
+    "ground_truth_result",
+    "report_figures",
+    "VIDEO_MAX_PIXELS",
+    "VIDEO_MAX_WIDTH",
+    "is_video",
+    "frame_image",
+    "segmentation_image",
+    "video_segmentation_figure",
+    "video_segmentation_animation",
+    "MEMBERSHIP_SORTS",
+    "cluster_moves",
+    "membership_figure",
+    # the parts protocol shared with the widget views
+    "Parts",
+    "trace_index",
+    "shape_index",
+    "update_by_name",
+    "PartitionLayer",
+    "VideoLayer",
+    "partition_parts",
+    "pareto_parts",
+    "alpha_parts",
+    "scores_parts",
+    "sankey_parts",
+    "video_parts",
+]
+
+
+def ground_truth_result(dataset: TemporalDataset) -> ClusteringResult:
+    """The dataset's own labels as a result, to preview data with the same views.
+
+    Shorthand for :meth:`ClusteringResult.from_labels` with the dataset's labels.
+
+    Parameters
+    ----------
+    dataset : TemporalDataset
+        Any dataset; without ground-truth labels every sample is in one
+        cluster.
+
+    Returns
+    -------
+    ClusteringResult
+        Algorithm ``"ground truth"`` (or ``"data"`` without labels), one
+        step per dataset step, time-aligned like a run.
+    """
+    if not isinstance(dataset, TemporalDataset):
+        raise TypeError(f"dataset must be a TemporalDataset, got {type(dataset).__name__}")
+    return ClusteringResult.from_labels(dataset)

@@ -1,0 +1,447 @@
+"""Flows between steps: the cluster Sankey and every id's membership over time."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..data import Snapshot, TemporalDataset, common_ids
+from ..result import ClusteringResult
+from .layers import Parts
+from .style import (
+    MUTED, as_result, base_layout, escape, label_color, message_annotation, plain, plain_times,
+    rgba, step_index,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "FLOW", "cluster_flows", "sankey_colors", "sankey_parts", "sankey_figure", "sankey_title",
+    "MEMBERSHIP_SORTS", "cluster_moves", "membership_figure",
+]
+
+FLOW = "cluster flow"
+"""Name of the Sankey trace."""
+
+
+def cluster_flows(result: ClusteringResult) -> list[dict[str, Any]]:
+    """How many samples go from each cluster at t-1 to each cluster at t.
+
+    Parameters
+    ----------
+    result : ClusteringResult
+        The run (a fitted estimator with ``result_`` is accepted too).
+
+    Returns
+    -------
+    list of dict
+        One entry per (step t >= 1, aligned label at t-1, aligned label at
+        t) pair with shared samples: keys ``t``, ``source``, ``target`` and
+        ``count``.  Samples that enter or leave between the steps are not
+        counted.  A cluster that persists flows mostly into its own label; a
+        split sends one source into several targets, a merge the reverse.
+    """
+    result = as_result(result)
+    flows: list[dict[str, Any]] = []
+    for t in range(1, len(result)):
+        previous, current = result[t - 1], result[t]
+        a = Snapshot(previous.time, previous.ids, np.zeros((previous.n_samples, 0)))
+        b = Snapshot(current.time, current.ids, np.zeros((current.n_samples, 0)))
+        ia, ib = common_ids(a, b)
+        if not len(ia):
+            continue
+        pairs, counts = np.unique(
+            np.column_stack([previous.aligned_labels[ia], current.aligned_labels[ib]]),
+            axis=0, return_counts=True,
+        )
+        flows.extend(
+            dict(t=t, source=int(source), target=int(target), count=int(count))
+            for (source, target), count in zip(pairs, counts)
+        )
+    return flows
+
+
+def sankey_colors(
+    node_labels: Sequence[int],
+    node_steps: Sequence[int],
+    link_sources: Sequence[int],
+    link_steps: Sequence[int],
+    t: int | None,
+) -> tuple[list[str], list[str]]:
+    """Node and link colours of the Sankey view, bringing step ``t`` forward.
+
+    Nodes take their cluster's colour and links their source cluster's
+    colour.  With ``t`` given, the nodes of step ``t`` and the links into and
+    out of it are strong and the rest faded.
+
+    Parameters
+    ----------
+    node_labels, node_steps : sequence of int
+        Aligned label and step of every node.
+    link_sources, link_steps : sequence of int
+        Source aligned label and target step of every link.
+    t : int or None
+        The step in focus; None shows every step alike.
+
+    Returns
+    -------
+    node_colors, link_colors : list of str
+    """
+    node_colors = [
+        label_color(label) if t is None or step == t else rgba(label_color(label), 0.3)
+        for label, step in zip(node_labels, node_steps)
+    ]
+    link_colors = [
+        rgba(label_color(source), 0.35 if t is None else 0.6 if step in (t, t + 1) else 0.12)
+        for source, step in zip(link_sources, link_steps)
+    ]
+    return node_colors, link_colors
+
+
+def sankey_figure(
+    result: ClusteringResult,
+    *,
+    t: int | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """Cluster flow between consecutive steps: persistence, splits and merges.
+
+    Parameters
+    ----------
+    result : ClusteringResult
+        The run (a fitted estimator with ``result_`` is accepted too).
+    t : int, optional
+        Bring this step forward: its clusters and the flows into and out of
+        it in strong colours, the rest faded (see :func:`sankey_colors`).
+    title : str, optional
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One ``go.Sankey`` trace.  Nodes are (step, aligned cluster) pairs in
+        the cluster's colour, placed left to right by step and stacked by
+        label; node ``customdata`` holds ``[step, label, size]``.  Links
+        follow :func:`cluster_flows`, take the source cluster's colour and
+        hold ``[time from, source, time to, target, step to]``.  Each
+        column is labelled with its time below.
+    """
+    return sankey_parts(result, t=t, title=title).figure()
+
+
+def sankey_parts(
+    result: ClusteringResult, *, t: int | None = None, title: str | None = None
+) -> Parts:
+    """Parts of :func:`sankey_figure` (same parameters): one trace named ``"cluster flow"``."""
+    result = as_result(result)
+    n_steps = len(result)
+    node_step: list[int] = []
+    node_label: list[int] = []
+    node_size: list[int] = []
+    node_x: list[float] = []
+    node_y: list[float] = []
+    index: dict[tuple[int, int], int] = {}
+    for step in result:
+        labels, sizes = np.unique(step.aligned_labels, return_counts=True)
+        total = max(int(sizes.sum()), 1)
+        below = 0
+        for label, size in zip(labels.tolist(), sizes.tolist()):
+            index[(step.t, label)] = len(node_step)
+            node_step.append(step.t)
+            node_label.append(label)
+            node_size.append(size)
+            node_x.append(0.01 + 0.98 * (step.t / (n_steps - 1) if n_steps > 1 else 0.5))
+            node_y.append(0.01 + 0.98 * (below + size / 2) / total)
+            below += size
+    flows = cluster_flows(result)
+    times = plain_times(result.times)
+    highlight = None if t is None else step_index(result, t)
+    node_colors, link_colors = sankey_colors(
+        node_label, node_step, [f["source"] for f in flows], [f["t"] for f in flows], highlight
+    )
+    trace = go.Sankey(
+        name=FLOW,
+        arrangement="fixed",
+        node=dict(
+            label=[f"{label}" for label in node_label],
+            x=node_x,
+            y=node_y,
+            pad=8,
+            thickness=14,
+            color=node_colors,
+            line=dict(width=0.5, color=MUTED),
+            customdata=[[s, label, size] for s, label, size in zip(node_step, node_label, node_size)],
+            hovertemplate=(
+                "step %{customdata[0]}<br>cluster %{customdata[1]}<br>"
+                "%{customdata[2]} samples<extra></extra>"
+            ),
+        ),
+        link=dict(
+            source=[index[(f["t"] - 1, f["source"])] for f in flows],
+            target=[index[(f["t"], f["target"])] for f in flows],
+            value=[f["count"] for f in flows],
+            color=link_colors,
+            customdata=[
+                [times[f["t"] - 1], f["source"], times[f["t"]], f["target"], f["t"]] for f in flows
+            ],
+            hovertemplate=(
+                "cluster %{customdata[1]} at time %{customdata[0]} → cluster "
+                "%{customdata[3]} at time %{customdata[2]}<br>%{value} samples<extra></extra>"
+            ),
+        ),
+    )
+    layout = base_layout("line", title or sankey_title(result, highlight))
+    layout.update(width=max(680, min(1200, 90 * n_steps)), height=420)
+    layout["margin"] = dict(l=30, r=30, t=60, b=45)
+    # time labels under the columns (node x is in the trace's domain, i.e. paper units)
+    columns = sorted({(x, step) for x, step in zip(node_x, node_step)})
+    layout["annotations"] = [
+        dict(x=x, y=-0.02, xref="paper", yref="paper", yanchor="top", showarrow=False,
+             text=f"time {times[step]}", font=dict(size=11, color=MUTED))
+        for x, step in columns
+    ]
+    if not flows:
+        layout["annotations"].append(
+            message_annotation("no flow yet: needs two steps sharing sample ids")
+        )
+    return Parts([trace], layout)
+
+
+def sankey_title(result: ClusteringResult, t: int | None) -> str:
+    """Default title of :func:`sankey_figure` (naming the step in focus)."""
+    focus = "" if t is None else f" (time {escape(result[t].time)} in focus)"
+    return f"{escape(result.algorithm)}: cluster flow over time{focus}"
+
+
+
+MEMBERSHIP_SORTS = ("first_move", "moves", "id")
+"""Row orders of :func:`membership_figure`."""
+
+def cluster_moves(result: ClusteringResult) -> "pd.DataFrame":
+    """Every change of (aligned) cluster of every sample id, as a tidy table.
+
+    Built from :meth:`ClusteringResult.to_frame`: each appearance of an id is
+    compared with its previous appearance (the step before, or an earlier
+    one when the id was missing in between).
+
+    Parameters
+    ----------
+    result : ClusteringResult
+        The run (a fitted estimator with ``result_`` is accepted too).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per move, ordered by step then by first appearance of the id,
+        with columns ``id``, ``t`` (0-based step of arrival), ``time_from``,
+        ``time`` (time labels of the two appearances), ``from_cluster`` and
+        ``to_cluster`` (aligned labels, the colours of every figure here).
+    """
+    import pandas as pd
+
+    frame = as_result(result).to_frame()
+    columns = ["id", "t", "time_from", "time", "from_cluster", "to_cluster"]
+    if frame.empty:
+        return pd.DataFrame(columns=columns)
+    by_id = frame.groupby("id", sort=False)
+    previous = by_id["aligned_label"].shift()
+    time_from = frame["time"].astype(object).groupby(frame["id"], sort=False).shift()
+    moved = previous.notna().to_numpy() & (previous.to_numpy() != frame["aligned_label"].to_numpy())
+    return pd.DataFrame(
+        {
+            "id": frame["id"][moved].to_numpy(),
+            "t": frame["t"][moved].to_numpy(),
+            "time_from": time_from[moved].to_numpy(),
+            "time": frame["time"][moved].to_numpy(),
+            "from_cluster": previous[moved].to_numpy().astype(np.int64),
+            "to_cluster": frame["aligned_label"][moved].to_numpy(),
+        },
+        columns=columns,
+    )
+
+
+def _reference_names(dataset: TemporalDataset, result: ClusteringResult) -> list[dict[Any, str]] | None:
+    """Per step, id -> the dataset's reference label as text (None without labels).
+
+    Also checks that ``dataset`` holds the ids of ``result`` at every step.
+    """
+    if not isinstance(dataset, TemporalDataset):
+        raise TypeError(f"dataset must be a TemporalDataset, got {type(dataset).__name__}")
+    if len(dataset) != len(result):
+        raise ValueError(
+            f"dataset has {len(dataset)} steps but the result has {len(result)}: "
+            "give the data the result was fitted on"
+        )
+    for snapshot, step in zip(dataset, result):
+        if not np.array_equal(snapshot.ids, step.ids):
+            raise ValueError(
+                f"step {step.t} (time {plain(step.time)!r}): the dataset's ids differ from the "
+                "result's; give the data the result was fitted on"
+            )
+    if not dataset.has_labels:
+        return None
+    names = dataset.label_names
+    return [
+        {
+            plain(i): escape(names[label] if names is not None else label)
+            for i, label in zip(snapshot.ids, snapshot.labels)
+        }
+        for snapshot in dataset
+    ]
+
+
+def membership_figure(
+    result: ClusteringResult,
+    dataset: TemporalDataset | None = None,
+    *,
+    only_movers: bool = True,
+    max_rows: int | None = 60,
+    sort: str = "first_move",
+    title: str | None = None,
+) -> go.Figure:
+    """Timeline of every sample's cluster: ids (rows) x time steps (columns).
+
+    Each cell is coloured like the id's aligned cluster at that step (the
+    colours of :func:`partition_figure` and :func:`sankey_figure`), so a row
+    that changes colour is a sample that moved to another cluster; see
+    :func:`cluster_moves` for the same moves as a table.
+
+    Parameters
+    ----------
+    result : ClusteringResult
+        The run (a fitted estimator with ``result_`` is accepted too).
+    dataset : TemporalDataset, optional
+        The data the result was fitted on; its name goes in the title and,
+        when it has labels, each cell's hover shows the id's reference label
+        (e.g. the continent of a Gapminder country).
+    only_movers : bool, default=True
+        Show only ids that change cluster at least once.
+    max_rows : int or None, default=60
+        Show at most this many rows (the first ones in ``sort`` order);
+        None shows all.
+    sort : {"first_move", "moves", "id"}, default="first_move"
+        Row order: by the step of the id's first move (ids that never move
+        last), by the number of moves (most first), or by id.  Ties keep
+        the order of first appearance.
+    title : str, optional
+        Figure title; by default it says how many rows are shown of how many.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One ``go.Heatmap``: ``y`` the ids (as text, first row on top), ``x``
+        the time labels (as text), ``z`` the index of the cell's cluster in
+        the colour bar (``colorbar.ticktext`` names the clusters) and NaN
+        where the id is absent at that step (a gap, drawn empty).
+        ``customdata`` holds ``[id, time, cluster]`` per cell (plus the
+        reference label with a labelled ``dataset``), shown on hover.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``sort``, a ``max_rows`` below 1, a result without
+        steps, or a ``dataset`` whose steps or ids differ from the result's.
+    """
+    result = as_result(result)
+    if not len(result):
+        raise ValueError("the result has no steps to show")
+    if sort not in MEMBERSHIP_SORTS:
+        raise ValueError(f"sort must be one of {MEMBERSHIP_SORTS}, got {sort!r}")
+    if max_rows is not None and (
+        isinstance(max_rows, bool) or not isinstance(max_rows, (int, np.integer)) or max_rows < 1
+    ):
+        raise ValueError(f"max_rows must be None or an int >= 1, got {max_rows!r}")
+    references = None if dataset is None else _reference_names(dataset, result)
+
+    frame = result.to_frame()
+    frame["id"] = [plain(i) for i in frame["id"]]
+    grid = frame.pivot(index="id", columns="t", values="aligned_label")
+    order = list(dict.fromkeys(frame["id"]))  # ids by first appearance
+    grid = grid.reindex(index=order, columns=range(len(result)))
+
+    moves = cluster_moves(result)
+    moves["id"] = [plain(i) for i in moves["id"]]
+    n_moves = moves.groupby("id", sort=False).size()
+    first_move = moves.groupby("id", sort=False)["t"].min()
+    rows = [i for i in order if i in n_moves.index] if only_movers else order
+    if sort == "first_move":
+        rows = sorted(rows, key=lambda i: first_move.get(i, len(result)))
+    elif sort == "moves":
+        rows = sorted(rows, key=lambda i: -n_moves.get(i, 0))
+    else:
+        rows = sorted(rows, key=str)
+    n_candidates = len(rows)
+    if max_rows is not None:
+        rows = rows[:max_rows]
+
+    cells = grid.loc[rows].to_numpy(dtype=float) if rows else np.empty((0, len(result)))
+    used = sorted(int(k) for k in np.unique(cells[~np.isnan(cells)]))
+    position = {label: index for index, label in enumerate(used)}
+    z = np.full(cells.shape, np.nan)
+    present = ~np.isnan(cells)
+    z[present] = [position[int(k)] for k in cells[present]]
+
+    times = [escape(step.time) for step in result]
+    customdata = []
+    for r, sample in enumerate(rows):
+        row = []
+        for t, time in enumerate(times):
+            cluster = "absent" if np.isnan(cells[r, t]) else f"{int(cells[r, t])}"
+            cell = [escape(sample), time, cluster]
+            if references is not None:
+                cell.append(references[t].get(sample, ""))
+            row.append(cell)
+        customdata.append(row)
+    hover = "%{customdata[0]}<br>time %{customdata[1]}<br>cluster %{customdata[2]}"
+    if references is not None:
+        hover += "<br>reference: %{customdata[3]}"
+
+    n = max(len(used), 1)
+    colorscale = []
+    for index, label in enumerate(used):
+        colorscale += [[index / n, label_color(label)], [(index + 1) / n, label_color(label)]]
+    trace = go.Heatmap(
+        z=z,
+        x=times,
+        y=[escape(i) for i in rows],
+        customdata=customdata,
+        hovertemplate=hover + "<extra></extra>",
+        hoverongaps=False,
+        colorscale=colorscale or [[0, MUTED], [1, MUTED]],
+        zmin=-0.5,
+        zmax=n - 0.5,
+        xgap=1,
+        ygap=1,
+        colorbar=dict(
+            title=dict(text="cluster"),
+            tickvals=list(range(len(used))),
+            ticktext=[f"{label}" for label in used],
+            len=min(1.0, 0.1 + 0.06 * n),
+            y=1.0,
+            yanchor="top",
+        ),
+    )
+    what = "ids that change cluster" if only_movers else "ids"
+    on = f" on {escape(dataset.name)}" if dataset is not None and dataset.name else ""
+    default = (
+        f"{escape(result.algorithm)}{on}: cluster of each id over time"
+        f"<br><sup>{len(rows)} of {n_candidates} {what}</sup>"
+    )
+    longest = max((len(str(i)) for i in rows), default=4)
+    layout = base_layout(
+        "line",
+        title or default,
+        xaxis=dict(type="category", side="top"),
+        yaxis=dict(type="category", autorange="reversed", automargin=True),
+    )
+    layout.update(
+        width=max(560, min(1200, 140 + 7 * longest + 45 * len(times))),
+        height=max(300, min(1600, 130 + 16 * len(rows))),
+    )
+    layout["margin"] = dict(l=20 + 7 * longest, r=20, t=90, b=20)
+    if not rows:
+        layout["annotations"] = [message_annotation(f"no {what} to show")]
+    return go.Figure(data=[trace], layout=layout)

@@ -1,0 +1,513 @@
+"""Partition view: one step's samples coloured by cluster, in 2-D or 3-D, and its animation."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..data import TemporalDataset, common_ids
+from ..result import ClusteringResult, StepResult
+from .animation import animation_figure
+from .layers import Parts
+from .projection import Plane
+from .style import (
+    INK, MUTED, WEBGL_THRESHOLD, as_result, base_layout, escape, label_color, padded_range,
+    plain_times, step_index,
+)
+
+__all__ = [
+    "ENTERED", "LEFT", "CENTROIDS", "cluster_name", "PartitionLayer", "partition_parts",
+    "partition_figure", "partition_3d_figure", "partition_animation", "member_partition",
+]
+
+ENTERED = "entered since previous step"
+LEFT = "left since previous step"
+CENTROIDS = "centroids"
+
+
+def cluster_name(label: int) -> str:
+    """Name of the trace holding aligned cluster ``label``'s samples."""
+    return f"cluster {int(label)}"
+
+
+class PartitionLayer:
+    """Per-step parts of a partition scatter of one run, with axes fixed over all steps.
+
+    Coordinates (features, PCA or 3-D) are computed once for every step, so
+    the parts of any step, or of any member of a step's final population,
+    are cheap.  The static builders and the widget partition view both draw
+    with it.
+
+    Parameters
+    ----------
+    dataset : TemporalDataset
+        The data the result was fitted on.
+    result : ClusteringResult
+        The run (a fitted estimator with ``result_`` is accepted too).
+    features, projection, show_centroids, webgl
+        As in :func:`partition_figure`.
+    """
+
+    def __init__(
+        self,
+        dataset: TemporalDataset,
+        result: Any,
+        *,
+        features: Sequence[int | str] | None = None,
+        projection: str | None = None,
+        show_centroids: bool = True,
+        webgl: bool | None = None,
+    ) -> None:
+        if not isinstance(dataset, TemporalDataset):
+            raise TypeError(f"dataset must be a TemporalDataset, got {type(dataset).__name__}")
+        self.dataset = dataset
+        self.result = as_result(result)
+        if len(self.result) > len(dataset):
+            raise ValueError(
+                f"the result has {len(self.result)} steps but the dataset only {len(dataset)}"
+            )
+        for step in self.result:
+            if step.n_samples != dataset[step.t].n_samples:
+                raise ValueError(
+                    f"step {step.t}: the result has {step.n_samples} samples but the dataset "
+                    f"{dataset[step.t].n_samples}; was the result fitted on this dataset?"
+                )
+        self.plane = Plane(dataset, features, projection)
+        self.show_centroids = show_centroids
+        self._coords = [self.plane.project(s.X) for s in dataset]
+        self.ranges = self._ranges()
+        self.max_points = int(dataset.n_samples_per_step.max())
+        self.webgl = webgl
+        self._id_texts: dict[int, np.ndarray] = {}
+        self._members: dict[tuple[int, int], StepResult] = {}
+
+    @property
+    def is_3d(self) -> bool:
+        """Whether the view is a 3-D scatter (``projection="3d"``)."""
+        return self.plane.dims == 3
+
+    def use_webgl(self, n_points: int) -> bool:
+        """WebGL as requested, or automatically above the threshold."""
+        return n_points > WEBGL_THRESHOLD if self.webgl is None else bool(self.webgl)
+
+    def _ranges(self) -> list[list[float]]:
+        per_axis = [[coords[d] for coords in self._coords] for d in range(self.plane.dims)]
+        if self.show_centroids and not self.plane.by_index:
+            for step in self.result:
+                for d, values in enumerate(self.plane.project(step.centroids)):
+                    per_axis[d].append(values)
+        return [padded_range(np.concatenate(v).min(), np.concatenate(v).max()) for v in per_axis]
+
+    def labels_over_time(self) -> list[int]:
+        """Every aligned label used by any step, sorted."""
+        return sorted({int(k) for step in self.result for k in np.unique(step.aligned_labels)})
+
+    def partition(self, t: int, member: int | None = None) -> StepResult:
+        """Step ``t`` of the run, or its partition by population ``member`` (cached)."""
+        if member is None:
+            return self.result[t]
+        key = (t, int(member))
+        if key not in self._members:
+            self._members[key] = self.result.member_partition(self.dataset[t].X, t, member)
+        return self._members[key]
+
+    def entered(self, t: int) -> np.ndarray:
+        """Mask of step t's samples absent at step t-1 (all False at t = 0)."""
+        current = self.dataset[t]
+        mask = np.zeros(current.n_samples, dtype=bool)
+        if t > 0:
+            mask[:] = True
+            _, common = common_ids(self.dataset[t - 1], current)
+            mask[common] = False
+        return mask
+
+    def left(self, t: int) -> np.ndarray:
+        """Positions (within step t-1) of the samples gone at step t (empty at t = 0)."""
+        if t == 0:
+            return np.empty(0, dtype=np.intp)
+        previous = self.dataset[t - 1]
+        common, _ = common_ids(previous, self.dataset[t])
+        mask = np.ones(previous.n_samples, dtype=bool)
+        mask[common] = False
+        return np.flatnonzero(mask)
+
+    def title(self, t: int, member: int | None = None) -> str:
+        """Dataset, algorithm (and member), time, step and number of clusters."""
+        step = self.result[t]
+        name = f"{escape(self.dataset.name)}: " if self.dataset.name else ""
+        algorithm = escape(self.result.algorithm)
+        time = escape(step.time)
+        if member is None or int(member) == step.knee:
+            return f"{name}{algorithm} partition at time {time} (step {step.t}, {step.n_clusters} clusters)"
+        partition = self.partition(t, member)
+        return (
+            f"{name}{algorithm} member {int(member)} at time {time} "
+            f"(step {step.t}, {partition.n_clusters} clusters; knee is member {step.knee})"
+        )
+
+    def id_texts(self, t: int) -> np.ndarray:
+        """Step t's sample ids as (escaped) strings for hover text, cached per step."""
+        cached = self._id_texts.get(t)
+        if cached is None:
+            cached = np.array([escape(i) for i in self.dataset[t].ids.tolist()], dtype=str)
+            self._id_texts[t] = cached
+        return cached
+
+    def id_hover(self, t: int, positions: np.ndarray, webgl: bool) -> tuple[dict[str, Any], str]:
+        """Hover ids of step t's samples at ``positions``: trace properties and template token.
+
+        Small figures carry ids as ``text``.  WebGL figures with integer ids
+        carry them as a float ``customdata`` array instead, which a widget
+        sends as one binary buffer rather than a list of strings (scrubbing
+        20,000 points stays fast).
+        """
+        ids = self.dataset[t].ids
+        if webgl and ids.dtype.kind in "iu" and (len(ids) == 0 or np.abs(ids).max() < 2**53):
+            return {"customdata": ids[positions].astype(np.float64)}, "%{customdata:d}"
+        return {"text": self.id_texts(t)[positions]}, "%{text}"
+
+    def traces(
+        self,
+        t: int,
+        labels: Sequence[int],
+        webgl: bool,
+        partition: StepResult | None = None,
+    ) -> list[go.Scatter | go.Scattergl | go.Scatter3d]:
+        """Traces of step ``t``: one per label in ``labels``, entered and left samples, centroids.
+
+        ``partition`` replaces the result's step ``t`` (e.g. the partition of
+        another Pareto front member); its ``aligned_labels`` colour the points.
+        In 3-D every trace is a ``go.Scatter3d`` with an extra ``z``.
+        """
+        step = self.result[t] if partition is None else partition
+        coords = self._coords[t]
+        scatter = go.Scatter3d if self.is_3d else go.Scattergl if webgl else go.Scatter
+        n = len(coords[0])
+        size = 7 if n <= 1000 else 5 if n <= WEBGL_THRESHOLD else 3
+        if self.is_3d:
+            size = max(size - 3, 2)  # 3-D markers read larger
+        # plotly.js 3-D markers know fewer symbols than 2-D ones
+        left_symbol = "cross" if self.is_3d else "x-thin-open"
+
+        def xyz(values: Sequence[np.ndarray], rows: np.ndarray) -> dict[str, np.ndarray]:
+            return dict(zip("xyz", (v[rows] for v in values)))
+
+        traces: list[go.Scatter | go.Scattergl | go.Scatter3d] = []
+        for label in labels:
+            members = np.flatnonzero(step.aligned_labels == label)
+            hover, token = self.id_hover(t, members, webgl)
+            traces.append(scatter(
+                **xyz(coords, members), mode="markers", name=cluster_name(label),
+                legendgroup=cluster_name(label),
+                marker=dict(color=label_color(label), size=size, opacity=0.85),
+                hovertemplate=f"id {token}<br>cluster {int(label)}<extra></extra>", **hover,
+            ))
+        new = np.flatnonzero(self.entered(t))
+        hover, token = self.id_hover(t, new, webgl)
+        traces.append(scatter(
+            **xyz(coords, new), mode="markers", name=ENTERED,
+            marker=dict(symbol="circle-open", size=size + 6, color=INK, line=dict(width=1.5)),
+            hovertemplate=f"id {token}<br>new at this step<extra></extra>", **hover,
+        ))
+        gone = self.left(t)
+        previous = self._coords[t - 1] if t > 0 else tuple(v[:0] for v in coords)
+        hover, token = self.id_hover(max(t - 1, 0), gone, webgl)
+        traces.append(scatter(
+            **xyz(previous, gone), mode="markers", name=LEFT,
+            marker=dict(symbol=left_symbol, size=size + 4, color=MUTED, line=dict(width=1.5)),
+            hovertemplate=f"id {token}<br>gone at this step (last position)<extra></extra>",
+            **hover,
+        ))
+        if self.show_centroids:
+            traces.append(self._centroid_trace(step, coords[0]))
+        return traces
+
+    def _centroid_trace(self, step: StepResult, x_samples: np.ndarray) -> go.Scatter | go.Scatter3d:
+        # centroids are numbered like step.labels; map them to aligned labels
+        aligned_of = np.empty(step.n_clusters, dtype=np.int64)
+        aligned_of[step.labels] = step.aligned_labels
+        if self.plane.by_index:
+            # one feature: put each centroid at the mean index of its members
+            cx = np.array([x_samples[step.labels == c].mean() for c in range(step.n_clusters)])
+            positions: tuple[np.ndarray, ...] = (cx, step.centroids[:, 0])
+        else:
+            positions = self.plane.project(step.centroids)
+        scatter = go.Scatter3d if self.is_3d else go.Scatter
+        return scatter(
+            **dict(zip("xyz", positions)), mode="markers", name=CENTROIDS,
+            marker=dict(
+                symbol="diamond" if self.is_3d else "x", size=8 if self.is_3d else 16,
+                color=[label_color(k) for k in aligned_of], line=dict(width=1.5, color=INK),
+            ),
+            text=[cluster_name(k) for k in aligned_of],
+            hovertemplate="centroid of %{text}<extra></extra>",
+        )
+
+    def layout(self, title: str) -> dict[str, Any]:
+        """Layout dict with the axis ranges fixed over all steps."""
+        if self.is_3d:
+            axes = {
+                f"{name}axis": dict(title=dict(text=text), range=list(span), autorange=False)
+                for name, text, span in zip("xyz", self.plane.titles, self.ranges)
+            }
+            return base_layout("partition", title, scene=dict(**axes, aspectmode="cube"),
+                               legend=dict(itemsizing="constant"))
+        (x_title, y_title), (x_range, y_range) = self.plane.titles, self.ranges
+        return base_layout(
+            "partition", title,
+            xaxis=dict(title=dict(text=x_title), range=x_range, autorange=False),
+            yaxis=dict(title=dict(text=y_title), range=y_range, autorange=False),
+            legend=dict(itemsizing="constant"),
+        )
+
+    def parts(
+        self,
+        t: int,
+        member: int | None = None,
+        *,
+        labels: Sequence[int] | None = None,
+        webgl: bool | None = None,
+        title: str | None = None,
+    ) -> Parts:
+        """Parts of step ``t`` (or of population ``member`` of step ``t``).
+
+        Parameters
+        ----------
+        t : int
+            Step index.
+        member : int, optional
+            A member of the step's final population instead of the knee.
+        labels : sequence of int, optional
+            The cluster traces, one per aligned label (empty where absent);
+            default the labels present in the partition shown.
+        webgl : bool, optional
+            Default :meth:`use_webgl` of the step's number of points.
+        title : str, optional
+            Default :meth:`title`.
+        """
+        t = step_index(self.result, t)
+        partition = self.partition(t, member)
+        if labels is None:
+            labels = sorted(int(k) for k in np.unique(partition.aligned_labels))
+        if webgl is None:
+            webgl = self.use_webgl(self.dataset[t].n_samples)
+        traces = self.traces(t, labels, webgl, None if member is None else partition)
+        return Parts(traces, self.layout(title or self.title(t, member)))
+
+    def fixed_labels(self, member: int | None = None, t: int = 0) -> list[int]:
+        """Labels of a trace layout fixed over all steps (plus those of a member at ``t``)."""
+        labels = set(self.labels_over_time())
+        if member is not None:
+            labels |= {int(k) for k in np.unique(self.partition(t, member).aligned_labels)}
+        return sorted(labels)
+
+
+def partition_parts(
+    dataset: TemporalDataset,
+    result: ClusteringResult,
+    t: int,
+    *,
+    member: int | None = None,
+    features: Sequence[int | str] | None = None,
+    projection: str | None = None,
+    show_centroids: bool = True,
+    webgl: bool | None = None,
+    fixed: bool = False,
+    title: str | None = None,
+) -> Parts:
+    """Parts of :func:`partition_figure` (see :mod:`ercot_nb.figures.layers`).
+
+    Parameters
+    ----------
+    dataset, result, t, member, features, projection, show_centroids, webgl, title
+        As in :func:`partition_figure`.
+    fixed : bool, default=False
+        The trace layout the animation and the widget view keep over all
+        steps: one cluster trace per aligned label used at any step (empty
+        where absent), and WebGL chosen by the largest step.
+
+    Returns
+    -------
+    Parts
+    """
+    layer = PartitionLayer(dataset, result, features=features, projection=projection,
+                           show_centroids=show_centroids, webgl=webgl)
+    t = step_index(layer.result, t)
+    if not fixed:
+        return layer.parts(t, member, title=title)
+    return layer.parts(t, member, labels=layer.fixed_labels(member, t),
+                       webgl=layer.use_webgl(layer.max_points), title=title)
+
+
+def partition_figure(
+    dataset: TemporalDataset,
+    result: ClusteringResult,
+    t: int,
+    *,
+    features: Sequence[int | str] | None = None,
+    projection: str | None = None,
+    show_centroids: bool = True,
+    webgl: bool | None = None,
+    title: str | None = None,
+    member: int | None = None,
+) -> go.Figure:
+    """Scatter of step ``t``'s samples coloured by their aligned cluster label.
+
+    Parameters
+    ----------
+    dataset : TemporalDataset
+        The data the result was fitted on.
+    result : ClusteringResult
+        The run (a fitted estimator with ``result_`` is accepted too).
+    t : int
+        0-based step index (negative counts from the end).
+    features : pair (triple in 3-D) of int or str, optional
+        The feature columns on the axes; default ``(0, 1)``, or ``(0, 1, 2)``
+        with ``projection="3d"``.  Ignored for one feature, where the plot
+        shows the feature against the sample index, and with
+        ``projection="pca"``.
+    projection : {None, "pca", "3d"}, default=None
+        ``"pca"`` plots the first two principal components, fitted on all
+        steps together so the axes are the same at every step.  ``"3d"``
+        draws a rotatable ``go.Scatter3d`` (WebGL) of three feature columns
+        (the data needs at least three features); the scene's axis ranges
+        are fixed over all steps too, and centroids are diamonds.
+    show_centroids : bool, default=True
+        Mark each cluster's centroid with an X in the cluster's colour.
+    webgl : bool or None, default=None
+        Use ``go.Scattergl``; ``None`` switches it on above
+        :data:`WEBGL_THRESHOLD` points.
+    title : str, optional
+        Figure title; a default names the algorithm, time and cluster count.
+    member : int, optional
+        Show the partition of this member of step ``t``'s final population
+        instead of the knee's (see :func:`member_partition`).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One trace per cluster present at ``t`` (named ``"cluster <label>"``),
+        a trace ringing the samples that entered since step ``t - 1``, a
+        ``"left since previous step"`` trace marking, at their last
+        position, the samples gone since ``t - 1``, and a ``"centroids"``
+        trace.  Axis ranges are fixed over all steps, so
+        figures of different steps share the same axes.
+    """
+    return partition_parts(
+        dataset, result, t, member=member, features=features, projection=projection,
+        show_centroids=show_centroids, webgl=webgl, title=title,
+    ).figure()
+
+
+def partition_3d_figure(
+    dataset: TemporalDataset,
+    result: ClusteringResult,
+    t: int,
+    *,
+    features: Sequence[int | str] | None = None,
+    **options: Any,
+) -> go.Figure:
+    """The partition of step ``t`` as a rotatable 3-D scatter of three features.
+
+    For data with three or more features (a video's colours r, g, b, the
+    3-D synthetic sets): :func:`partition_figure` with ``projection="3d"``.
+
+    Parameters
+    ----------
+    dataset, result, t
+        As in :func:`partition_figure`.
+    features : triple of int or str, optional
+        The three feature columns; default the first three.
+    **options
+        ``show_centroids``, ``title``, ``member`` as in :func:`partition_figure`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``go.Scatter3d`` traces (WebGL) named as in :func:`partition_figure`.
+    """
+    return partition_figure(dataset, result, t, features=features, projection="3d", **options)
+
+
+def member_partition(
+    dataset: TemporalDataset,
+    result: ClusteringResult,
+    t: int,
+    member: int,
+) -> StepResult:
+    """Partition of step ``t`` by another member of its final population.
+
+    Shorthand for :meth:`ClusteringResult.member_partition` with step
+    ``t``'s data: a cluster shared with the knee keeps its label and colour.
+
+    Parameters
+    ----------
+    dataset : TemporalDataset
+        The data the result was fitted on.
+    result : ClusteringResult
+        The run (a fitted estimator with ``result_`` is accepted too).
+    t : int
+        0-based step index (negative counts from the end).
+    member : int
+        Index into step ``t``'s final population.
+
+    Returns
+    -------
+    StepResult
+    """
+    result = as_result(result)
+    t = step_index(result, t)
+    return result.member_partition(dataset[t].X, t, member)
+
+
+def partition_animation(
+    dataset: TemporalDataset,
+    result: ClusteringResult,
+    *,
+    features: Sequence[int | str] | None = None,
+    projection: str | None = None,
+    show_centroids: bool = True,
+    webgl: bool | None = None,
+    start: int = 0,
+    frame_duration: int = 800,
+    title: str | None = None,
+) -> go.Figure:
+    """The partition view of every step as a Plotly animation.
+
+    A time slider and play/pause buttons run in plotly.js alone, so this is
+    the kernel-free view of a run (nbviewer, exported HTML, Jupyter Book).
+
+    Parameters
+    ----------
+    dataset, result, features, projection, show_centroids
+        As in :func:`partition_figure`.
+    webgl : bool or None, default=None
+        ``None`` uses WebGL when the largest step exceeds
+        :data:`WEBGL_THRESHOLD` points.
+    start : int, default=0
+        Step shown before the animation is played.
+    frame_duration : int, default=800
+        Milliseconds per step when playing.
+    title : str, optional
+        Fixed title; by default every frame names its own step.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One frame per step (named by the step index).  Every frame has the
+        same traces: one per aligned label used at any step (empty where the
+        cluster is absent), the entered-samples and left-samples traces and
+        the centroids.
+    """
+    layer = PartitionLayer(dataset, result, features=features, projection=projection,
+                           show_centroids=show_centroids, webgl=webgl)
+    start = step_index(layer.result, start)
+    labels = layer.fixed_labels()
+    use_gl = layer.use_webgl(layer.max_points)
+    return animation_figure(
+        lambda t: layer.parts(t, labels=labels, webgl=use_gl, title=title), len(layer.result),
+        plain_times(layer.result.times), start=start, frame_duration=frame_duration,
+        webgl=use_gl or layer.is_3d,  # WebGL and 3-D traces redraw on every frame
+    )

@@ -1,0 +1,167 @@
+"""Shared style of every figure: template, cluster colours, sizes, small layout pieces.
+
+Clusters are coloured by their *aligned* label (see
+:attr:`ercot_nb.result.StepResult.aligned_labels`), so a cluster keeps its
+colour across time steps and across views.
+"""
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from plotly.colors import qualitative
+
+from ..result import ClusteringResult
+
+__all__ = [
+    "WEBGL_THRESHOLD", "TEMPLATE", "PALETTE", "INK", "MUTED", "label_color", "cluster_colors",
+    "rgba", "as_result", "plain", "plain_times", "escape", "step_index", "base_layout",
+    "padded_range", "time_axis", "message_annotation", "current_step_line", "CURRENT_STEP",
+]
+
+WEBGL_THRESHOLD = 5000
+"""Above this many points per step, scatter traces use WebGL (``go.Scattergl``)."""
+
+TEMPLATE = "plotly_white"
+
+PALETTE: tuple[str, ...] = tuple(
+    dict.fromkeys(c.upper() for c in (*qualitative.D3, *qualitative.Dark24) if c.upper() != "#222A2A")
+)
+"""Strong colours that read well on white; near-black is left out (it marks outlines)."""
+
+INK = "#222222"  # outlines, knee, entered-sample rings
+MUTED = "#9E9E9E"
+SIZES = {"partition": (640, 540), "pareto": (640, 500), "line": (680, 400)}
+_PAD = 0.05  # fraction of the data span added around fixed axis ranges
+
+CURRENT_STEP = "current step"
+"""Name of the marker trace and of the dashed line shape that mark the step shown."""
+
+
+def label_color(label: int) -> str:
+    """Colour of one aligned cluster label.
+
+    Parameters
+    ----------
+    label : int
+        Aligned label (non-negative).  Labels beyond the palette length wrap
+        around.
+
+    Returns
+    -------
+    str
+        A ``#RRGGBB`` colour.
+    """
+    return PALETTE[int(label) % len(PALETTE)]
+
+
+def cluster_colors(n: int) -> list[str]:
+    """Colours of aligned labels ``0 .. n-1`` (the fixed qualitative palette).
+
+    Parameters
+    ----------
+    n : int
+        Number of colours.
+
+    Returns
+    -------
+    list of str
+        ``cluster_colors(n)[k] == label_color(k)``.
+    """
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    return [label_color(k) for k in range(n)]
+
+
+def rgba(color: str, opacity: float) -> str:
+    """``#RRGGBB`` as an ``rgba(...)`` string."""
+    red, green, blue = (int(color[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({red},{green},{blue},{opacity})"
+
+
+def as_result(result: Any) -> ClusteringResult:
+    """Accept a ClusteringResult or a fitted estimator exposing ``result_``."""
+    if isinstance(result, ClusteringResult):
+        return result
+    inner = getattr(result, "result_", None)
+    if isinstance(inner, ClusteringResult):
+        return inner
+    raise TypeError(
+        f"expected a ClusteringResult or a fitted estimator, got {type(result).__name__}"
+    )
+
+
+def plain(value: Any) -> Any:
+    """A numpy scalar as a plain Python value (for clean figure JSON)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def plain_times(times: Sequence[Any]) -> list[Any]:
+    """Time labels as plain values; text labels HTML-escaped (Plotly renders HTML in them)."""
+    return [escape(t) if isinstance(t, str) else plain(t) for t in times]
+
+
+def escape(value: Any) -> str:
+    """Text of a value from data (names, ids, time labels), safe inside figure text.
+
+    Plotly renders a subset of HTML in titles, hover labels, legends and
+    annotations, so every string from data or files is escaped.
+    """
+    return html.escape(str(plain(value)))
+
+
+def step_index(steps: Any, t: int, what: str = "result") -> int:
+    """``t`` as a non-negative step index of ``steps`` (negative counts from the end)."""
+    n = len(steps)
+    if not isinstance(t, (int, np.integer)) or isinstance(t, bool) or not -n <= t < n:
+        raise IndexError(f"step t={t!r} is out of range for a {what} with {n} step(s)")
+    return int(t) % n
+
+
+def base_layout(kind: str, title: str, **extra: Any) -> dict[str, Any]:
+    """Layout dict of a figure of ``kind`` (``"partition"``, ``"pareto"``, ``"line"``)."""
+    width, height = SIZES[kind]
+    return dict(
+        title=dict(text=title),
+        template=TEMPLATE,
+        width=width,
+        height=height,
+        margin=dict(l=60, r=20, t=60, b=55),
+        **extra,
+    )
+
+
+def padded_range(low: float, high: float) -> list[float]:
+    """``[low, high]`` widened by a small margin (a fixed axis range)."""
+    span = high - low
+    pad = _PAD * span if span > 0 else 0.5
+    return [float(low - pad), float(high + pad)]
+
+
+def time_axis(times: Sequence[Any]) -> dict[str, Any]:
+    """x-axis showing every step's time label, numeric or categorical."""
+    numeric = all(isinstance(t, (int, float)) and not isinstance(t, bool) for t in times)
+    axis: dict[str, Any] = dict(title=dict(text="time"))
+    if numeric and len(times) <= 30:
+        axis.update(tickmode="array", tickvals=list(times))
+    elif not numeric:
+        axis.update(type="category")
+    return axis
+
+
+def message_annotation(text: str) -> dict[str, Any]:
+    """A note in the middle of an empty plot."""
+    return dict(
+        text=text, x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False,
+        font=dict(size=14, color=MUTED),
+    )
+
+
+def current_step_line(time: Any) -> dict[str, Any]:
+    """A dashed vertical line across the plot at ``time`` (a shape named ``"current step"``)."""
+    return dict(
+        type="line", name=CURRENT_STEP, xref="x", yref="paper", x0=time, x1=time, y0=0, y1=1,
+        line=dict(color=MUTED, width=1.5, dash="dash"),
+    )

@@ -1,0 +1,137 @@
+"""Shared pieces of the tests/browser/test_app_*.py tests: start `ercot-nb app`, drive Chromium.
+
+Debian's Chromium through the `playwright` package (never `playwright install`),
+scratch HOME and TMPDIR, the server stopped (its whole process group) afterwards.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import psutil
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+]
+REPO = Path(__file__).resolve().parents[2]
+PLOTS_READY = "() => document.querySelectorAll('.js-plotly-plot').length >= 1"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for_port(port: int, process: subprocess.Popen, timeout: float, host: str = "127.0.0.1") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"ercot-nb app exited with code {process.returncode}")
+        with socket.socket() as probe:
+            if probe.connect_ex((host, port)) == 0:
+                return
+        time.sleep(0.2)
+    raise TimeoutError(f"the app server did not listen on port {port} within {timeout} s")
+
+
+def scratch_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """The environment of the server: scratch HOME and TMPDIR."""
+    home, tmp = tmp_path / "home", tmp_path / "tmp"
+    home.mkdir(exist_ok=True)
+    tmp.mkdir(exist_ok=True)
+    return {**os.environ, "HOME": str(home), "TMPDIR": str(tmp), **extra}
+
+
+@contextlib.contextmanager
+def app_server(args: Sequence[str], tmp_path: Path, *, python: str = sys.executable,
+               env: dict[str, str] | None = None, cwd: Path | None = None,
+               host: str = "127.0.0.1") -> Iterator[tuple[subprocess.Popen, int, Path]]:
+    """`ercot-nb app ARGS --port P --no-browser` running; yields (process, port, log path)."""
+    port = free_port()
+    log_path = tmp_path / f"server-{port}.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [python, "-m", "ercot_nb.cli", "app", *args, "--port", str(port), "--no-browser"],
+            env=env or scratch_env(tmp_path), stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True, cwd=cwd,
+        )
+    try:
+        wait_for_port(port, process, timeout=90, host=host)
+        yield process, port, log_path
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # the launcher and the server it started
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+
+
+def server_process(launcher: subprocess.Popen) -> psutil.Process:
+    """The app server (Voila) process started by the `ercot-nb app` launcher."""
+    for child in psutil.Process(launcher.pid).children(recursive=True):
+        if "ercot_nb.widgets.app_server" in " ".join(child.cmdline()):
+            return child
+    raise RuntimeError("the app server process was not found")
+
+
+def kernels(server: psutil.Process) -> list[psutil.Process]:
+    """The kernel processes of the app server (one per open page)."""
+    found = []
+    for child in server.children(recursive=True):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            if "ipykernel" in " ".join(child.cmdline()):
+                found.append(child)
+    return found
+
+
+def wait_until(condition, timeout: float, step: float = 0.5) -> float:
+    """Seconds until ``condition()`` held; TimeoutError after ``timeout``."""
+    started = time.monotonic()
+    while not condition():
+        if time.monotonic() - started > timeout:
+            raise TimeoutError(f"condition not met within {timeout} s")
+        time.sleep(step)
+    return time.monotonic() - started
+
+
+@contextlib.contextmanager
+def chromium(tmp_path: Path, **context_args) -> Iterator[object]:
+    """A fresh headless Chromium context."""
+    from playwright.sync_api import sync_playwright
+
+    profile = tmp_path / "profile"
+    profile.mkdir(exist_ok=True)
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile), executable_path=str(CHROMIUM), headless=True, args=FLAGS,
+            viewport={"width": 1300, "height": 2000}, **context_args,
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+def tiny_notebook(folder: Path) -> Path:
+    """A one-cell app notebook (a widget), for tests of the server, not of the app."""
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("import ipywidgets as W\nW.HTML('tiny app ready')")]
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                       "language": "python"}
+    path = folder / "tiny.ipynb"
+    nbformat.write(notebook, path)
+    return path

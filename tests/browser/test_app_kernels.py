@@ -1,0 +1,100 @@
+"""Kernels of `ercot-nb app` are reclaimed, and capped: pages opened and closed in Chromium.
+
+Every page load runs a kernel (~300 MB).  Closing the page must shut it down
+(Voila's beforeunload beacon), a page that vanishes without closing (a crashed
+browser, a laptop put to sleep) must lose its kernel to the idle culler within
+--cull-idle plus the cull interval, and one page more than --max-kernels must
+get a "server busy" page, not a kernel.
+
+ERCOT_NB_APP_LOADS=10 makes the lifetime test open 10 pages (default 3), for
+the memory measure of the closing note.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import pytest
+from .app_harness import CHROMIUM, app_server, chromium, kernels, server_process, tiny_notebook, wait_until
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="the browser tests need /usr/bin/chromium")
+
+LOADS = int(os.environ.get("ERCOT_NB_APP_LOADS", "3"))
+CULL_IDLE = 20  # seconds; the culler looks every CULL_IDLE // 4 s
+EXPLORER_READY = "() => document.querySelectorAll('.js-plotly-plot').length === 5"
+
+
+def mib(process) -> float:
+    return round(process.memory_info().rss / 2**20, 1)
+
+
+def test_closed_and_vanished_pages_give_their_kernels_back(tmp_path, capsys):
+    report: dict[str, object] = {}
+    with app_server(["--cull-idle", str(CULL_IDLE), "--max-kernels", str(LOADS + 1)], tmp_path) as (
+            launcher, port, log):
+        url = f"http://127.0.0.1:{port}/"
+        server = server_process(launcher)
+        count = lambda: len(kernels(server))  # noqa: E731
+        report["kernels before"] = count()
+        report["server RSS MiB before"] = mib(server)
+        with chromium(tmp_path) as context:
+            pages, during = [], []
+            for _ in range(LOADS):  # one after the other, like students reloading
+                page = context.new_page()
+                page.goto(url, wait_until="domcontentloaded", timeout=180_000)
+                page.wait_for_function(EXPLORER_READY, timeout=240_000)
+                pages.append(page)
+                during.append(count())
+            report["kernels during (after each load)"] = during
+            report["kernels RSS MiB during"] = [mib(kernel) for kernel in kernels(server)]
+            for page in pages:
+                page.close(run_before_unload=True)  # as a browser closes a tab
+            report["seconds until closed pages' kernels are gone"] = round(
+                wait_until(lambda: count() == report["kernels before"], timeout=30), 1)
+            report["kernels after closing"] = count()
+            report["server RSS MiB after loads and closes"] = mib(server)
+
+            # a page that goes away without unloading: the culler reclaims its kernel
+            page = context.new_page()
+            page.goto(url, wait_until="domcontentloaded", timeout=180_000)
+            page.wait_for_function(EXPLORER_READY, timeout=240_000)
+            report["kernels with one more page"] = count()
+            page.close(run_before_unload=False)  # no beforeunload: no shutdown beacon
+            report["seconds until the vanished page's kernel is culled"] = round(
+                wait_until(lambda: count() == report["kernels before"], timeout=CULL_IDLE * 3), 1)
+        report["server RSS MiB at the end"] = mib(server)
+        text = log.read_text()
+    with capsys.disabled():
+        print(f"\n{LOADS} Explorer page loads:\n" + json.dumps(report, indent=1))
+    assert report["kernels before"] == 0
+    assert during == list(range(1, LOADS + 1))
+    assert report["kernels after closing"] == 0
+    assert report["kernels with one more page"] == 1
+    vanished = re.findall(r"Kernel started: ([0-9a-f-]{36})", text)[-1]
+    assert f"Culling 'idle' kernel 'python3' ({vanished})" in text  # the culler reclaimed it
+    assert "Traceback" not in text
+
+
+def test_one_page_more_than_the_cap_gets_a_busy_page(tmp_path):
+    notebook = tiny_notebook(tmp_path)
+    with app_server(["--notebook", str(notebook), "--max-kernels", "2"], tmp_path) as (
+            launcher, port, _):
+        url = f"http://127.0.0.1:{port}/"
+        server = server_process(launcher)
+        with chromium(tmp_path) as context:
+            first, second, third = (context.new_page() for _ in range(3))
+            for page in (first, second):
+                assert page.goto(url, timeout=120_000).status == 200
+                page.wait_for_selector("text=tiny app ready", timeout=120_000)
+            assert len(kernels(server)) == 2
+            response = third.goto(url, timeout=120_000)
+            assert response.status == 503 and response.headers.get("retry-after") == "60"
+            assert third.title() == "Server busy, try again"
+            assert "Try again in a minute" in third.inner_text("body")
+            assert len(kernels(server)) == 2  # no kernel started for it
+            first.close(run_before_unload=True)  # a student closes a tab: room for one more
+            wait_until(lambda: len(kernels(server)) == 1, timeout=30)
+            assert third.reload(timeout=120_000).status == 200
+            third.wait_for_selector("text=tiny app ready", timeout=120_000)
+            assert len(kernels(server)) == 2

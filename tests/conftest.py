@@ -1,0 +1,18 @@
+"""Fixtures shared by test folders."""
+from __future__ import annotations
+
+import pytest
+from distributed import Client, LocalCluster
+
+from ercot_nb import algorithms, datasets
+
+SMALL_BUDGET = {"pop_size": 20, "n_evaluations": 60}
+
+
+@pytest.fixture(scope="module")
+def one_thread_client():
+    """A one-worker in-process Dask cluster, with staticEC's kernels loaded first."""
+    algorithms.make("staticEC", seed=0, **SMALL_BUDGET).fit(datasets.load("syn3", seed=0, n_steps=2))
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                      dashboard_address="127.0.0.1:0") as cluster, Client(cluster) as client:
+        yield client

@@ -1,0 +1,145 @@
+"""Flows: every id's membership over time and its moves."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from ercot_nb import TemporalDataset, figures
+
+
+def moves_by_loop(result) -> list[tuple]:
+    """(id, t, from, to) of every change of aligned label, by a plain loop."""
+    last: dict = {}
+    moves = []
+    for step in result:
+        for sample, label in zip(step.ids.tolist(), step.aligned_labels.tolist()):
+            if sample in last and last[sample] != label:
+                moves.append((sample, step.t, last[sample], label))
+            last[sample] = label
+    return moves
+
+
+def cell_color(fig: go.Figure, row: int, col: int) -> str | None:
+    """Colour the heatmap's discrete colour scale gives cell (row, col); None for a gap."""
+    heat = fig.data[0]
+    z = heat.z[row][col]
+    if z is None or np.isnan(z):
+        return None
+    position = (z - heat.zmin) / (heat.zmax - heat.zmin)
+    for (low, color), (high, _) in zip(heat.colorscale[::2], heat.colorscale[1::2]):
+        if low <= position <= high:
+            return color
+    raise AssertionError(f"z={z} is outside the colour scale")
+
+
+def test_cluster_moves_lists_every_change_of_aligned_label(syn5):
+    _, result = syn5
+    moves = figures.cluster_moves(result)
+    expected = moves_by_loop(result)
+    assert len(expected) > 0
+    got = list(zip(moves["id"].tolist(), moves["t"].tolist(), moves["from_cluster"].tolist(),
+                   moves["to_cluster"].tolist()))
+    assert sorted(got) == sorted(expected)
+    times = {step.t: step.time for step in result}
+    assert (moves["time"] == moves["t"].map(times)).all()
+    # an id that was absent in between is compared with its previous appearance
+    assert (moves["time_from"] < moves["time"]).all()
+
+
+def test_membership_cells_take_the_aligned_label_colours(syn3):
+    data, result = syn3
+    fig = figures.membership_figure(result, data, max_rows=None)
+    heat = fig.data[0]
+    assert isinstance(heat, go.Heatmap)
+    assert list(heat.x) == [str(step.time) for step in result]
+    aligned = [dict(zip(map(str, s.ids.tolist()), s.aligned_labels.tolist())) for s in result]
+    truth = [dict(zip(map(str, s.ids.tolist()), map(str, s.labels.tolist()))) for s in data]
+    checked = 0
+    for r, sample in enumerate(heat.y):
+        for t in range(len(result)):
+            label = aligned[t][sample]
+            assert cell_color(fig, r, t) == figures.label_color(label)
+            assert int(heat.colorbar.ticktext[int(heat.z[r][t])]) == label
+            assert list(heat.customdata[r][t]) == [sample, str(result[t].time), str(label), truth[t][sample]]
+            checked += 1
+    assert checked == len(heat.y) * len(result) > 0
+
+
+def test_membership_shows_only_movers_unless_asked(syn3):
+    data, result = syn3
+    movers = {str(sample) for sample, *_ in moves_by_loop(result)}
+    everyone = {str(i) for i in data[0].ids.tolist()}
+    assert 0 < len(movers) < len(everyone)
+    assert set(figures.membership_figure(result, max_rows=None).data[0].y) == movers
+    assert set(figures.membership_figure(result, only_movers=False, max_rows=None).data[0].y) == everyone
+
+
+@pytest.mark.parametrize("sort", figures.MEMBERSHIP_SORTS)
+def test_membership_max_rows_keeps_the_first_rows_of_the_order(syn3, sort):
+    _, result = syn3
+    full = list(figures.membership_figure(result, max_rows=None, sort=sort).data[0].y)
+    cut = figures.membership_figure(result, max_rows=5, sort=sort)
+    assert list(cut.data[0].y) == full[:5]
+    assert np.asarray(cut.data[0].z).shape == (5, len(result))
+    assert f"5 of {len(full)}" in cut.layout.title.text
+
+
+def test_membership_sort_orders(syn3):
+    _, result = syn3
+    moves = figures.cluster_moves(result)
+    moves["id"] = moves["id"].astype(str)
+    first = moves.groupby("id")["t"].min()
+    counts = moves.groupby("id").size()
+    by_first = list(figures.membership_figure(result, max_rows=None).data[0].y)
+    assert [first[i] for i in by_first] == sorted(first[i] for i in by_first)
+    by_moves = list(figures.membership_figure(result, max_rows=None, sort="moves").data[0].y)
+    assert [counts[i] for i in by_moves] == sorted(counts, reverse=True)
+    assert list(figures.membership_figure(result, max_rows=None, sort="id").data[0].y) == sorted(by_first)
+
+
+def test_membership_leaves_gaps_where_an_id_is_absent(syn5):
+    data, result = syn5
+    fig = figures.membership_figure(result, data, only_movers=False, max_rows=None)
+    heat = fig.data[0]
+    present = [set(map(str, s.ids.tolist())) for s in data]
+    gaps = 0
+    for r, sample in enumerate(heat.y):
+        for t in range(len(data)):
+            if sample in present[t]:
+                assert cell_color(fig, r, t) is not None
+            else:
+                assert cell_color(fig, r, t) is None
+                assert heat.customdata[r][t][2] == "absent"
+                gaps += 1
+    assert gaps > 0  # syn5 removes samples at t = 4 and 8 and inserts some at t = 6
+
+
+def test_membership_hover_names_the_reference_label():
+    frame = __import__("pandas").DataFrame({
+        "year": [1, 1, 1, 2, 2, 2],
+        "who": ["a", "b", "c", "a", "b", "c"],
+        "x": [0.0, 0.1, 5.0, 0.0, 5.1, 5.0],
+        "kind": ["low", "low", "high", "low", "high", "high"],
+    })
+    data = TemporalDataset.from_frame(frame, time="year", id="who", label="kind", name="toy")
+    result = figures.ground_truth_result(data)
+    fig = figures.membership_figure(result, data)
+    heat = fig.data[0]
+    assert list(heat.y) == ["b"]  # b goes from the "low" cluster to the "high" one
+    # label codes follow the sorted names: "high" is 0, "low" is 1
+    assert [list(cell) for cell in heat.customdata[0]] == [["b", "1", "1", "low"], ["b", "2", "0", "high"]]
+    assert "reference" in heat.hovertemplate and "toy" in fig.layout.title.text
+
+
+def test_membership_rejects_bad_arguments(syn3, syn5):
+    data, result = syn3
+    with pytest.raises(ValueError, match="sort"):
+        figures.membership_figure(result, sort="size")
+    with pytest.raises(ValueError, match="max_rows"):
+        figures.membership_figure(result, max_rows=0)
+    with pytest.raises(ValueError, match="ids differ"):
+        figures.membership_figure(result, syn5[0])
+    with pytest.raises(ValueError, match="steps"):
+        figures.membership_figure(result, data[:3])
+    assert figures.membership_figure(result).to_json() == figures.membership_figure(result).to_json()

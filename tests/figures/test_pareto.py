@@ -1,0 +1,72 @@
+"""Pareto view: the knee, members grouped by number of clusters, raw vs accumulated."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ercot_nb import figures
+from .plot_helpers import trace, points
+
+
+def is_member_group(name: str) -> bool:
+    """A trace of the members with one number of clusters ("3 clusters")."""
+    return name.endswith((" cluster", " clusters")) and name.split()[0].isdigit()
+
+
+def normalised(F: np.ndarray) -> np.ndarray:
+    return (F - F.min(axis=0)) / (F.max(axis=0) - F.min(axis=0))
+
+
+@pytest.mark.parametrize("accumulated", [True, False])
+def test_pareto_knee_trace_holds_exactly_the_knee(syn3, accumulated):
+    _, result = syn3
+    t = 5
+    step = result[t]
+    fig = figures.pareto_figure(result, t, accumulated=accumulated)
+    F = normalised(step.objectives_accumulated if accumulated else step.objectives)
+    knee = trace(fig, "knee (chosen)")
+    np.testing.assert_allclose(points(knee), F[[step.knee]])
+    assert knee.customdata[0][0] == step.knee
+    (note,) = fig.layout.annotations
+    assert f"member {step.knee}" in note.text
+    assert (note.x, note.y) == pytest.approx(tuple(F[step.knee]))
+
+
+def test_pareto_groups_members_by_number_of_clusters(syn3):
+    _, result = syn3
+    step = result[5]
+    fig = figures.pareto_figure(result, 5)
+    F = normalised(step.objectives_accumulated)
+    groups = {int(tr.name.split()[0]): tr for tr in fig.data if is_member_group(tr.name)}
+    assert sorted(groups) == sorted(np.unique(step.population_n_clusters).tolist())
+    assert len({tr.marker.color for tr in groups.values()}) == len(groups)
+    for k, tr in groups.items():
+        members = np.flatnonzero(step.population_n_clusters == k)
+        np.testing.assert_allclose(points(tr), F[members])
+        # first-front members are filled, the others open
+        expected = ["circle" if on else "circle-open" for on in step.first_front[members]]
+        assert list(tr.marker.symbol) == expected
+    assert len(trace(fig, "first front").x) == int(step.first_front.sum())
+
+
+def test_pareto_raw_and_accumulated_differ_only_with_history(syn3):
+    _, result = syn3
+    def shown(t, accumulated):
+        fig = figures.pareto_figure(result, t, accumulated=accumulated)
+        return np.vstack([points(tr) for tr in fig.data if is_member_group(tr.name)])
+
+    np.testing.assert_allclose(shown(0, True), shown(0, False))
+    later = [t for t in range(1, len(result)) if result[t].alpha > 0]
+    assert later and not np.allclose(shown(later[0], True), shown(later[0], False))
+
+
+def test_the_legend_explains_filled_and_hollow_markers(syn3):
+    _, result = syn3
+    for fig in (figures.pareto_figure(result, 5), figures.pareto_frame(result, 5)):
+        legend = {tr.name: tr for tr in fig.data if tr.showlegend is not False}
+        filled = [tr for name, tr in legend.items() if "filled" in name and "first front" in name]
+        hollow = [tr for name, tr in legend.items() if "hollow" in name and "dominated" in name]
+        assert len(filled) == 1 and len(hollow) == 1
+        assert filled[0].marker.symbol == "circle" and hollow[0].marker.symbol == "circle-open"
+        # the key holds no member: clicking or hovering it selects nothing
+        assert list(filled[0].x) == [None] and list(hollow[0].x) == [None]

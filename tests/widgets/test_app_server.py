@@ -1,0 +1,49 @@
+"""The Host rule of the app server (the served requests are in tests/browser/test_app_host.py)."""
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+pytest.importorskip("voila")
+
+from ercot_nb.widgets.app_server import HostRule  # noqa: E402
+
+
+@pytest.mark.parametrize("host, allowed", [
+    ("127.0.0.1:8866", True), ("localhost:8866", True), ("LOCALHOST", True), ("[::1]:8866", True),
+    ("127.0.0.2", True), ("evil.example:8866", False), ("localhost.evil.example", False),
+    ("192.0.2.7:8866", False), ("", False), ("lab.example:8866", True),
+])
+def test_local_server_answers_local_names_and_the_allowed_ones(host, allowed):
+    assert HostRule("127.0.0.1", ["lab.example"]).allows(host) is allowed
+
+
+def test_a_server_on_every_interface_answers_addresses_and_its_own_names():
+    rule = HostRule("0.0.0.0")
+    assert rule.allows("192.0.2.7:8866") and rule.allows("[2001:db8::1]:8866")
+    assert rule.allows(f"{socket.gethostname()}:8866")
+    assert not rule.allows("evil.example:8866")
+
+
+def test_a_server_on_one_address_answers_it_and_not_others():
+    rule = HostRule("192.0.2.2")
+    assert rule.allows("192.0.2.2:8866") and rule.allows("localhost")
+    assert not rule.allows("192.0.2.7:8866") and not rule.allows("evil.example")
+    assert HostRule("192.0.2.2", ["*"]).allows("evil.example")
+
+
+def test_the_culler_skips_kernels_shut_down_since_it_listed_them(caplog):
+    import asyncio
+
+    from ercot_nb.widgets.app_server import CappedKernelManager
+
+    manager = CappedKernelManager()
+    manager._closing.add("closing-id")
+
+    async def cull() -> None:
+        await manager.cull_kernel_if_idle("gone-id")  # a closed page's kernel: already removed
+        await manager.cull_kernel_if_idle("closing-id")  # one being shut down right now
+
+    asyncio.run(cull())
+    assert not [record for record in caplog.records if record.levelname == "ERROR"]
