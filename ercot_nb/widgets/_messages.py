@@ -75,8 +75,10 @@ def explain(exc: BaseException, doing: str) -> Status:
     LOGGER.error("unexpected error %s", doing, exc_info=exc)
     return Status(
         "error",
-        f"Something went wrong {doing}; your entries are kept. Try again, or report the details.",
-        f"{type(exc).__name__}: {message} (the full report is in the server log)",
+        f"Something went wrong {doing} ({type(exc).__name__}: {message}). Your entries are kept; "
+        "the full report is in the server's log (the terminal running the app). Try again, or "
+        "report it if it persists.",
+        f"{type(exc).__name__}: {message}\nwhile {doing}",
         doing,
     )
 
