@@ -249,14 +249,17 @@ def test_the_issue_10_flow_in_chromium(app_url, scratch, tmp_path, capsys):
             handle.focus()
             for _ in range(3):
                 handle.press("ArrowLeft")
+            page.wait_for_function(f"() => ({TIME_LABEL})() === '7'", timeout=30_000)
             after = _partition_follows_the_slider(page, "syn1")  # was frozen after a video
-            assert page.evaluate(TIME_LABEL) == "7" and after["x"] != before["x"]
+            assert after["x"] != before["x"]
             _choose(page, "bird_flocks")
             _run(page, "bird_flocks")
             _choose(page, "gapminder")
             _run(page, "gapminder")
             page.get_by_role("button", name="CSV file").click()
-            page.locator(".widget-upload input[type=file]").set_input_files(str(csv))
+            with page.expect_file_chooser() as chooser:  # the upload button opens a file dialog
+                page.locator(".widget-upload").first.click()
+            chooser.value.set_files(str(csv))
             _wait_status(page, "Choose the id column")
             _field(page, "id column", "select").select_option("who")
             page.get_by_role("button", name="Load CSV").click()
