@@ -251,7 +251,8 @@ class ExplorerMachine(RuleBasedStateMachine):
         if result is None:
             assert app.pareto.result is None and app.alpha.result is None
             return
-        time_t = figures._plain(result[t].time)
+        time_t = result[t].time
+        time_t = time_t.item() if hasattr(time_t, "item") else time_t
         assert app.pareto.result is result and app.pareto.step == t and app.pareto.selected == member
         if result.algorithm == "ERCOT":
             pareto = figures.pareto_figure(result, t, accumulated=True, selected=member)
