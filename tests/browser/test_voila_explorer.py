@@ -141,7 +141,7 @@ def test_explorer_in_chromium(app_url, scratch, capsys):
             page.get_by_role("button", name="Run").click()
             page.wait_for_function(
                 "() => [...document.querySelectorAll('.ercot-nb-message')]"
-                ".some(n => n.textContent.includes('ERCOT finished 10 of 10 steps'))",
+                ".some(n => n.textContent.includes('ERCOT #2 finished 10 of 10 steps'))",
                 timeout=60_000,
             )
             page.wait_for_function(  # the new run is the one shown ("show run")
