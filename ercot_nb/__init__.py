@@ -22,12 +22,14 @@ _LAZY = {
     "ClusteringResult": ".result",
     "StepResult": ".result",
 }
-_SUBMODULES = ("datasets", "metrics", "data", "result", "figures", "algorithms")
+_SUBMODULES = (
+    "datasets", "metrics", "data", "result", "figures", "algorithms", "events", "ensemble", "hypervolume",
+)
 
 __all__ = [*_LAZY, *_SUBMODULES, "__version__"]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from . import algorithms, data, datasets, figures, metrics, result
+    from . import algorithms, data, datasets, ensemble, events, figures, hypervolume, metrics, result
     from ._evolutionary import ERCOT, StaticEC
     from .data import Snapshot, TemporalDataset
     from .result import ClusteringResult, StepResult

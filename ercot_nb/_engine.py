@@ -83,22 +83,44 @@ class Engine:
         self.config = config
         self.kernels = get_backend(backend)
         self._buffers: dict[tuple, np.ndarray] = {}
+        self._copies: list[tuple[np.ndarray, np.ndarray]] = []
         self._numba = None
         if backend == "numba":
             import numba
 
             self._numba = numba
 
-    # Below this many (sample, solution) pairs a kernel call runs on one thread:
-    # thread start-up costs more than it saves there, and on a busy machine
-    # (a shared Binder node) waiting for a second core can cost milliseconds.
-    SERIAL_WORK = 10_000
+    # Thread policy.  A call whose work (samples x solutions x centroid slots)
+    # is below PARALLEL_WORK runs the serial kernel: there threads cost more
+    # than they save, and on a busy machine (a shared Binder node, another
+    # process on one core) waiting for a descheduled thread costs milliseconds.
+    # Larger calls run the parallel variant with dynamic scheduling (one
+    # solution or sample block at a time), so a slow thread holds back little.
+    # Serial and parallel kernels give identical results.
+    PARALLEL_WORK = 4_000_000
 
-    def _threads_for(self, work: int):
-        """Context limiting numba to one thread for small calls (results are thread-independent)."""
-        if self._numba is None or work >= self.SERIAL_WORK:
-            return contextlib.nullcontext()
-        return _single_thread(self._numba)
+    def _kernel(self, name: str, work: int):
+        """The serial kernel ``name`` or, for large work on several threads, its parallel variant."""
+        if self._numba is not None and work >= self.PARALLEL_WORK and self._numba.get_num_threads() > 1:
+            return getattr(self.kernels, name + "_parallel"), self._numba.parallel_chunksize(1)
+        return getattr(self.kernels, name), contextlib.nullcontext()
+
+    def _data(self, X: np.ndarray) -> np.ndarray:
+        """``X`` as a C-contiguous, writeable float64 array.
+
+        Every kernel then sees one array type, so numba compiles it once
+        (a read-only dataset array and a fancy-indexed copy would otherwise
+        compile twice).  Copies of read-only arrays are kept for the last few
+        inputs, so the same dataset is copied once per step, not per call.
+        """
+        if X.dtype == np.float64 and X.flags.c_contiguous and X.flags.writeable:
+            return X
+        for original, copy in self._copies:
+            if original is X:
+                return copy
+        copy = np.array(X, dtype=np.float64, order="C")
+        self._copies = [(X, copy)] + self._copies[:3]
+        return copy
 
     # -- buffers -----------------------------------------------------------
     def _buffer(self, name: str, shape: tuple, dtype=np.float64) -> np.ndarray:
@@ -136,31 +158,36 @@ class Engine:
     # -- evaluation ----------------------------------------------------------
     def evaluate(self, X: np.ndarray, pop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Objectives ``(f_cp, f_sep)`` of shape (n, 2) and members per centroid."""
+        cfg = self.config
         n = len(pop)
-        f_cp = np.empty(n)
-        f_sep = np.empty(n)
-        counts = np.empty((n, self.config.n_max), dtype=np.int64)
-        with self._threads_for(n * len(X)):
-            self.kernels.evaluate_population(
-                X, pop, self.config.n_max, self.config.separation == "nonempty", f_cp, f_sep, counts)
-        return np.column_stack([f_cp, f_sep]), counts
+        F = np.empty((2, n))
+        counts = np.empty((n, cfg.n_max), dtype=np.int64)
+        kernel, threads = self._kernel("evaluate_population", n * len(X) * cfg.n_max)
+        with threads:
+            kernel(self._data(X), self._data(pop), cfg.n_max, cfg.separation == "nonempty",
+                   F[0], F[1], counts)
+        return F.T.copy(), counts
 
     def recentre(self, X_assign: np.ndarray, X_update: np.ndarray, pop: np.ndarray,
                  reseed_empty: bool = False) -> None:
         """Assign with ``X_assign``, move active centroids to means of ``X_update`` (in place)."""
         cfg = self.config
+        if not (pop.flags.c_contiguous and pop.flags.writeable and pop.dtype == np.float64):
+            raise ValueError("recentre works in place: pop must be a writeable C-contiguous float64 array")
         sums = self._buffer("sums", (len(pop), cfg.n_max, cfg.n_features))
         counts = self._buffer("counts", (len(pop), cfg.n_max), np.int64)
-        with self._threads_for(len(pop) * len(X_assign)):
-            self.kernels.recentre_population(
-                X_assign, X_update, pop, cfg.n_max, reseed_empty, sums, counts)
+        kernel, threads = self._kernel("recentre_population", len(pop) * len(X_assign) * cfg.n_max)
+        with threads:
+            kernel(self._data(X_assign), self._data(X_update), pop, cfg.n_max, bool(reseed_empty),
+                   sums, counts)
 
     def assign(self, X: np.ndarray, chromosome: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Nearest active centroid index and distance of every sample."""
         labels = np.empty(len(X), dtype=np.int64)
         distances = np.empty(len(X))
-        with self._threads_for(len(X)):
-            self.kernels.assign_nearest(X, chromosome, self.config.n_max, labels, distances)
+        kernel, threads = self._kernel("assign_nearest", len(X) * self.config.n_max)
+        with threads:
+            kernel(self._data(X), self._data(chromosome), self.config.n_max, labels, distances)
         return labels, distances
 
     # -- selection -----------------------------------------------------------
@@ -169,6 +196,7 @@ class Engine:
         n = len(F)
         rank = np.empty(n, dtype=np.int64)
         crowding = np.empty(n)
+        F = self._data(F)
         self.kernels.nondominated_rank(F, self._buffer("dom", (n,), np.int64), rank)
         self.kernels.crowding_distance(F, rank, self._buffer("order", (n,), np.int64), crowding)
         return rank, crowding
@@ -214,12 +242,3 @@ class Engine:
         self._pin_or_repair(children, rng)
         return children
 
-
-@contextlib.contextmanager
-def _single_thread(numba_module):
-    previous = numba_module.get_num_threads()
-    numba_module.set_num_threads(1)
-    try:
-        yield
-    finally:
-        numba_module.set_num_threads(previous)

@@ -18,27 +18,20 @@ The per-step workflow follows Algorithm 1 of the paper (Zhao, Yan, Shi,
 from __future__ import annotations
 
 import time as _time
-from dataclasses import dataclass
 
 import numpy as np
 
 from . import _knee, _smoothness
+from ._adopt import adopt
 from ._engine import EAConfig, Engine
 from ._estimator import TemporalEstimator, seeded_generator
+from ._history import History
 from ._params import store_params
 from .data import Snapshot, common_ids
 from .result import ClusteringResult, StepResult, compress_labels
 
 from .params import BUDGET_MODES, EMPTY_CLUSTERS, MUTATION_MODES, SEPARATIONS  # noqa: F401 (re-exported)
 
-
-@dataclass
-class _History:
-    """What the next step needs from the previous one."""
-
-    snapshot: Snapshot
-    population: np.ndarray
-    labels: np.ndarray
 
 
 class _EvolutionaryClustering(TemporalEstimator):
@@ -110,9 +103,10 @@ class _EvolutionaryClustering(TemporalEstimator):
     def _reset(self) -> None:
         self._check_params()
         self._rng = seeded_generator(self.seed)
-        self._history: _History | None = None
+        self._history: History | None = None
         self._controls_for = None  # (X, control fronts) of the MOCK knee at the current step
         self._engine: Engine | None = None
+        self._step_states: list[tuple[Snapshot, dict]] = []  # (data, rng state after the step), for adopt
         self.n_features_in_: int | None = None
         self.result_ = ClusteringResult(algorithm=self._algorithm_name, params=self.get_params())
 
@@ -229,10 +223,36 @@ class _EvolutionaryClustering(TemporalEstimator):
             seconds=0.0,
             n_max=cfg.n_max,
         )
-        self._history = _History(snapshot=snapshot, population=pop, labels=labels)
+        self._history = History(snapshot=snapshot, population=pop, labels=labels)
         step.seconds = _time.perf_counter() - started
         self.result_.append(step)
+        self._step_states.append((snapshot, rng.bit_generator.state))
         return step
+
+    def adopt(self, t: int, member: int):
+        """Use population member ``member`` as step ``t``'s partition and continue from there.
+
+        Steps before ``t`` stay as they are; step ``t`` keeps its search
+        (population, fronts, alpha) but takes ``member``'s partition, which
+        becomes the history of step t+1; the later steps are fitted again
+        with the random stream exactly where the run had it after step
+        ``t``.  Adopting ``result_[t].knee`` gives back the same run.  See
+        :func:`ercot_nb._adopt.adopt`.
+
+        Parameters
+        ----------
+        t : int
+            Step index (negative counts from the end).
+        member : int
+            Index into ``result_[t].population``, e.g. from
+            :meth:`ClusteringResult.choose <ercot_nb.result.ClusteringResult.choose>`.
+
+        Returns
+        -------
+        self
+        """
+        adopt(self, t, member)
+        return self
 
     def _choose_knee(self, engine, X, F, n_clusters, mask) -> int:
         members = np.flatnonzero(mask)

@@ -14,6 +14,23 @@ ERCOT outputs one member of the first nondominated front of (f_cp, f_sep)
     caller on structureless data (see :func:`mock_control_data`); the global
     maximum is selected.
 
+Three more rules choose a posteriori (:func:`select_member`), after a run:
+
+``"fixed_k"``
+    Among the members with exactly ``k`` clusters, the one nearest the ideal
+    corner (normalised as ``"ideal"``).
+``"asf"``
+    Achievement scalarising function (Wierzbicki 1980): objectives scaled
+    linearly to [0, 1] over the front, then the smallest
+    ``max_i w_i (g_i - z_i)`` for importance weights ``w`` and reference
+    point ``z`` (default the ideal corner); pymoo's ``ASF`` with weights
+    ``1 / w``.  A 1e-6 multiple of ``sum_i w_i (g_i - z_i)`` is added (the
+    augmented ASF), so the choice is never weakly dominated.
+``"pseudo_weights"``
+    Deb's pseudo-weights ``w_i = (max_i - f_i) / (max_i - min_i)``,
+    normalised to sum 1; the member whose pseudo-weights are nearest (L1)
+    the requested ``weights``.
+
 Ties are broken by the smaller number of clusters, then the smaller first
 objective, then the lower index. Scores within a relative 1e-12 of the best
 count as ties, so that mirror-symmetric fronts resolve deterministically.
@@ -26,19 +43,25 @@ from collections.abc import Sequence
 import numpy as np
 
 __all__ = [
+    "A_POSTERIORI_RULES",
     "CONTROL_BOXES",
     "KNEE_RULES",
+    "SELECTION_RULES",
     "attainment_scores",
     "mock_control_data",
     "normalise_front",
     "select_knee",
+    "select_member",
     "staircase_signed_distance",
 ]
 
-KNEE_RULES = ("ideal", "chord", "mock")
+KNEE_RULES = ("ideal", "chord", "mock")  # the rules an estimator runs with (``knee=``)
+A_POSTERIORI_RULES = ("fixed_k", "asf", "pseudo_weights")  # choices on a finished front
+SELECTION_RULES = KNEE_RULES + A_POSTERIORI_RULES
 CONTROL_BOXES = ("pca", "bbox")
 
 _TIE_RTOL = 1e-12
+_ASF_AUGMENT = 1e-6  # augmented ASF: never a weakly dominated member
 
 ControlFront = tuple[np.ndarray, np.ndarray]
 
@@ -135,6 +158,83 @@ def select_knee(
     else:
         score = _chord_distance(g)
     return _best_with_ties(keep, score, F, n_clusters)
+
+
+def _weights(weights: Sequence[float], name: str = "weights") -> np.ndarray:
+    w = np.asarray(weights, dtype=float).ravel()
+    if w.shape != (2,) or not np.all(np.isfinite(w)) or np.any(w <= 0):
+        raise ValueError(f"{name} must be two positive numbers (one per objective), got {weights!r}")
+    return w / w.sum()
+
+
+def select_member(
+    F: np.ndarray,
+    n_clusters: np.ndarray,
+    rule: str = "ideal",
+    *,
+    k: int | None = None,
+    weights: Sequence[float] = (0.5, 0.5),
+    reference: Sequence[float] = (0.0, 0.0),
+    control_fronts: Sequence[ControlFront] | None = None,
+) -> int:
+    """Choose one member of a first front by any rule of :data:`SELECTION_RULES`.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, 2)
+        Objective values (minimised) of the first-front members.
+    n_clusters : ndarray of shape (n,)
+        Number of clusters of each member.
+    rule : str, default="ideal"
+        One of :data:`SELECTION_RULES` (see the module docstring); the knee
+        rules delegate to :func:`select_knee`.
+    k : int, optional
+        Number of clusters for ``rule="fixed_k"``.
+    weights : pair of positive floats, default=(0.5, 0.5)
+        Importance of (f_cp, f_sep) for ``"asf"`` and ``"pseudo_weights"``
+        (normalised to sum 1).
+    reference : pair of floats, default=(0.0, 0.0)
+        Reference point of ``"asf"`` in the [0, 1]-scaled objectives.
+    control_fronts : sequence of (F_c, n_clusters_c), optional
+        For ``rule="mock"``.
+
+    Returns
+    -------
+    int
+        Index into `F` of the chosen point.
+
+    Raises
+    ------
+    ValueError
+        For an unknown rule, bad weights, or ``"fixed_k"`` without a member
+        of ``k`` clusters (the message lists the numbers present).
+    """
+    if rule not in SELECTION_RULES:
+        raise ValueError(f"unknown selection rule {rule!r}; choose one of {SELECTION_RULES}")
+    if rule in KNEE_RULES:
+        return select_knee(F, n_clusters, rule=rule, control_fronts=control_fronts)
+    F, n_clusters = _check_front(F, n_clusters, "F")
+    if rule == "fixed_k":
+        present = sorted(set(np.asarray(n_clusters).tolist()))
+        if k is None or k not in present:
+            raise ValueError(f"rule 'fixed_k' needs k among the front's numbers of clusters {present}, got k={k!r}")
+        candidates = np.flatnonzero(n_clusters == k)
+        g = normalise_front(F)[candidates]
+        return _best_with_ties(candidates, -np.hypot(g[:, 0], g[:, 1]), F, n_clusters)
+    w = _weights(weights)
+    low, span = F.min(axis=0), F.max(axis=0) - F.min(axis=0)
+    candidates = np.arange(len(F))
+    if rule == "asf":
+        z = np.asarray(reference, dtype=float).ravel()
+        if z.shape != (2,) or not np.all(np.isfinite(z)):
+            raise ValueError(f"reference must be two finite numbers, got {reference!r}")
+        g = np.divide(F - low, span, out=np.zeros_like(F), where=span > 0)
+        achievement = ((g - z) * w).max(axis=1) + _ASF_AUGMENT * ((g - z) * w).sum(axis=1)
+        return _best_with_ties(candidates, -achievement, F, n_clusters)
+    pseudo = np.divide(low + span - F, span, out=np.zeros_like(F), where=span > 0)
+    total = pseudo.sum(axis=1, keepdims=True)
+    pseudo = np.divide(pseudo, total, out=np.full_like(F, 0.5), where=total > 0)
+    return _best_with_ties(candidates, -np.abs(pseudo - w).sum(axis=1), F, n_clusters)
 
 
 def _chord_distance(g: np.ndarray) -> np.ndarray:

@@ -171,7 +171,10 @@ class Param:
             if isinstance(value, np.random.Generator):
                 return value
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-                raise self._refuse(owner, value, TypeError, "pass e.g. seed=0 (the same int gives the same result)")
+                # a number that is not an int is a wrong value; anything else a wrong type
+                error = ValueError if isinstance(value, numbers.Real) and not isinstance(
+                    value, (bool, np.bool_)) else TypeError
+                raise self._refuse(owner, value, error, "pass e.g. seed=0 (the same int gives the same result)")
             if int(value) < 0:
                 raise self._refuse(owner, value, ValueError, "pass e.g. seed=0 (the same int gives the same result)")
             return int(value)
@@ -201,8 +204,8 @@ class Param:
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
             raise self._refuse(owner, value, TypeError)
         if kind == "int":
-            if not isinstance(value, numbers.Integral):
-                raise self._refuse(owner, value, TypeError)
+            if not isinstance(value, numbers.Integral):  # 2.5 or 3.0: a number, not an int
+                raise self._refuse(owner, value, ValueError)
             converted: Any = int(value)
         else:
             converted = float(value)

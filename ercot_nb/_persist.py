@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+from dataclasses import fields
 import math
 import numbers
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,9 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["encode_scalar", "decode_scalar", "encode_object_array", "decode_object_array",
-           "read_npz", "DEFAULT_MAX_BYTES"]
+           "read_npz", "DEFAULT_MAX_BYTES", "save_result", "load_result"]
+
+FORMAT_VERSION = 2  # 2: typed time labels and object arrays
 
 DEFAULT_MAX_BYTES = 2 * 1024**3  # decompressed arrays a result file may hold
 _BOMB_RATIO = 200  # above 64 MiB, arrays may decompress to at most this many times the file's size
@@ -194,3 +198,111 @@ def loads_header(text: str, path: Path) -> dict:
     if not isinstance(header, dict):
         raise ValueError(f"'{path}': the result header is not a JSON object")
     return header
+
+
+def save_result(result, step_class, path) -> Path:
+    """The body of :meth:`ClusteringResult.save` (see its docstring)."""
+    path = Path(path)
+    if path.suffix != ".npz":
+        path = path.with_suffix(".npz")
+    arrays: dict[str, np.ndarray] = {}
+    scalars = []
+    for s in result.steps:
+        meta: dict[str, Any] = {}
+        where = f"step {s.t} (time {s.time!r})"
+        for f in fields(step_class):
+            value = getattr(s, f.name)
+            if isinstance(value, np.ndarray):
+                if value.dtype == object:
+                    value, meta[f"{f.name}__object"] = encode_object_array(value, f"{where}, {f.name}")
+                    if value is None:
+                        continue
+                arrays[f"{s.t}/{f.name}"] = value
+            else:
+                meta[f.name] = encode_scalar(value, f"{where}, {f.name}")
+        scalars.append(meta)
+    header = {
+        "format_version": FORMAT_VERSION,
+        "algorithm": result.algorithm,
+        "params": {k: _jsonable(v) for k, v in result.params.items()},
+        "next_label": result._next_label,
+        "steps": scalars,
+    }
+    arrays["__header__"] = np.array(json.dumps(header))
+    np.savez_compressed(path, **arrays)
+    return path
+
+
+def load_result(cls, step_class, path, max_bytes: int = DEFAULT_MAX_BYTES):
+    """The body of :meth:`ClusteringResult.load` (see its docstring)."""
+    path = Path(path)
+    data = read_npz(path, max_bytes=max_bytes)
+    if "__header__" not in data:
+        raise ValueError(f"'{path}' holds no result header: not written by ClusteringResult.save")
+    header = loads_header(str(data["__header__"]), path)
+    if header.get("format_version") not in (1, FORMAT_VERSION):
+        raise ValueError(f"'{path}': unsupported result format {header.get('format_version')!r}")
+    try:
+        result = cls(algorithm=header["algorithm"], params=header["params"])
+        for t, meta in enumerate(header["steps"]):
+            kwargs = {}
+            for f in fields(step_class):
+                key = f"{meta['t']}/{f.name}"
+                if f"{f.name}__object" in meta:
+                    kwargs[f.name] = decode_object_array(data.get(key), meta[f"{f.name}__object"])
+                elif f.name in meta:
+                    kwargs[f.name] = decode_scalar(meta[f.name])
+                else:
+                    value = data[key]
+                    if meta.get(f"{f.name}__was_object"):  # format 1
+                        value = value.astype(object)
+                    kwargs[f.name] = value
+            step = step_class(**kwargs)
+            _check_step_shapes(step, t)
+            result.steps.append(step)
+        result._next_label = int(header["next_label"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"'{path}': not a consistent saved result ({type(exc).__name__}: {exc})") from None
+    return result
+
+
+def _check_step_shapes(step, t: int) -> None:
+    """Refuse a loaded step whose arrays do not fit together."""
+    n = len(step.ids)
+    problems = []
+    if step.ids.ndim != 1:
+        problems.append(f"ids has shape {step.ids.shape}")
+    for name in ("labels", "aligned_labels"):
+        value = getattr(step, name)
+        if value.shape != (n,) or value.dtype.kind not in "iu":
+            problems.append(f"{name} has shape {value.shape} and dtype {value.dtype}, expected ({n},) ints")
+    if step.centroids.ndim != 2:
+        problems.append(f"centroids has shape {step.centroids.shape}")
+    elif n and step.labels.shape == (n,) and step.labels.dtype.kind in "iu" and (
+            step.labels.min() < 0 or step.labels.max() >= len(step.centroids)):
+        problems.append(f"labels reach {int(step.labels.max())} but there are {len(step.centroids)} centroids")
+    P = len(step.population)
+    for name, shape in (("objectives", (P, 2)), ("objectives_accumulated", (P, 2)),
+                        ("population_n_clusters", (P,)), ("population_n_active", (P,)),
+                        ("first_front", (P,))):
+        value = getattr(step, name)
+        if P and value.shape != shape:
+            problems.append(f"{name} has shape {value.shape}, expected {shape}")
+    if step.population.ndim != 2:
+        problems.append(f"population has shape {step.population.shape}")
+    if problems:
+        raise ValueError(f"step {t}: " + "; ".join(problems))
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, Sequence):
+        return [_jsonable(v) for v in value]
+    return repr(value)

@@ -134,8 +134,9 @@ def match_clusters(
 def pair_ridge(X_curr: np.ndarray, X_prev: np.ndarray) -> float:
     """Ridge shared by phi_1 and phi_2 of one matched pair.
 
-    lambda = 1e-3 * tr(Sigma_pair) / D + 1e-12, where Sigma_pair is the
-    covariance (ddof=1) of the union of the two (already centred) sets.
+    lambda = 1e-3 * tr(Sigma_pair) / D + 1e-12 * min(1, m2), where Sigma_pair
+    is the covariance (ddof=1) of the union of the two (already centred) sets
+    and m2 its per-dimension second moment (a unit-free floor below unit scale).
 
     Parameters
     ----------
@@ -153,7 +154,11 @@ def pair_ridge(X_curr: np.ndarray, X_prev: np.ndarray) -> float:
     # Two-pass trace of the union's covariance, without concatenating.
     mean = (X_curr.sum(axis=0) + X_prev.sum(axis=0)) / n_union
     scatter = np.sum((X_curr - mean) ** 2) + np.sum((X_prev - mean) ** 2)
-    return 1e-3 * float(scatter) / (n_union - 1) / n_dims + 1e-12
+    variance = float(scatter) / (n_union - 1) / n_dims
+    # The 1e-12 floor shrinks with data below unit scale (second moment < 1), so that a
+    # change of unit does not change the weight; at unit scale and above it is 1e-12 as before.
+    level = variance + float(np.mean(mean**2))
+    return 1e-3 * variance + 1e-12 * min(1.0, level) if level > 0 else 1e-12
 
 
 def gaussian_loglik(X_train: np.ndarray, X_eval: np.ndarray, ridge: float) -> np.ndarray:
@@ -445,15 +450,8 @@ def stacking_em(
     # to inf or underflow to 0 gives the correct responsibilities 0 and 1.
     with np.errstate(over="ignore"):
         density_ratio = np.exp(ll_curr - ll_prev)  # both-(-inf) rows were dropped
-    em_step = get_backend(backend).stacking_em_step
-    alpha = 0.5
-    for _ in range(max_iter):
-        alpha_new = min(max(float(em_step(density_ratio, alpha)), 0.0), 1.0)
-        converged = abs(alpha_new - alpha) < tol
-        alpha = alpha_new
-        if converged or alpha in (0.0, 1.0):  # 0 and 1 are fixed points
-            break
-    return alpha
+    # The EM loop runs in one kernel call (one call per iteration cost more than the loop).
+    return float(get_backend(backend).stacking_em_loop(density_ratio, 0.5, float(tol), int(max_iter)))
 
 
 def _stacking_alpha_exact(

@@ -17,7 +17,7 @@ needed.
 """
 from __future__ import annotations
 
-from ._knee import KNEE_RULES
+from ._knee import A_POSTERIORI_RULES, KNEE_RULES, SELECTION_RULES
 from ._param import KINDS, Param, parse_assignments, validate_params
 from ._smoothness import AGGREGATES as ALPHA_AGGREGATES
 
@@ -28,6 +28,8 @@ __all__ = [
     "validate_params",
     "parse_assignments",
     "KNEE_RULES",
+    "A_POSTERIORI_RULES",
+    "SELECTION_RULES",
     "PENALTY_KNEE_RULES",
     "ALPHA_AGGREGATES",
     "MUTATION_MODES",

@@ -8,8 +8,7 @@ saves to a single ``.npz`` file and loads back without pickle.
 from __future__ import annotations
 
 import html
-import json
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -17,10 +16,11 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
-from ._persist import (DEFAULT_MAX_BYTES, decode_object_array, decode_scalar, encode_object_array,
-                       encode_scalar, loads_header, read_npz)
-
-_FORMAT_VERSION = 2  # 2: typed time labels and object arrays
+from ._kernels import get_backend
+from ._knee import select_member
+from ._persist import DEFAULT_MAX_BYTES, load_result, save_result
+from .events import lifecycle_events
+from .hypervolume import front_hypervolume
 
 
 @dataclass
@@ -252,8 +252,6 @@ class ClusteringResult:
 
         Lets a user pick another point of the Pareto front than the knee.
         """
-        from ._kernels import get_backend
-
         step = self.steps[t]
         X = np.ascontiguousarray(X, dtype=np.float64)
         chromosome = np.ascontiguousarray(step.population[member])
@@ -261,6 +259,34 @@ class ClusteringResult:
         distances = np.empty(len(X))
         get_backend("numpy").assign_nearest(X, chromosome, step.n_max, labels, distances)
         return compress_labels(labels, chromosome, step.n_max)[0]
+
+    def events(self, **options: Any) -> pd.DataFrame:
+        """Cluster lifecycle events between consecutive steps, with p-values.
+
+        Delegates to :func:`ercot_nb.events.lifecycle_events` (``options``:
+        ``min_share``, ``majority``, ``size_change``, ``n_permutations``, ``seed``).
+        """
+        return lifecycle_events(self, **options)
+
+    def choose(self, t: int, rule: str = "ideal", **options: Any) -> int:
+        """Population index of the first-front member of step ``t`` that ``rule`` picks.
+
+        ``rule`` is one of :data:`ercot_nb._knee.SELECTION_RULES` except
+        ``"mock"`` (it needs the run's control fronts); ``options`` (``k``,
+        ``weights``, ``reference``) go to :func:`ercot_nb._knee.select_member`.
+        The rule sees the objectives the step's selection used, so the run's
+        own knee rule returns ``step.knee``.
+        """
+        step = self.steps[t]
+        members = np.flatnonzero(step.first_front)
+        if len(members) == 0:
+            raise ValueError(f"step {t} has no population front ({self.algorithm} keeps none)")
+        if rule == "mock":
+            raise ValueError("rule 'mock' needs the run's control fronts; fit with knee='mock' instead")
+        chosen = select_member(
+            step.objectives_accumulated[members], step.population_n_clusters[members], rule, **options
+        )
+        return int(members[chosen])
 
     def member_partition(self, X: np.ndarray, t: int, member: int) -> StepResult:
         """Step ``t`` as partitioned by population ``member`` (an a-posteriori choice).
@@ -418,7 +444,12 @@ class ClusteringResult:
         return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
     def steps_frame(self) -> pd.DataFrame:
-        """One row per step: size, chosen number of clusters, alpha and seconds."""
+        """One row per step: size, chosen number of clusters, alpha, seconds, hypervolume.
+
+        ``hypervolume`` is the exact normalised hypervolume of the step's first
+        front (:func:`ercot_nb.hypervolume.front_hypervolume`; nan without a
+        population).
+        """
         return pd.DataFrame(
             {
                 "t": [s.t for s in self.steps],
@@ -427,33 +458,40 @@ class ClusteringResult:
                 "n_clusters": self.n_clusters,
                 "alpha": self.alpha,
                 "seconds": self.seconds,
+                "hypervolume": [
+                    front_hypervolume(s.objectives_accumulated, s.first_front) for s in self.steps
+                ],
             }
         )
 
     def to_html(self, path: str | Path, dataset: Any = None) -> Path:
-        """Write the run's views to one self-contained, offline HTML page.
+        """Write the run's explorer page: one self-contained, offline HTML file.
 
-        plotly.js is embedded (no CDN, no kernel): the page holds the
-        partition animation (with ``dataset``), the Pareto animation, alpha
-        with per-cluster alpha_i, the number of clusters, RI/NMI (labelled
-        data) and the cluster flow; see :func:`ercot_nb.figures.report_figures`.
+        plotly.js and every step's data are embedded (no CDN, no kernel).  One
+        time slider and a Play button drive the partition view (2-D, and 3-D
+        for three or more features; with ``dataset``), the video frame and
+        segmentation (video data), the Pareto front (click a first-front
+        member to show its partition), alpha, the number of clusters, RI/NMI
+        (labelled data) and the cluster flow; see
+        :class:`ercot_nb.page.ExplorerPage`.
 
         Parameters
         ----------
         path : str or path-like
             Output ``.html`` file; parent folders are created.
         dataset : TemporalDataset, optional
-            The data the run was fitted on.
+            The data the run was fitted on (needed for the partition views).
 
         Returns
         -------
         pathlib.Path
             The written file.
         """
-        from .figures import report_figures, save_html
+        # Lazy import: result.py imports no plotting or page module at load
+        # time (the page module imports this one).
+        from .page import ExplorerPage
 
-        name = f" on {dataset.name}" if getattr(dataset, "name", "") else ""
-        return save_html(report_figures(self, dataset), path, title=f"{self.algorithm}{name}")
+        return ExplorerPage(self, dataset).save(path)
 
     def _repr_html_(self) -> str:
         table = self.steps_frame().to_html(index=False, float_format=lambda v: f"{v:.4g}")
@@ -476,35 +514,7 @@ class ClusteringResult:
             For a time label or id of a type that cannot be stored (the
             message names the step).
         """
-        path = Path(path)
-        if path.suffix != ".npz":
-            path = path.with_suffix(".npz")
-        arrays: dict[str, np.ndarray] = {}
-        scalars = []
-        for s in self.steps:
-            meta: dict[str, Any] = {}
-            where = f"step {s.t} (time {s.time!r})"
-            for f in fields(StepResult):
-                value = getattr(s, f.name)
-                if isinstance(value, np.ndarray):
-                    if value.dtype == object:
-                        value, meta[f"{f.name}__object"] = encode_object_array(value, f"{where}, {f.name}")
-                        if value is None:
-                            continue
-                    arrays[f"{s.t}/{f.name}"] = value
-                else:
-                    meta[f.name] = encode_scalar(value, f"{where}, {f.name}")
-            scalars.append(meta)
-        header = {
-            "format_version": _FORMAT_VERSION,
-            "algorithm": self.algorithm,
-            "params": {k: _jsonable(v) for k, v in self.params.items()},
-            "next_label": self._next_label,
-            "steps": scalars,
-        }
-        arrays["__header__"] = np.array(json.dumps(header))
-        np.savez_compressed(path, **arrays)
-        return path
+        return save_result(self, StepResult, path)
 
     @classmethod
     def load(cls, path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> "ClusteringResult":
@@ -525,74 +535,4 @@ class ClusteringResult:
         FileNotFoundError
             If it does not exist.
         """
-        path = Path(path)
-        data = read_npz(path, max_bytes=max_bytes)
-        if "__header__" not in data:
-            raise ValueError(f"'{path}' holds no result header: not written by ClusteringResult.save")
-        header = loads_header(str(data["__header__"]), path)
-        if header.get("format_version") not in (1, _FORMAT_VERSION):
-            raise ValueError(f"'{path}': unsupported result format {header.get('format_version')!r}")
-        try:
-            result = cls(algorithm=header["algorithm"], params=header["params"])
-            for t, meta in enumerate(header["steps"]):
-                kwargs = {}
-                for f in fields(StepResult):
-                    key = f"{meta['t']}/{f.name}"
-                    if f"{f.name}__object" in meta:
-                        kwargs[f.name] = decode_object_array(data.get(key), meta[f"{f.name}__object"])
-                    elif f.name in meta:
-                        kwargs[f.name] = decode_scalar(meta[f.name])
-                    else:
-                        value = data[key]
-                        if meta.get(f"{f.name}__was_object"):  # format 1
-                            value = value.astype(object)
-                        kwargs[f.name] = value
-                step = StepResult(**kwargs)
-                _check_step_shapes(step, t)
-                result.steps.append(step)
-            result._next_label = int(header["next_label"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"'{path}': not a consistent saved result ({type(exc).__name__}: {exc})") from None
-        return result
-
-
-def _check_step_shapes(step: StepResult, t: int) -> None:
-    """Refuse a loaded step whose arrays do not fit together."""
-    n = len(step.ids)
-    problems = []
-    if step.ids.ndim != 1:
-        problems.append(f"ids has shape {step.ids.shape}")
-    for name in ("labels", "aligned_labels"):
-        value = getattr(step, name)
-        if value.shape != (n,) or value.dtype.kind not in "iu":
-            problems.append(f"{name} has shape {value.shape} and dtype {value.dtype}, expected ({n},) ints")
-    if step.centroids.ndim != 2:
-        problems.append(f"centroids has shape {step.centroids.shape}")
-    elif n and step.labels.shape == (n,) and step.labels.dtype.kind in "iu" and (
-            step.labels.min() < 0 or step.labels.max() >= len(step.centroids)):
-        problems.append(f"labels reach {int(step.labels.max())} but there are {len(step.centroids)} centroids")
-    P = len(step.population)
-    for name, shape in (("objectives", (P, 2)), ("objectives_accumulated", (P, 2)),
-                        ("population_n_clusters", (P,)), ("population_n_active", (P,)),
-                        ("first_front", (P,))):
-        value = getattr(step, name)
-        if P and value.shape != shape:
-            problems.append(f"{name} has shape {value.shape}, expected {shape}")
-    if step.population.ndim != 2:
-        problems.append(f"population has shape {step.population.shape}")
-    if problems:
-        raise ValueError(f"step {t}: " + "; ".join(problems))
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (np.floating,)):
-        return float(value)
-    if isinstance(value, (np.bool_,)):
-        return bool(value)
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    if isinstance(value, Sequence):
-        return [_jsonable(v) for v in value]
-    return repr(value)
+        return load_result(cls, StepResult, path, max_bytes)

@@ -17,6 +17,7 @@ import numpy as np
 def warm_up(verbose: bool = True) -> float:
     """Run small fits that exercise every kernel; return the seconds it took."""
     from . import ERCOT, StaticEC, TemporalDataset
+    from ._engine import Engine
 
     started = time.perf_counter()
     rng = np.random.default_rng(0)
@@ -26,6 +27,12 @@ def warm_up(verbose: bool = True) -> float:
         ERCOT(pop_size=10, n_evaluations=20, seed=0).fit(data)
         ERCOT(n_clusters=3, pop_size=10, n_evaluations=20, seed=0).fit(data)
         StaticEC(pop_size=10, n_evaluations=20, seed=0).fit(data[:1])
+    # The parallel kernel variants (used for large data on several threads) too.
+    threshold, Engine.PARALLEL_WORK = Engine.PARALLEL_WORK, 0
+    try:
+        ERCOT(pop_size=10, n_evaluations=20, seed=0).fit(data)
+    finally:
+        Engine.PARALLEL_WORK = threshold
     seconds = time.perf_counter() - started
     if verbose:
         print(f"ercot-nb: numba kernels compiled and cached in {seconds:.1f} s")

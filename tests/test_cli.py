@@ -68,7 +68,7 @@ def test_run_on_a_builtin_dataset_writes_the_labels_table(tmp_path, capsys):
     # summary: header, one row per step, a mean row, scores since syn1 has labels
     lines = out.splitlines()
     header = next(line for line in lines if line.split()[:2] == ["t", "time"])
-    assert header.split() == ["t", "time", "n_samples", "n_clusters", "alpha", "seconds", "RI", "NMI"]
+    assert header.split() == ["t", "time", "n_samples", "n_clusters", "alpha", "seconds", "hypervolume", "RI", "NMI"]
     assert any(line.split()[0] == "mean" for line in lines)
     assert str(out_csv) in out and str(saved) in out
 

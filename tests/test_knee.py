@@ -241,3 +241,65 @@ def test_mock_control_data_pca_matches_covariance() -> None:
     np.testing.assert_array_equal(control, again)
     with pytest.raises(ValueError, match="pca"):
         mock_control_data(X, np.random.default_rng(2), box="sphere")
+
+
+# --------------------------------------------------------------------------- #
+# A-posteriori selection rules (select_member)
+# --------------------------------------------------------------------------- #
+from ercot_nb._knee import A_POSTERIORI_RULES, SELECTION_RULES, select_member  # noqa: E402
+
+
+def test_selection_rules_declared_once() -> None:
+    assert SELECTION_RULES == KNEE_RULES + A_POSTERIORI_RULES
+    assert len(set(SELECTION_RULES)) == len(SELECTION_RULES)
+
+
+@pytest.mark.parametrize("rule", ["ideal", "chord"])
+def test_select_member_delegates_knee_rules(rule: str) -> None:
+    assert select_member(CONVEX, CONVEX_C, rule) == select_knee(CONVEX, CONVEX_C, rule=rule)
+
+
+def test_fixed_k() -> None:
+    assert select_member(CONVEX, CONVEX_C, "fixed_k", k=6) == 1
+    F = np.vstack([CONVEX, [[3.0, 3.5]]])  # a second 4-cluster member, farther from the ideal
+    assert select_member(F, np.append(CONVEX_C, 4), "fixed_k", k=4) == 2
+    with pytest.raises(ValueError, match=r"\[2, 3, 4, 6, 8\]"):
+        select_member(CONVEX, CONVEX_C, "fixed_k", k=5)
+
+
+def test_asf_and_pseudo_weights_follow_the_weights() -> None:
+    # Linear scaling: (0,1), (.1,.4), (.2,.2), (.4,.1), (1,0).
+    assert select_member(CONVEX, CONVEX_C, "asf") == 2  # 0.5 max(g): .5, .2, .1, .2, .5
+    assert select_member(CONVEX, CONVEX_C, "asf", weights=(0.9, 0.1)) == 1  # f_cp matters most
+    assert select_member(CONVEX, CONVEX_C, "asf", weights=(0.1, 0.9)) == 3
+    # Pseudo-weights: (1, 0), (.9/1.5, .6/1.5), (.8/1.6, .8/1.6), ...
+    assert select_member(CONVEX, CONVEX_C, "pseudo_weights") == 2
+    assert select_member(CONVEX, CONVEX_C, "pseudo_weights", weights=(1.0, 1e-9)) == 0
+    assert select_member(CONVEX, CONVEX_C, "pseudo_weights", weights=(1e-9, 1.0)) == 4
+    with pytest.raises(ValueError, match="weights"):
+        select_member(CONVEX, CONVEX_C, "asf", weights=(1.0, 0.0))
+    with pytest.raises(ValueError, match="unknown selection rule"):
+        select_member(CONVEX, CONVEX_C, "best")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 10), st.floats(0, 10)), min_size=1, max_size=20),
+       st.sampled_from(["asf", "pseudo_weights"]), st.floats(0.05, 0.95))
+def test_asf_choice_is_nondominated(points, rule, w) -> None:
+    F = np.array(points)
+    chosen = select_member(F, np.full(len(F), 3), rule, weights=(w, 1 - w))
+    if rule == "asf":  # the augmented ASF never picks a dominated member
+        dominated = np.all(F <= F[chosen], axis=1) & np.any(F < F[chosen], axis=1)
+        assert not dominated.any()
+    else:  # brute force: the smallest L1 distance of the pseudo-weights to the weights
+        low, high = F.min(axis=0), F.max(axis=0)
+        pseudo = [[(high[i] - f[i]) / (high[i] - low[i]) if high[i] > low[i] else 0.0 for i in (0, 1)] for f in F]
+        pseudo = [[p / sum(q) for p in q] if sum(q) > 0 else [0.5, 0.5] for q in pseudo]
+        distance = [abs(q[0] - w) + abs(q[1] - (1 - w)) for q in pseudo]
+        assert distance[chosen] <= min(distance) + 1e-9
+
+
+def test_asf_skips_a_weakly_dominated_tie() -> None:
+    # (1, 3) is listed first and ties (1, 2) on max(w g): only the augmentation separates them.
+    F = np.array([[1.0, 3.0], [1.0, 2.0], [0.0, 10.0], [10.0, 0.0]])
+    assert select_member(F, np.full(4, 3), "asf", weights=(0.9, 0.1)) == 1

@@ -12,14 +12,15 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "ercot_nb"
 MAX_LINES = 600
 
-# Known breaches, each owned by work in progress elsewhere.  The tests below fail on any
-# new breach, and also when a listed one is gone (so that this list only shrinks).
-KNOWN_OVER_LIMIT = {
-    "ercot_nb.params": "parameter specs of every estimator and data set (issue 10)",
+# Known breaches.  The tests below fail on any new breach, and also when a listed one is
+# gone (so that these lists only shrink).
+KNOWN_OVER_LIMIT: dict[str, str] = {}
+# Imports that point up the layers (data -> algorithms -> result -> metrics -> figures ->
+# widgets), each kept on purpose, inside a function, with its reason.
+KNOWN_UPWARD_EDGES = {
+    ("ercot_nb.result", "ercot_nb.page"):
+        "ClusteringResult.to_html writes the explorer page (issue 15 asks for result.to_html)",
 }
-KNOWN_CYCLES = [
-    ["ercot_nb.figures", "ercot_nb.result"],  # result's plotting methods import figures (issue 10 part A)
-]
 
 
 def module_name(path: Path) -> str:
@@ -115,19 +116,18 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def _is_parent_package(a: str, b: str) -> bool:
-    return b.startswith(a + ".") or a.startswith(b + ".")
-
-
-def package_cycles() -> list[list[str]]:
+def package_cycles(allowed: dict[tuple[str, str], str] | None = None) -> list[list[str]]:
     """Cycles, not counting a package's ``__init__`` importing its own submodules.
 
     A package re-exporting names from its submodules, and those submodules
     importing siblings through the package, is the usual layout, not a
-    circle between topics; edges between a module and a package containing
-    it are therefore dropped.
+    circle between topics; edges from a module to a package containing it
+    are therefore dropped (the package's edges to its submodules are kept,
+    so a circle through a package is still seen).
     """
-    graph = {m: {t for t in ts if not _is_parent_package(m, t)} for m, ts in import_graph().items()}
+    allowed = allowed or {}
+    graph = {m: {t for t in ts if not m.startswith(t + ".") and (m, t) not in allowed}
+             for m, ts in import_graph().items()}
     return cycles(graph)
 
 
@@ -135,8 +135,15 @@ def sizes() -> dict[str, int]:
     return {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in modules().items()}
 
 
-def test_no_import_cycle():
-    assert package_cycles() == KNOWN_CYCLES
+def test_no_import_cycle_but_the_known_upward_edges():
+    assert package_cycles(KNOWN_UPWARD_EDGES) == []
+    eager = import_graph(include_lazy=False)
+    lazy = import_graph()
+    for source, target in KNOWN_UPWARD_EDGES:
+        assert target in lazy[source], f"{source} -> {target} is gone: drop it from the list"
+        assert target not in eager[source], f"{source} -> {target} must stay inside a function"
+    # each known edge is what closes a cycle: without the allowance it is seen
+    assert package_cycles() != []
 
 
 def test_no_module_over_600_lines():
@@ -165,3 +172,5 @@ if __name__ == "__main__":  # pragma: no cover
             shown = [t if t in eager[name] else f"{t} (lazy)" for t in sorted(targets)]
             print(f"  {name} -> {', '.join(shown)}")
     print("\ncycles:", package_cycles() or "none")
+    print("cycles without the known upward edges", sorted(KNOWN_UPWARD_EDGES), ":",
+          package_cycles(KNOWN_UPWARD_EDGES) or "none")

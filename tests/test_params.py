@@ -53,8 +53,8 @@ def test_knee_rules_are_listed_once():
 
 
 @pytest.mark.parametrize("name", ALGORITHMS)
-@pytest.mark.parametrize("seed, error", [(-1, ValueError), (1.5, TypeError), ("abc", TypeError),
-                                         (True, TypeError), (np.float64(3), TypeError)])
+@pytest.mark.parametrize("seed, error", [(-1, ValueError), (1.5, ValueError), ("abc", TypeError),
+                                         (True, TypeError), (np.float64(3), ValueError)])
 def test_bad_seed_is_refused_naming_the_parameter(name, seed, error):
     data = datasets.load("syn1", n_steps=2, n_per_cluster=5)
     model = algorithms.make(name, n_clusters=2, seed=seed)
@@ -87,7 +87,7 @@ def test_numpy_scalars_are_accepted_and_text_never_parsed_by_validate():
     assert type(spec["crossover_rate"].validate(1, "ERCOT")) is float
     with pytest.raises(ValueError, match=r"pop_size must be an even int in \[4, 100000\], got 21"):
         spec["pop_size"].validate(21, "ERCOT")
-    with pytest.raises(TypeError, match="n_clusters must be an int .* or None, got 3.0 \\(float\\)"):
+    with pytest.raises(ValueError, match="n_clusters must be an int .* or None, got 3.0 \\(float\\)"):
         spec["n_clusters"].validate(3.0, "ERCOT")
 
 

@@ -15,7 +15,11 @@ twins.  Both expose the same functions with the same signatures:
 ``nondominated_rank``    fast non-dominated sort
 ``crowding_distance``    crowding distance within each front
 ``stacking_em_step``     one EM update of the smoothness stacking weight
+``stacking_em_loop``     EM steps until convergence, in one call
 =======================  ==================================================
+
+The population kernels also come as ``*_parallel`` variants (same
+signature, same result, spread over numba's threads; the twins alias them).
 """
 from __future__ import annotations
 
@@ -32,6 +36,10 @@ KERNEL_NAMES = (
     "nondominated_rank",
     "crowding_distance",
     "stacking_em_step",
+    "stacking_em_loop",
+    "evaluate_population_parallel",
+    "recentre_population_parallel",
+    "assign_nearest_parallel",
 )
 BACKENDS = ("numba", "numpy")
 _cache: dict[str, SimpleNamespace] = {}

@@ -7,8 +7,13 @@ masks; centroid ``c`` occupies genes ``n_max + c*D .. n_max + (c+1)*D - 1`` and
 is active when its mask is ``>= 0.5``.
 
 Each solution's active centroids are first gathered into a small contiguous
-array; the sample loop is outermost (measured faster than a blocked,
-centroid-outer layout for the small D and C_max used here).
+array; samples are then processed in blocks of ``_BLOCK`` by
+``_nearest_block``.
+
+Every population kernel comes twice: a serial one (the default: it compiles
+quickly and small calls gain nothing from threads) and a ``*_parallel`` twin
+over solutions (or samples) for large calls.  Both call the same per-solution
+function, so their results are identical whatever the number of threads.
 
 Contract shared by every kernel here (the model is scikit-learn's
 ``_k_means_lloyd.pyx``): one step per call, outputs and scratch sized by the
@@ -29,7 +34,7 @@ _MIN_SEPARATION = 1e-12
 _TINY = 2.2250738585072014e-308  # smallest normal float64: floor of constant data
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _gather_active(chromosome, n_max, n_features, centroids, slots):  # pragma: no cover
     """Copy the active centroids into ``centroids[:n_active]``; return n_active."""
     n_active = 0
@@ -43,52 +48,119 @@ def _gather_active(chromosome, n_max, n_features, centroids, slots):  # pragma: 
     return n_active
 
 
-@njit(cache=True, inline="always")
-def _nearest(X, s, centroids, n_active):  # pragma: no cover
-    """Index (into ``centroids``) of the nearest centroid to sample ``s`` and its squared distance.
+_BLOCK = 256  # samples per call of _nearest_block (its scratch size)
 
-    D = 2 and D = 3 (the paper's 2-D data and RGB pixels) get unrolled loops,
-    measured about 1.6x faster than the generic loop; the arithmetic (and so
-    the result) is the same.
+
+@njit(cache=True)
+def _nearest_block(X, start, stop, centroids, n_active, nearest, best):  # pragma: no cover
+    """Nearest centroid (index into ``centroids``) and squared distance of samples ``start:stop``.
+
+    Results go to ``nearest[:stop - start]`` and ``best[:stop - start]``.
+    For D <= 3 (the paper's 2-D data and RGB pixels) the block is copied
+    feature-major, padded to 3 features with zeros, and the loop runs
+    centroid-outer, sample-inner without branches, which vectorises (measured
+    1.2-1.5x faster per sample-centroid pair than the sample-outer loop); the
+    sum ``0 + e0^2 + e1^2 + e2^2`` and the ties (lowest index) are those of the
+    generic loop, so the result is the same.  Every kernel's sample loop runs
+    through this one function, a block at a time, so it is compiled once.
     """
-    best = np.inf
-    nearest = -1
     n_features = X.shape[1]
-    if n_features == 2:
-        x0 = X[s, 0]
-        x1 = X[s, 1]
+    n = stop - start
+    for j in range(n):
+        nearest[j] = -1
+        best[j] = np.inf
+    if n_features <= 3:
+        # centroid-outer, sample-inner: the inner loop has no branch and vectorises
+        xt = np.empty((3, _BLOCK))
+        for j in range(n):
+            for d in range(3):
+                xt[d, j] = X[start + j, d] if d < n_features else 0.0
         for a in range(n_active):
-            e0 = x0 - centroids[a, 0]
-            e1 = x1 - centroids[a, 1]
-            d2 = 0.0 + e0 * e0 + e1 * e1
-            if d2 < best:
-                best = d2
-                nearest = a
-    elif n_features == 3:
-        x0 = X[s, 0]
-        x1 = X[s, 1]
-        x2 = X[s, 2]
-        for a in range(n_active):
-            e0 = x0 - centroids[a, 0]
-            e1 = x1 - centroids[a, 1]
-            e2 = x2 - centroids[a, 2]
-            d2 = 0.0 + e0 * e0 + e1 * e1 + e2 * e2
-            if d2 < best:
-                best = d2
-                nearest = a
-    else:
+            c0 = centroids[a, 0]
+            c1 = centroids[a, 1] if n_features > 1 else 0.0
+            c2 = centroids[a, 2] if n_features > 2 else 0.0
+            for j in range(n):
+                e0 = xt[0, j] - c0
+                e1 = xt[1, j] - c1
+                e2 = xt[2, j] - c2
+                d2 = 0.0 + e0 * e0 + e1 * e1 + e2 * e2
+                better = d2 < best[j]
+                best[j] = d2 if better else best[j]
+                nearest[j] = a if better else nearest[j]
+        return
+    for s in range(start, stop):
+        j = s - start
         for a in range(n_active):
             d2 = 0.0
             for d in range(n_features):
                 diff = X[s, d] - centroids[a, d]
                 d2 += diff * diff
-            if d2 < best:
-                best = d2
-                nearest = a
-    return nearest, best
+            if d2 < best[j]:
+                best[j] = d2
+                nearest[j] = a
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
+def _separation_floor(X):  # pragma: no cover
+    """Floor of the centroid distance in f_sep: 1e-12 x the widest feature range of ``X``."""
+    n_samples, n_features = X.shape
+    widest = 0.0
+    for d in range(n_features):
+        low = X[0, d]
+        high = X[0, d]
+        for s in range(1, n_samples):
+            low = min(low, X[s, d])
+            high = max(high, X[s, d])
+        widest = max(widest, high - low)
+    return max(_MIN_SEPARATION * widest, _TINY)
+
+
+@njit(cache=True)
+def _evaluate_one(X, chromosome, n_max, nonempty_only, floor, counts_row):  # pragma: no cover
+    """f_cp and f_sep of one chromosome; members per slot into ``counts_row``."""
+    n_samples, n_features = X.shape
+    centroids = np.empty((n_max, n_features))
+    slots = np.empty(n_max, dtype=np.int64)
+    local_counts = np.empty(n_max, dtype=np.int64)
+    n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
+    for c in range(n_max):
+        counts_row[c] = 0
+        local_counts[c] = 0
+    if n_active == 0:
+        return np.inf, np.inf
+    total = 0.0
+    nearest = np.empty(_BLOCK, dtype=np.int64)
+    best = np.empty(_BLOCK)
+    for start in range(0, n_samples, _BLOCK):
+        stop = min(start + _BLOCK, n_samples)
+        _nearest_block(X, start, stop, centroids, n_active, nearest, best)
+        for j in range(stop - start):
+            total += np.sqrt(best[j])
+            local_counts[nearest[j]] += 1
+    for a in range(n_active):
+        counts_row[slots[a]] = local_counts[a]
+
+    min_d2 = np.inf
+    n_pairs = 0
+    for a in range(n_active):
+        if nonempty_only and local_counts[a] == 0:
+            continue
+        for b in range(a + 1, n_active):
+            if nonempty_only and local_counts[b] == 0:
+                continue
+            n_pairs += 1
+            dist2 = 0.0
+            for d in range(n_features):
+                diff = centroids[a, d] - centroids[b, d]
+                dist2 += diff * diff
+            if dist2 < min_d2:
+                min_d2 = dist2
+    if n_pairs == 0:
+        return total, np.inf
+    return total, 1.0 / max(np.sqrt(min_d2), floor)
+
+
+@njit(cache=True)
 def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # pragma: no cover
     """Objectives and cluster sizes of every solution.
 
@@ -106,58 +178,66 @@ def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # p
         distance floored at 1e-12 x the widest feature range of ``X``.
     counts : int64 ndarray of shape (n_solutions, n_max)    OUT, members per centroid.
     """
-    n_samples, n_features = X.shape
-    widest = 0.0
-    for d in range(n_features):
-        low = X[0, d]
-        high = X[0, d]
-        for s in range(1, n_samples):
-            low = min(low, X[s, d])
-            high = max(high, X[s, d])
-        widest = max(widest, high - low)
-    floor = max(_MIN_SEPARATION * widest, _TINY)
-    for i in prange(pop.shape[0]):
-        centroids = np.empty((n_max, n_features))
-        slots = np.empty(n_max, dtype=np.int64)
-        local_counts = np.zeros(n_max, dtype=np.int64)
-        n_active = _gather_active(pop[i], n_max, n_features, centroids, slots)
-        for c in range(n_max):
-            counts[i, c] = 0
-        if n_active == 0:
-            f_cp[i] = np.inf
-            f_sep[i] = np.inf
-            continue
-        total = 0.0
-        for s in range(n_samples):
-            nearest, best = _nearest(X, s, centroids, n_active)
-            total += np.sqrt(best)
-            local_counts[nearest] += 1
-        f_cp[i] = total
-        for a in range(n_active):
-            counts[i, slots[a]] = local_counts[a]
-
-        min_d2 = np.inf
-        n_pairs = 0
-        for a in range(n_active):
-            if nonempty_only and local_counts[a] == 0:
-                continue
-            for b in range(a + 1, n_active):
-                if nonempty_only and local_counts[b] == 0:
-                    continue
-                n_pairs += 1
-                dist2 = 0.0
-                for d in range(n_features):
-                    diff = centroids[a, d] - centroids[b, d]
-                    dist2 += diff * diff
-                if dist2 < min_d2:
-                    min_d2 = dist2
-        if n_pairs == 0:
-            f_sep[i] = np.inf
-        else:
-            f_sep[i] = 1.0 / max(np.sqrt(min_d2), floor)
+    floor = _separation_floor(X)
+    for i in range(pop.shape[0]):
+        f_cp[i], f_sep[i] = _evaluate_one(X, pop[i], n_max, nonempty_only, floor, counts[i])
 
 
 @njit(cache=True, parallel=True)
+def evaluate_population_parallel(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # pragma: no cover
+    """:func:`evaluate_population` with solutions spread over numba's threads."""
+    floor = _separation_floor(X)
+    for i in prange(pop.shape[0]):
+        f_cp[i], f_sep[i] = _evaluate_one(X, pop[i], n_max, nonempty_only, floor, counts[i])
+
+
+@njit(cache=True)
+def _recentre_one(X_assign, X_update, chromosome, n_max, reseed_empty, sums, counts_row):  # pragma: no cover
+    """One assign-then-average step of one chromosome, in place."""
+    n_samples, n_features = X_assign.shape
+    centroids = np.empty((n_max, n_features))
+    slots = np.empty(n_max, dtype=np.int64)
+    n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
+    for c in range(n_max):
+        counts_row[c] = 0
+        for d in range(n_features):
+            sums[c, d] = 0.0
+    if n_active == 0:
+        return
+    farthest = -1
+    farthest_d2 = -1.0
+    nearest = np.empty(_BLOCK, dtype=np.int64)
+    best = np.empty(_BLOCK)
+    for start in range(0, n_samples, _BLOCK):
+        stop = min(start + _BLOCK, n_samples)
+        _nearest_block(X_assign, start, stop, centroids, n_active, nearest, best)
+        for s in range(start, stop):
+            a = nearest[s - start]
+            counts_row[a] += 1
+            for d in range(n_features):
+                sums[a, d] += X_update[s, d]
+            if best[s - start] > farthest_d2:
+                farthest_d2 = best[s - start]
+                farthest = s
+    reseeded = not reseed_empty
+    for a in range(n_active):
+        base = n_max + slots[a] * n_features
+        if counts_row[a] > 0:
+            for d in range(n_features):
+                chromosome[base + d] = sums[a, d] / counts_row[a]
+        elif not reseeded and farthest >= 0:
+            for d in range(n_features):
+                chromosome[base + d] = X_update[farthest, d]
+            reseeded = True
+    # counts were accumulated per active index; report them per slot
+    for a in range(n_active - 1, -1, -1):
+        c = slots[a]
+        if c != a:
+            counts_row[c] = counts_row[a]
+            counts_row[a] = 0
+
+
+@njit(cache=True)
 def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, counts):  # pragma: no cover
     """One assign-then-average step on every solution, in place.
 
@@ -179,46 +259,30 @@ def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, coun
     sums : ndarray of shape (n_solutions, n_max, n_features)          SCRATCH
     counts : int64 ndarray of shape (n_solutions, n_max)              OUT, members
     """
-    n_samples, n_features = X_assign.shape
-    for i in prange(pop.shape[0]):
-        centroids = np.empty((n_max, n_features))
-        slots = np.empty(n_max, dtype=np.int64)
-        n_active = _gather_active(pop[i], n_max, n_features, centroids, slots)
-        for c in range(n_max):
-            counts[i, c] = 0
-            for d in range(n_features):
-                sums[i, c, d] = 0.0
-        if n_active == 0:
-            continue
-        farthest = -1
-        farthest_d2 = -1.0
-        for s in range(n_samples):
-            nearest, best = _nearest(X_assign, s, centroids, n_active)
-            counts[i, nearest] += 1
-            for d in range(n_features):
-                sums[i, nearest, d] += X_update[s, d]
-            if best > farthest_d2:
-                farthest_d2 = best
-                farthest = s
-        reseeded = not reseed_empty
-        for a in range(n_active):
-            base = n_max + slots[a] * n_features
-            if counts[i, a] > 0:
-                for d in range(n_features):
-                    pop[i, base + d] = sums[i, a, d] / counts[i, a]
-            elif not reseeded and farthest >= 0:
-                for d in range(n_features):
-                    pop[i, base + d] = X_update[farthest, d]
-                reseeded = True
-        # counts were accumulated per active index; report them per slot
-        for a in range(n_active - 1, -1, -1):
-            c = slots[a]
-            if c != a:
-                counts[i, c] = counts[i, a]
-                counts[i, a] = 0
+    for i in range(pop.shape[0]):
+        _recentre_one(X_assign, X_update, pop[i], n_max, reseed_empty, sums[i], counts[i])
 
 
 @njit(cache=True, parallel=True)
+def recentre_population_parallel(X_assign, X_update, pop, n_max, reseed_empty, sums, counts):  # pragma: no cover
+    """:func:`recentre_population` with solutions spread over numba's threads."""
+    for i in prange(pop.shape[0]):
+        _recentre_one(X_assign, X_update, pop[i], n_max, reseed_empty, sums[i], counts[i])
+
+
+@njit(cache=True)
+def _assign_range(X, start, stop, centroids, slots, n_active, labels, distances):  # pragma: no cover
+    nearest = np.empty(_BLOCK, dtype=np.int64)
+    best = np.empty(_BLOCK)
+    for first in range(start, stop, _BLOCK):
+        last = min(first + _BLOCK, stop)
+        _nearest_block(X, first, last, centroids, n_active, nearest, best)
+        for s in range(first, last):
+            labels[s] = slots[nearest[s - first]] if nearest[s - first] >= 0 else -1
+            distances[s] = np.sqrt(best[s - first])
+
+
+@njit(cache=True)
 def assign_nearest(X, chromosome, n_max, labels, distances):  # pragma: no cover
     """Nearest active centroid of every sample for one chromosome.
 
@@ -230,11 +294,24 @@ def assign_nearest(X, chromosome, n_max, labels, distances):  # pragma: no cover
     labels : int64 ndarray of shape (n_samples,)     OUT, centroid slot (-1 if none active)
     distances : ndarray of shape (n_samples,)        OUT, Euclidean distance to it
     """
+    n_features = X.shape[1]
+    centroids = np.empty((n_max, n_features))
+    slots = np.empty(n_max, dtype=np.int64)
+    n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
+    _assign_range(X, 0, X.shape[0], centroids, slots, n_active, labels, distances)
+
+
+_ASSIGN_CHUNK = 4096
+
+
+@njit(cache=True, parallel=True)
+def assign_nearest_parallel(X, chromosome, n_max, labels, distances):  # pragma: no cover
+    """:func:`assign_nearest` with blocks of samples spread over numba's threads."""
     n_samples, n_features = X.shape
     centroids = np.empty((n_max, n_features))
     slots = np.empty(n_max, dtype=np.int64)
     n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
-    for s in prange(n_samples):
-        nearest, best = _nearest(X, s, centroids, n_active)
-        labels[s] = slots[nearest] if nearest >= 0 else -1
-        distances[s] = np.sqrt(best)
+    n_chunks = (n_samples + _ASSIGN_CHUNK - 1) // _ASSIGN_CHUNK
+    for k in prange(n_chunks):
+        stop = min((k + 1) * _ASSIGN_CHUNK, n_samples)
+        _assign_range(X, k * _ASSIGN_CHUNK, stop, centroids, slots, n_active, labels, distances)

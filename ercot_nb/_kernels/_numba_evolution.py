@@ -151,7 +151,42 @@ def repair_min_active(pop, n_max, min_active, pick, value):  # pragma: no cover
 
 
 @njit(cache=True)
-def _rank_two_objectives(F, order, rank):  # pragma: no cover
+def _stable_sort_by(values, order, tmp):  # pragma: no cover
+    """Sort the indices in ``order`` by ``values[order]``, stably, in place.
+
+    Bottom-up merge sort (``tmp`` is scratch of the same length); NaN sorts
+    last, as in NumPy.  Written out here because numba's own ``argsort``
+    costs seconds to compile.
+    """
+    n = order.shape[0]
+    width = 1
+    src = order
+    dst = tmp
+    in_tmp = False
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i = lo
+            j = mid
+            for k in range(lo, hi):
+                if i < mid and (j >= hi or not values[src[j]] < values[src[i]]
+                                and (values[src[i]] == values[src[i]] or values[src[j]] != values[src[j]])):
+                    dst[k] = src[i]
+                    i += 1
+                else:
+                    dst[k] = src[j]
+                    j += 1
+        src, dst = dst, src
+        in_tmp = not in_tmp
+        width *= 2
+    if in_tmp:
+        for k in range(n):
+            order[k] = src[k]
+
+
+@njit(cache=True)
+def _rank_two_objectives(F, last, rank):  # pragma: no cover
     """Sweep for two objectives: O(n log n + n * n_fronts).
 
     Points are visited in lexicographic (f1, f2) order.  Within a front f2
@@ -161,9 +196,12 @@ def _rank_two_objectives(F, order, rank):  # pragma: no cover
     member does not dominate it.
     """
     n = F.shape[0]
-    last = order  # reuse: last[k] = index of the member added last to front k
-    by_f2 = np.argsort(F[:, 1], kind="mergesort")
-    by_f1 = by_f2[np.argsort(F[by_f2, 0], kind="mergesort")]
+    by_f1 = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        by_f1[i] = i
+    tmp = np.empty(n, dtype=np.int64)
+    _stable_sort_by(F[:, 1], by_f1, tmp)
+    _stable_sort_by(F[:, 0], by_f1, tmp)  # stable: ties in f1 stay ordered by f2
     n_fronts = 0
     for p in by_f1:
         k = 0
@@ -260,14 +298,20 @@ def crowding_distance(F, rank, order, crowding):  # pragma: no cover
         crowding[i] = 0.0
         if rank[i] + 1 > n_fronts:
             n_fronts = rank[i] + 1
-    start = np.zeros(n_fronts + 1, dtype=np.int64)
+    start = np.empty(n_fronts + 1, dtype=np.int64)
+    for f in range(n_fronts + 1):
+        start[f] = 0
     for i in range(n):
         start[rank[i] + 1] += 1
     for f in range(n_fronts):
         start[f + 1] += start[f]
     fill = np.empty(n_fronts, dtype=np.int64)
+    by_value = np.empty(n, dtype=np.int64)
+    tmp = np.empty(n, dtype=np.int64)
     for k in range(m):
-        by_value = np.argsort(F[:, k], kind="mergesort")
+        for i in range(n):
+            by_value[i] = i
+        _stable_sort_by(F[:, k], by_value, tmp)
         for f in range(n_fronts):
             fill[f] = start[f]
         for i in by_value:

@@ -153,3 +153,19 @@ def crowding_distance(F, rank, order, crowding):
 
 def stacking_em_step(density_ratio, alpha):
     return float(np.mean(1.0 / (1.0 + density_ratio * ((1.0 - alpha) / alpha))))
+
+
+def stacking_em_loop(density_ratio, alpha, tol, max_iter):
+    for _ in range(max_iter):
+        alpha_new = min(max(stacking_em_step(density_ratio, alpha), 0.0), 1.0)
+        converged = abs(alpha_new - alpha) < tol
+        alpha = alpha_new
+        if converged or alpha in (0.0, 1.0):
+            break
+    return alpha
+
+
+# The twins run in one thread: the parallel variants are the same functions.
+evaluate_population_parallel = evaluate_population
+recentre_population_parallel = recentre_population
+assign_nearest_parallel = assign_nearest

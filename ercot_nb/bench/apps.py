@@ -21,6 +21,7 @@ from ercot_nb import ERCOT, StaticEC, datasets
 from ercot_nb.metrics import mean_scores
 
 name, params, algorithms = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3].split(",")
+PYMOO_MAX_SAMPLES = int(sys.argv[4])
 ERCOT(seed=0).fit(datasets.load("syn1", seed=0)[:2])  # load the numba cache first
 def rss_mib():
     with open("/proc/self/statm") as f:
@@ -38,6 +39,12 @@ for algorithm in algorithms:  # timed without tracemalloc, which slows Python co
         "mRI": mean_scores(data, labels)["mRI"] if data[0].labels is not None else None,
         "clusters": float(np.mean(estimator.n_clusters_)),
     }
+from ercot_nb.bench.ratios import kmeans_ratio, pymoo_ratio
+if data[0].labels is not None:  # KMeans(n_init=10) with the true number of clusters of each step
+    k = max(2, int(np.median([len(np.unique(s.labels)) for s in data])))
+    out["kmeans"] = kmeans_ratio(data[:3], k, repeats=1)
+if out["n_samples"] <= PYMOO_MAX_SAMPLES:
+    out["pymoo"] = pymoo_ratio(data[:3], repeats=1)
 tracemalloc.start()  # memory of one more ERCOT fit
 ERCOT(seed=0).fit(data)
 out["traced_peak_mib"] = tracemalloc.get_traced_memory()[1] / 2**20
@@ -45,6 +52,9 @@ tracemalloc.stop()
 out["rss_growth_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before
 print(json.dumps(out))
 """
+
+# pymoo's NSGA-II (ERCOT's evaluation kernel as objective) is timed up to this size.
+PYMOO_MAX_SAMPLES = 50_000
 
 APP_CASES: list[tuple[str, dict]] = [
     ("bird_flocks", {}),
@@ -57,7 +67,8 @@ APP_CASES: list[tuple[str, dict]] = [
 
 def _app_case(name: str, params: dict, algorithms: tuple[str, ...]) -> dict:
     out = subprocess.run(
-        [sys.executable, "-c", _APP_CASE, name, json.dumps(params), ",".join(algorithms)],
+        [sys.executable, "-c", _APP_CASE, name, json.dumps(params), ",".join(algorithms),
+         str(PYMOO_MAX_SAMPLES)],
         check=True, capture_output=True, text=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -80,7 +91,13 @@ def applications_report(
     Returns
     -------
     pandas.DataFrame
-        One row per case and algorithm.
+        One row per case and algorithm.  With scikit-learn, ``kmeans_s_step``
+        and ``ERCOT/kmeans`` compare steps 2-3 of an ERCOT fit with
+        ``KMeans(n_init=10)`` on the same snapshots (true number of clusters);
+        with pymoo and at most :data:`PYMOO_MAX_SAMPLES` samples,
+        ``pymoo_s_step`` and ``ERCOT/pymoo`` compare them with pymoo's NSGA-II
+        (population 100, 1000 evaluations, ERCOT's evaluation kernel), see
+        :mod:`ercot_nb.bench.ratios`.  Columns are omitted when missing.
     """
     rows = []
     for name, params in cases or APP_CASES:
@@ -92,4 +109,8 @@ def applications_report(
                 "algorithm": algorithm, **out[algorithm],
                 "traced_peak_MiB": out["traced_peak_mib"], "rss_growth_MiB": out["rss_growth_mib"],
             })
+            for other in ("kmeans", "pymoo"):
+                if out.get(other):
+                    rows[-1][f"{other}_s_step"] = out[other][f"{other}_s_per_step"]
+                    rows[-1][f"ERCOT/{other}"] = out[other]["ratio"]
     return pd.DataFrame(rows)

@@ -81,5 +81,19 @@ def speed_report(numpy_steps: int = 2) -> pd.DataFrame:
     rows.append(("19,200x3, 7 clusters: s/step, numpy twin", big_numpy))
     rows.append(("19,200x3 speed-up numba / numpy", big_numpy / big_numba))
 
+    from .ratios import busy_core_ratio, cold_warm_ratio, kmeans_ratio
+
+    ratio = cold_warm_ratio()
+    rows.append(("import + first fit CPU s, empty numba cache", ratio["cold_cpu_s"]))
+    rows.append(("import + first fit CPU s, warm numba cache", ratio["warm_cpu_s"]))
+    rows.append(("cold / warm first-fit CPU ratio", ratio["ratio"]))
+    kmeans = kmeans_ratio(syn1, n_clusters=4)
+    if kmeans is not None:
+        rows.append(("Syn1: s/step, KMeans(n_init=10, k=4)", kmeans["kmeans_s_per_step"]))
+        rows.append(("Syn1: ERCOT / KMeans per step", kmeans["ratio"]))
+    for name, data in (("Syn1", syn1), ("bird_flocks", datasets.load("bird_flocks", seed=0))):
+        busy = busy_core_ratio(data)
+        if busy is not None:
+            rows.append((f"{name}, one core busy: default threads / 1 thread", busy["ratio"]))
     rows.append(("numba threads", float(numba.get_num_threads())))
     return pd.DataFrame(rows, columns=["measure", "value"])

@@ -93,7 +93,7 @@ code("""figures.n_clusters_figure(static.result_, data)"""),
 md("""Both methods agree where the clusters are well apart. At times 4 and 5, where the drift begins, ERCOT still finds the four clusters while staticEC already merges two of them; from about time 7 the overlap is too strong for either to separate the moving cluster, and their scores are close. A single seed is only an illustration: the paper's comparison averages 30 runs (see `ercot-nb bench quality`)."""),
 md("""## Export
 
-`to_frame()` gives a tidy table, one row per (step, sample), ready for pandas or a CSV file. `save` writes the whole result (fronts, weights, timings) to one `.npz` file and `ClusteringResult.load` reads it back. `figures.save_html` writes figures to a self-contained offline HTML page.
+`to_frame()` gives a tidy table, one row per (step, sample), ready for pandas or a CSV file. `save` writes the whole result (fronts, weights, timings) to one `.npz` file and `ClusteringResult.load` reads it back. `result.to_html(path, data)` writes the run's **explorer page**: one self-contained offline HTML file (no kernel, no network) where one time slider and a Play button drive the partition, the Pareto front (click a point to see that member's partition), alpha, the scores and the cluster flow. `figures.save_html` writes chosen figures to an offline page.
 
 From a terminal, `ercot-nb run --dataset syn3 --out labels.csv` does the same fit and export."""),
 code("""result.to_frame().head()"""),
@@ -103,6 +103,8 @@ loaded = ClusteringResult.load(path)
 print(loaded)
 print("same labels after loading:", all(np.array_equal(a, b) for a, b in zip(loaded.labels, result.labels)))
 
+explorer_page = result.to_html(folder / "syn3_explorer.html", data)
+print(f"explorer page: {explorer_page.stat().st_size / 1e6:.1f} MB")
 page = figures.save_html([figures.partition_animation(data, result), figures.alpha_figure(result)],
                          folder / "syn3_ercot.html")
 print(f"offline report: {page.stat().st_size / 1e6:.1f} MB")"""),

@@ -102,7 +102,11 @@ from ercot_nb.widgets import Explorer
 
 explorer = Explorer(data, result=result)
 explorer"""),
-md("""Without a kernel (on GitHub, nbviewer or in an HTML export) the widget above is not drawn; the animation in the section *Frame, segmentation and truth side by side* is its static counterpart, and `explorer.to_html("run.html")` writes all its views to one offline page."""),
+md("""Without a kernel (on GitHub, nbviewer, VS Code without widgets or in an HTML export) the widget above is not drawn. The **explorer page** below is its kernel-free twin, stored in this notebook's output: the same run, with one time slider and a Play button driving every view (partition in 2-D and 3-D, frame | segmentation | truth, Pareto front, alpha, clusters, scores and the cluster flow), and a click on a filled point of the Pareto front showing that member's segmentation. `explorer.to_html("run.html")` (or `result.to_html("run.html", data)`) writes the same page to one offline file."""),
+code("""# NBVAL_IGNORE_OUTPUT
+from ercot_nb.page import ExplorerPage
+
+ExplorerPage(result, data)"""),
 md("""## Compared with the paper
 
 The paper's mRI on its real videos: ERCOT 0.7335 / 0.7163 / 0.7526 and staticEC 0.7157 / 0.6399 / 0.7297 on BT / MO / RC. Our scenes only mirror the kind of scene (the footage and its annotation are not available), so the numbers are not comparable one to one; our 10-run comparison and the seconds per frame at full size are in [paper_results/applications/report.md](paper_results/applications/report.md). `ercot-nb bench apps` measures the speed and memory at full size."""),

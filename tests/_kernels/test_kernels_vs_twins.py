@@ -245,3 +245,53 @@ def test_stacking_em_step(alpha):
     expected = np.mean([1.0 / (1.0 + r * (1 - alpha) / alpha) for r in ratio])
     assert NUMBA.stacking_em_step(ratio, alpha) == pytest.approx(expected, rel=1e-12)
     assert TWIN.stacking_em_step(ratio, alpha) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["evaluate_population", "recentre_population"])
+def test_parallel_population_kernels_equal_serial(name):
+    rng = np.random.default_rng(7)
+    n_max, n_features = 8, 3
+    X = rng.normal(size=(300, n_features))
+    pop = random_population(rng, 16, n_max, n_features)
+    out = {}
+    for kernel in (name, name + "_parallel"):
+        p = pop.copy()
+        counts = np.empty((16, n_max), dtype=np.int64)
+        if name == "evaluate_population":
+            f_cp, f_sep = np.empty(16), np.empty(16)
+            getattr(NUMBA, kernel)(X, p, n_max, False, f_cp, f_sep, counts)
+            out[kernel] = (f_cp, f_sep, counts)
+        else:
+            getattr(NUMBA, kernel)(X, X, p, n_max, True, np.empty((16, n_max, n_features)), counts)
+            out[kernel] = (p, counts)
+    for serial, parallel in zip(out[name], out[name + "_parallel"]):
+        np.testing.assert_array_equal(serial, parallel)
+
+
+def test_parallel_assign_equals_serial_across_sample_blocks():
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(10_000, 2))  # several sample blocks
+    chromosome = random_population(rng, 3, 5, 2)[2]
+    results = []
+    for kernel in (NUMBA.assign_nearest, NUMBA.assign_nearest_parallel):
+        labels, distances = np.empty(len(X), dtype=np.int64), np.empty(len(X))
+        kernel(X, chromosome, 5, labels, distances)
+        results.append((labels, distances))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+@pytest.mark.parametrize("alpha", [1e-3, 0.5, 0.97])
+def test_stacking_em_loop_iterates_the_step(alpha):
+    ratio = np.random.default_rng(3).lognormal(sigma=2.0, size=200)
+    ratio[:3] = [0.0, np.inf, 1.0]
+    expected = alpha
+    for _ in range(40):
+        new = min(max(TWIN.stacking_em_step(ratio, expected), 0.0), 1.0)
+        done = abs(new - expected) < 1e-9
+        expected = new
+        if done:
+            break
+    for backend in (NUMBA, TWIN):
+        assert backend.stacking_em_loop(ratio, alpha, 1e-9, 40) == pytest.approx(expected, rel=1e-12)
+    assert NUMBA.stacking_em_loop(np.zeros(5), 0.5, 1e-9, 40) == 1.0  # fixed point reached

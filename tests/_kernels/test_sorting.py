@@ -91,3 +91,14 @@ def test_tiny_fronts(n):
     crowd = np.empty(n)
     NUMBA.crowding_distance(F, rank, np.empty(n, dtype=np.int64), crowd)
     assert rank[0] == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(arrays(np.float64, st.integers(0, 70),
+              elements=st.sampled_from([0.0, 1.0, -2.5, 3.0, np.inf, -np.inf, np.nan])))
+def test_stable_sort_matches_numpy_stable_argsort(values):
+    from ercot_nb._kernels._numba_evolution import _stable_sort_by
+
+    order = np.arange(len(values))
+    _stable_sort_by(values, order, np.empty(len(values), dtype=np.int64))
+    np.testing.assert_array_equal(order, np.argsort(values, kind="stable"))

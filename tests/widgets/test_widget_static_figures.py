@@ -1,6 +1,10 @@
 """Static fallbacks: new figure builders and the offline HTML export of a run."""
 from __future__ import annotations
 
+import base64
+import gzip
+import re
+
 import numpy as np
 import plotly.graph_objects as go
 import pytest
@@ -182,13 +186,15 @@ def test_result_to_html_is_self_contained(syn5, tmp_path):
     data, result = syn5
     path = result.to_html(tmp_path / "out" / "run.html", dataset=data)
     text = path.read_text(encoding="utf-8")
-    assert get_plotlyjs()[:5000] in text  # plotly.js inline
+    # the explorer page (ercot_nb.page): plotly.js inline, gzip+base64 packed
+    packed = re.search(r'<script id="plotly-js"[^>]*>([^<]*)</script>', text).group(1)
+    assert gzip.decompress(base64.b64decode(packed)).decode()[:5000] == get_plotlyjs()[:5000]
     assert "cdn.plot.ly" not in text and "<script src=" not in text and "<link" not in text
-    assert text.count('id="ercot-nb-figure-') == 7  # partition, pareto, alpha, k, RI, NMI, flow
     assert "<title>ERCOT on syn5</title>" in text
-    assert '"frames"' in text or "frames" in text  # the animations
+    assert 'id="ercot-data"' in text
     bare = result.to_html(tmp_path / "bare.html")
-    assert bare.read_text(encoding="utf-8").count('id="ercot-nb-figure-') == 4
+    block = re.search(r'id="ercot-data"[^>]*>([^<]*)<', bare.read_text(encoding="utf-8")).group(1)
+    assert "No dataset was given" in gzip.decompress(base64.b64decode(block)).decode()
 
 
 def test_report_figures_without_population(syn5):

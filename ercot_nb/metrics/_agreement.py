@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .data import TemporalDataset
+from ..data import TemporalDataset
 
 __all__ = ["contingency", "rand_index", "nmi", "score_steps", "mean_scores"]
 

@@ -1,0 +1,92 @@
+"""Carry an a-posteriori choice forward: adopt a front member at step t, continue the run.
+
+ERCOT keeps its whole final population at every step so that a user can pick
+another member of the front than the knee (the paper's *a posteriori*
+decision).  Picking one only relabels that step unless the later steps see
+it: their re-initialisation starts from step t's population recentred on the
+common ids, and their smoothness weight and fitness accumulation compare
+with step t's partition.  :func:`adopt` makes the choice real:
+
+1. steps ``0..t-1`` are kept (the same objects' data, relinked in a new result);
+2. step ``t`` keeps its search record but takes the member's partition
+   (labels by nearest active centroid, as for the knee) and ``knee = member``;
+3. the estimator's history becomes (step t's data, its final population, the
+   member's labels) and its random generator is set back to the state it had
+   after step ``t``;
+4. steps ``t+1..`` are fitted again from the data the estimator saw.
+
+Because only the partition handed on differs, adopting the knee member
+reproduces the original run exactly.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ._history import History
+from .result import ClusteringResult, compress_labels
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._evolutionary import _EvolutionaryClustering
+
+
+def adopt(estimator: "_EvolutionaryClustering", t: int, member: int) -> ClusteringResult:
+    """Continue ``estimator``'s run from step ``t`` with ``member`` as that step's partition.
+
+    Parameters
+    ----------
+    estimator : ERCOT, StaticEC or another evolutionary estimator of the package
+        Fitted (``fit`` or ``partial_fit``) in this session.
+    t : int
+        Step index; negative counts from the end.
+    member : int
+        Index into ``estimator.result_[t].population``.
+
+    Returns
+    -------
+    ClusteringResult
+        The new ``estimator.result_``.
+
+    Raises
+    ------
+    ValueError
+        If ``t`` or ``member`` is out of range, or the estimator no longer
+        holds the data of its steps (e.g. it was fitted elsewhere and
+        unpickled without it).
+    """
+    estimator._check_fitted()
+    result = estimator.result_
+    n_steps = len(result)
+    if not isinstance(t, (int, np.integer)) or not -n_steps <= t < n_steps:
+        raise ValueError(f"t must be an int in [{-n_steps}, {n_steps - 1}], got {t!r}")
+    t = int(t) % n_steps
+    step = result[t]
+    n_members = len(step.population)
+    if not isinstance(member, (int, np.integer)) or not 0 <= member < n_members:
+        raise ValueError(f"member must be an int in [0, {n_members - 1}] (step {t}'s population), got {member!r}")
+    states = getattr(estimator, "_step_states", [])
+    if len(states) != n_steps:
+        raise ValueError(
+            f"this {type(estimator).__name__} does not hold the data of its {n_steps} step(s) "
+            "(fitted elsewhere?); fit it again here before adopting"
+        )
+    snapshots = [snapshot for snapshot, _ in states]
+    chromosome = np.ascontiguousarray(step.population[member])
+    slot_labels, _ = estimator._engine.assign(snapshots[t].X, chromosome)
+    labels, centroids = compress_labels(slot_labels, chromosome, step.n_max)
+
+    adopted = ClusteringResult(algorithm=result.algorithm, params=result.params)
+    for kept in result.steps[:t]:
+        adopted.append(dataclasses.replace(kept))
+    adopted.append(dataclasses.replace(step, labels=labels, aligned_labels=labels, centroids=centroids,
+                                       knee=int(member)))
+    estimator.result_ = adopted
+    estimator._history = History(snapshot=snapshots[t], population=step.population, labels=labels)
+    estimator._controls_for = None
+    estimator._rng.bit_generator.state = states[t][1]
+    estimator._step_states = states[: t + 1]
+    for snapshot in snapshots[t + 1:]:
+        estimator._fit_snapshot(snapshot)
+    return adopted

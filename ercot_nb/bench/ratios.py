@@ -1,0 +1,181 @@
+"""Speed ratios measured in one run: ERCOT vs k-means and NSGA-II, cold vs warm start, busy core.
+
+Each ratio compares two things timed in the same process (or in child
+processes started from it), interleaved A B A B ... and summarised by
+medians, so that a shared or throttled machine shifts both sides alike:
+
+* ``kmeans``: ERCOT seconds per step (steps after the first) over
+  scikit-learn ``KMeans(n_init=10)`` with the true number of clusters on the
+  same snapshots (``None`` without scikit-learn);
+* ``pymoo``: ERCOT seconds per step over pymoo's NSGA-II (population 100,
+  1000 evaluations) minimising the same two objectives with ERCOT's own
+  evaluation kernel (``None`` without pymoo);
+* ``cold_warm``: CPU seconds of ``import + first fit`` in a fresh process
+  with an empty numba cache over the same with the cache filled;
+* ``busy_core``: ERCOT seconds per step with numba's default threads over
+  one thread while another process spins on one core.
+
+Only the public API and the kernel backend are used, so this file also runs
+as a script against another checkout (``PYTHONPATH=<tree> python ratios.py``).
+"""
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+
+def _step_seconds(model) -> np.ndarray:
+    seconds = np.asarray(model.result_.seconds, dtype=float)
+    return seconds[1:] if len(seconds) > 1 else seconds
+
+
+def kmeans_ratio(dataset, n_clusters: int, repeats: int = 3, seed: int = 0) -> dict | None:
+    """Median ERCOT s/step and KMeans(n_init=10) s/step on the same steps, and their ratio."""
+    try:
+        from sklearn.cluster import KMeans
+    except ImportError:
+        return None
+    from ercot_nb import ERCOT
+
+    ercot, kmeans = [], []
+    for run in range(repeats):
+        ercot.extend(_step_seconds(ERCOT(seed=seed + run).fit(dataset)))
+        for snapshot in list(dataset)[1:] if len(dataset) > 1 else dataset:
+            started = time.perf_counter()
+            KMeans(n_clusters=n_clusters, n_init=10, random_state=seed + run).fit(snapshot.X)
+            kmeans.append(time.perf_counter() - started)
+    e, k = float(np.median(ercot)), float(np.median(kmeans))
+    return {"ercot_s_per_step": e, "kmeans_s_per_step": k, "ratio": e / k}
+
+
+def pymoo_ratio(dataset, repeats: int = 2, seed: int = 0, pop_size: int = 100,
+                n_evaluations: int = 1000) -> dict | None:
+    """ERCOT s/step over pymoo NSGA-II s/step (same budget, ERCOT's evaluation kernel)."""
+    try:
+        from pymoo.algorithms.moo.nsga2 import NSGA2
+        from pymoo.core.problem import Problem
+        from pymoo.optimize import minimize
+    except ImportError:
+        return None
+    from ercot_nb import ERCOT
+    from ercot_nb._kernels import get_backend
+
+    evaluate = get_backend("numba").evaluate_population
+    n_max = 8
+
+    class Clustering(Problem):
+        def __init__(self, X):
+            self.X = np.ascontiguousarray(X, dtype=np.float64)
+            if not self.X.flags.writeable:
+                self.X = self.X.copy()
+            lo, hi = self.X.min(axis=0), self.X.max(axis=0)
+            super().__init__(n_var=n_max * (1 + X.shape[1]), n_obj=2,
+                             xl=np.concatenate([np.zeros(n_max), np.tile(lo, n_max)]),
+                             xu=np.concatenate([np.ones(n_max), np.tile(hi, n_max)]))
+
+        def _evaluate(self, x, out, *args, **kwargs):
+            pop = np.ascontiguousarray(x, dtype=np.float64)
+            f_cp, f_sep = np.empty(len(pop)), np.empty(len(pop))
+            counts = np.empty((len(pop), n_max), dtype=np.int64)
+            evaluate(self.X, pop, n_max, False, f_cp, f_sep, counts)
+            out["F"] = np.column_stack([f_cp, f_sep])
+
+    ercot, nsga = [], []
+    steps = list(dataset)[1:] if len(dataset) > 1 else list(dataset)
+    for run in range(repeats):
+        ercot.extend(_step_seconds(ERCOT(seed=seed + run, pop_size=pop_size,
+                                         n_evaluations=n_evaluations).fit(dataset)))
+        for snapshot in steps:
+            started = time.perf_counter()
+            minimize(Clustering(snapshot.X), NSGA2(pop_size=pop_size), ("n_eval", n_evaluations),
+                     seed=seed + run, verbose=False)
+            nsga.append(time.perf_counter() - started)
+    e, p = float(np.median(ercot)), float(np.median(nsga))
+    return {"ercot_s_per_step": e, "pymoo_s_per_step": p, "ratio": e / p}
+
+
+_FIRST_FIT = """
+from ercot_nb import ERCOT, datasets
+ERCOT(seed=0).fit(datasets.load("syn1", seed=0)[:2])
+"""
+
+
+def _child_cpu_seconds(env: dict) -> float:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([sys.executable, "-c", _FIRST_FIT], env=env, check=True, capture_output=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def cold_warm_ratio(repeats: int = 2) -> dict:
+    """CPU seconds of import + first Syn1 fit, empty vs filled numba cache (fresh processes)."""
+    cold, warm = [], []
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+            cold.append(_child_cpu_seconds(env))
+            warm.append(_child_cpu_seconds(env))
+    c, w = float(np.median(cold)), float(np.median(warm))
+    return {"cold_cpu_s": c, "warm_cpu_s": w, "ratio": c / w}
+
+
+def _spin(cpu: int) -> None:  # pragma: no cover - runs in the child
+    os.sched_setaffinity(0, {cpu})
+    while True:
+        pass
+
+
+def busy_core_ratio(dataset, repeats: int = 5, seed: int = 0) -> dict | None:
+    """s/step with default threads over one thread while a child process spins on one core."""
+    import multiprocessing
+
+    import numba
+
+    from ercot_nb import ERCOT
+
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    threads = numba.get_num_threads()
+    ERCOT(seed=seed).fit(dataset[:2])  # load the kernels before timing
+    spinner = multiprocessing.get_context("fork").Process(target=_spin, args=(0,), daemon=True)
+    spinner.start()
+    times: dict[int, list[float]] = {threads: [], 1: []}
+    try:
+        for run in range(repeats):
+            for n in (threads, 1):
+                numba.set_num_threads(n)
+                times[n].append(float(np.median(_step_seconds(ERCOT(seed=seed + run).fit(dataset)))))
+    finally:
+        numba.set_num_threads(threads)
+        spinner.terminate()
+        spinner.join()
+    default, one = float(np.median(times[threads])), float(np.median(times[1]))
+    return {"threads": threads, "default_s_per_step": default, "one_thread_s_per_step": one,
+            "ratio": default / one}
+
+
+if __name__ == "__main__":  # pragma: no cover - manual runs against any checkout
+    import json
+
+    from ercot_nb import datasets
+
+    what = sys.argv[1]
+    if what == "cold_warm":
+        print(json.dumps(cold_warm_ratio()))
+    elif what == "kmeans":
+        name, k = sys.argv[2], int(sys.argv[3])
+        params = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {}
+        steps = int(sys.argv[5]) if len(sys.argv) > 5 else None
+        data = datasets.load(name, seed=0, **params)
+        print(json.dumps(kmeans_ratio(data[:steps] if steps else data, k, repeats=1)))
+    elif what == "pymoo":
+        data = datasets.load(sys.argv[2], seed=0)
+        print(json.dumps(pymoo_ratio(data[: int(sys.argv[3])], repeats=1)))
+    elif what == "busy":
+        print(json.dumps(busy_core_ratio(datasets.load(sys.argv[2], seed=0))))

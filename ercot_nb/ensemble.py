@@ -1,0 +1,327 @@
+"""How sure: a seed ensemble of runs, merged step by step into a consensus partition.
+
+ERCOT is stochastic; one run's partition is one draw.  :func:`ensemble` fits
+the same estimator with several seeds (on a Dask cluster when given a
+client, in local worker processes with ``n_jobs``, else one after another)
+and :func:`consensus` merges the runs:
+
+1. at every step, the reference is the medoid run (highest summed Rand index
+   to the other runs);
+2. each run's clusters are matched to the reference's by the Hungarian
+   algorithm on their contingency table (maximum shared samples,
+   :func:`scipy.optimize.linear_sum_assignment`); a run's unmatched clusters
+   vote for no reference cluster;
+3. every sample takes the cluster most runs vote for, and that vote share is
+   its *agreement* (1: all runs put it there);
+4. steps 2-3 repeat with the consensus as reference until it stops changing
+   (at most ``n_iter`` times);
+5. the consensus is then carried over time like a run's labels
+   (:func:`ercot_nb.result.align_labels`).
+
+Bands of the smoothness weight alpha and of the number of clusters across
+the runs come with it (:meth:`Ensemble.steps_frame`).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import linear_sum_assignment
+
+from .metrics import contingency, rand_index
+from .result import ClusteringResult, align_labels
+
+if TYPE_CHECKING:  # pragma: no cover
+    from distributed import Client
+
+__all__ = ["Ensemble", "consensus", "ensemble", "consensus_step"]
+
+
+@dataclass
+class Ensemble:
+    """Runs of one estimator with several seeds and their consensus.
+
+    Attributes
+    ----------
+    results : list of ClusteringResult
+        One run per seed, in the order of ``seeds``.
+    seeds : list
+    ids, times : list
+        Sample ids and time label of each step.
+    labels : list of int64 ndarray
+        Consensus cluster of every sample, numbered 0..k-1 per step.
+    aligned_labels : list of int64 ndarray
+        The consensus carried over time (a cluster keeps its label).
+    agreement : list of float ndarray
+        Share of runs that put each sample in its consensus cluster.
+    band : tuple of float
+        Lower and upper quantiles of the bands in :meth:`steps_frame`.
+    """
+
+    results: list[ClusteringResult]
+    seeds: list
+    ids: list[np.ndarray]
+    times: list
+    labels: list[np.ndarray]
+    aligned_labels: list[np.ndarray]
+    agreement: list[np.ndarray]
+    band: tuple[float, float] = field(default=(0.1, 0.9))
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def steps_frame(self) -> pd.DataFrame:
+        """One row per step: consensus size, agreement, and bands across the runs.
+
+        Columns ``t, time, n_samples, n_clusters`` (of the consensus),
+        ``agreement_mean``, ``agreement_min``, ``share_unanimous`` (samples
+        all runs agree on), then for ``alpha`` and ``n_clusters`` of the runs
+        their median and the ``band`` quantiles (``alpha_low``,
+        ``alpha_median``, ``alpha_high``, ``runs_n_clusters_low``, ...); the
+        bands of the number of clusters are taken outward (``lower`` and
+        ``higher`` quantiles), so they stay whole numbers of clusters.
+        """
+        low, high = self.band
+        alpha = np.array([r.alpha for r in self.results], dtype=float)  # (runs, steps)
+        n_clusters = np.array([r.n_clusters for r in self.results], dtype=float)
+        rows = []
+        for t, (labels, agree) in enumerate(zip(self.labels, self.agreement)):
+            a = alpha[:, t][~np.isnan(alpha[:, t])]
+            rows.append({
+                "t": t,
+                "time": self.times[t],
+                "n_samples": len(labels),
+                "n_clusters": int(len(np.unique(labels))),
+                "agreement_mean": float(agree.mean()) if len(agree) else np.nan,
+                "agreement_min": float(agree.min()) if len(agree) else np.nan,
+                "share_unanimous": float(np.mean(agree == 1.0)) if len(agree) else np.nan,
+                "alpha_low": float(np.quantile(a, low)) if len(a) else np.nan,
+                "alpha_median": float(np.median(a)) if len(a) else np.nan,
+                "alpha_high": float(np.quantile(a, high)) if len(a) else np.nan,
+                "runs_n_clusters_low": int(np.quantile(n_clusters[:, t], low, method="lower")),
+                "runs_n_clusters_median": float(np.median(n_clusters[:, t])),
+                "runs_n_clusters_high": int(np.quantile(n_clusters[:, t], high, method="higher")),
+            })
+        return pd.DataFrame(rows)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Long table: one row per (step, sample) with ``t, time, id, label, aligned_label, agreement``."""
+        frames = [
+            pd.DataFrame({"t": t, "time": [self.times[t]] * len(ids), "id": ids, "label": labels,
+                          "aligned_label": aligned, "agreement": agree})
+            for t, (ids, labels, aligned, agree) in enumerate(
+                zip(self.ids, self.labels, self.aligned_labels, self.agreement))
+        ]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+            columns=["t", "time", "id", "label", "aligned_label", "agreement"])
+
+    def __repr__(self) -> str:
+        return f"Ensemble(runs={len(self.results)}, steps={len(self)})"
+
+
+def _match_to(reference: np.ndarray, labels: np.ndarray, k_ref: int) -> np.ndarray:
+    """``labels`` renamed to the reference cluster each is matched to (-1 if unmatched)."""
+    table, classes_ref, classes = contingency(reference, labels, return_classes=True)
+    rows, cols = linear_sum_assignment(table, maximize=True)
+    lookup = np.full(len(classes), -1, dtype=np.int64)
+    keep = table[rows, cols] > 0
+    lookup[cols[keep]] = classes_ref[rows[keep]]
+    return lookup[np.searchsorted(classes, labels)]
+
+
+def consensus_step(runs: Sequence[np.ndarray], *, n_iter: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """Consensus partition and per-sample agreement of several partitions of the same samples.
+
+    Parameters
+    ----------
+    runs : sequence of array-like of shape (n_samples,)
+        One labeling per run (any label values, same sample order).
+    n_iter : int, default=5
+        Most re-alignments to the consensus.
+
+    Returns
+    -------
+    labels : int64 ndarray of shape (n_samples,)
+        Consensus clusters numbered 0..k-1 in order of first appearance.
+    agreement : float ndarray of shape (n_samples,)
+        Share of runs whose matched cluster is the consensus one.
+    """
+    runs = [np.unique(np.asarray(r), return_inverse=True)[1].reshape(-1) for r in runs]
+    if not runs:
+        raise ValueError("consensus needs at least one run")
+    n = len(runs[0])
+    if any(len(r) != n for r in runs):
+        raise ValueError(f"every run must label the same {n} samples")
+    if len(runs) > 2:
+        scores = np.zeros(len(runs))
+        for i in range(len(runs)):
+            for j in range(i + 1, len(runs)):
+                value = rand_index(runs[i], runs[j])
+                scores[i] += value
+                scores[j] += value
+        reference = runs[int(np.argmax(scores))]
+    else:
+        reference = runs[0]
+    votes = np.zeros((n, 1))
+    for _ in range(max(n_iter, 1)):
+        k_ref = int(reference.max()) + 1 if n else 0
+        votes = np.zeros((n, max(k_ref, 1)))
+        for labels in runs:
+            matched = _match_to(reference, labels, k_ref)
+            hit = matched >= 0
+            votes[np.flatnonzero(hit), matched[hit]] += 1
+        winner = votes.argmax(axis=1)
+        _, first = np.unique(winner, return_index=True)
+        renumber = np.empty(votes.shape[1], dtype=np.int64)
+        renumber[winner[np.sort(first)]] = np.arange(len(first))
+        new_reference = renumber[winner]
+        if np.array_equal(new_reference, reference):
+            break
+        reference = new_reference
+    agreement = votes[np.arange(n), votes.argmax(axis=1)] / len(runs)
+    return reference.astype(np.int64), agreement
+
+
+def consensus(
+    results: Sequence[ClusteringResult],
+    seeds: Sequence[Any] | None = None,
+    *,
+    n_iter: int = 5,
+    band: tuple[float, float] = (0.1, 0.9),
+) -> Ensemble:
+    """Merge runs on the same data into a consensus partition per step.
+
+    Parameters
+    ----------
+    results : sequence of ClusteringResult
+        Runs on the same data (same steps, same ids in the same order).
+    seeds : sequence, optional
+        Their seeds, kept for the record.
+    n_iter : int, default=5
+        See :func:`consensus_step`.
+    band : (float, float), default=(0.1, 0.9)
+        Quantiles of the bands in :meth:`Ensemble.steps_frame`.
+
+    Returns
+    -------
+    Ensemble
+
+    Raises
+    ------
+    ValueError
+        If the runs differ in steps or ids (the message names the run and step).
+    """
+    results = list(results)
+    if not results:
+        raise ValueError("consensus needs at least one run")
+    if not 0.0 <= band[0] <= band[1] <= 1.0:
+        raise ValueError(f"band must be two quantiles 0 <= low <= high <= 1, got {band!r}")
+    first = results[0]
+    for r, result in enumerate(results[1:], start=1):
+        if len(result) != len(first):
+            raise ValueError(f"run {r} has {len(result)} step(s), run 0 has {len(first)}")
+        for t, (a, b) in enumerate(zip(first, result)):
+            if not np.array_equal(a.ids, b.ids):
+                raise ValueError(f"run {r}, step {t} (time={b.time!r}): ids differ from run 0's")
+    labels, agreement, aligned = [], [], []
+    previous_ids = previous_aligned = None
+    next_label = 0
+    for t, step in enumerate(first):
+        step_labels, step_agreement = consensus_step([r[t].labels for r in results], n_iter=n_iter)
+        step_aligned, next_label = align_labels(previous_ids, previous_aligned, step.ids, step_labels,
+                                                next_label)
+        labels.append(step_labels)
+        agreement.append(step_agreement)
+        aligned.append(step_aligned)
+        previous_ids, previous_aligned = step.ids, step_aligned
+    return Ensemble(
+        results=results,
+        seeds=list(seeds) if seeds is not None else list(range(len(results))),
+        ids=[s.ids for s in first],
+        times=[s.time for s in first],
+        labels=labels,
+        aligned_labels=aligned,
+        agreement=agreement,
+        band=tuple(band),
+    )
+
+
+def _fit_seed(estimator: Any, data: Any, seed: Any) -> ClusteringResult:
+    """Fit a copy of ``estimator`` with ``seed`` on ``data`` (runs in a worker)."""
+    model = estimator.clone().set_params(seed=seed)
+    if "progress" in model.get_params():
+        model.set_params(progress=False)
+    return model.fit(data).result_
+
+
+def _one_thread() -> None:
+    """Worker initialiser: numba kernels on one thread (one run per process)."""
+    try:
+        import numba
+
+        numba.set_num_threads(1)
+    except ImportError:  # pragma: no cover - numpy backend only
+        pass
+
+
+def ensemble(
+    estimator: Any,
+    data: Any,
+    seeds: Sequence[int],
+    client: "Client | None" = None,
+    *,
+    n_jobs: int | None = None,
+    n_iter: int = 5,
+    band: tuple[float, float] = (0.1, 0.9),
+) -> Ensemble:
+    """Fit ``estimator`` once per seed on ``data`` and merge the runs.
+
+    Parameters
+    ----------
+    estimator : ERCOT or any estimator of :mod:`ercot_nb.algorithms`
+        Its parameters are used, ``seed`` replaced; it is not fitted itself.
+    data : TemporalDataset or list of ndarray
+    seeds : sequence of int
+        One run per seed (at least one).
+    client : distributed.Client, optional
+        Run each seed as one task on this Dask cluster (data scattered once).
+    n_jobs : int, optional
+        Without a client: this many local worker processes (numba on one
+        thread each); ``None`` or 1 runs the seeds one after another here.
+    n_iter, band
+        See :func:`consensus`.
+
+    Returns
+    -------
+    Ensemble
+
+    Examples
+    --------
+    >>> from ercot_nb import ERCOT, datasets
+    >>> from ercot_nb.ensemble import ensemble
+    >>> runs = ensemble(ERCOT(), datasets.load("syn3"), seeds=range(10))  # doctest: +SKIP
+    >>> runs.steps_frame()[["time", "agreement_mean", "alpha_low", "alpha_high"]]  # doctest: +SKIP
+    """
+    seeds = list(seeds)
+    if not seeds:
+        raise ValueError("ensemble needs at least one seed")
+    if "seed" not in estimator.get_params():
+        raise TypeError(f"{type(estimator).__name__} has no 'seed' parameter to vary")
+    estimator = estimator.clone()  # ship parameters only, never a fitted state
+    if client is not None:
+        shared = client.scatter(data, broadcast=True)
+        futures = [client.submit(_fit_seed, estimator, shared, seed, pure=False) for seed in seeds]
+        results = client.gather(futures)
+    elif n_jobs is not None and n_jobs > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=n_jobs, mp_context=context, initializer=_one_thread) as pool:
+            results = list(pool.map(_fit_seed, [estimator] * len(seeds), [data] * len(seeds), seeds))
+    else:
+        results = [_fit_seed(estimator, data, seed) for seed in seeds]
+    return consensus(results, seeds, n_iter=n_iter, band=band)

@@ -1,0 +1,33 @@
+"""Speed ratios: each side is measured and the ratio is their quotient; optional tools may be missing."""
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from ercot_nb import datasets
+from ercot_nb.bench import ratios
+
+
+@pytest.fixture(scope="module")
+def birds():
+    return datasets.load("bird_flocks", seed=0, n_steps=3)
+
+
+def test_kmeans_ratio_times_both_on_the_same_steps(birds):
+    out = ratios.kmeans_ratio(birds, n_clusters=3, repeats=1)
+    assert out["ercot_s_per_step"] > 0 and out["kmeans_s_per_step"] > 0
+    assert out["ratio"] == pytest.approx(out["ercot_s_per_step"] / out["kmeans_s_per_step"])
+
+
+def test_busy_core_ratio_compares_default_threads_with_one(birds):
+    out = ratios.busy_core_ratio(birds, repeats=1)
+    assert out["threads"] >= 1
+    assert out["ratio"] == pytest.approx(out["default_s_per_step"] / out["one_thread_s_per_step"])
+
+
+def test_missing_optional_tools_give_no_column(monkeypatch, birds):
+    for module in ("pymoo", "pymoo.algorithms.moo.nsga2", "sklearn", "sklearn.cluster"):
+        monkeypatch.setitem(sys.modules, module, None)  # import fails as if not installed
+    assert ratios.pymoo_ratio(birds) is None
+    assert ratios.kmeans_ratio(birds, n_clusters=3) is None

@@ -1,0 +1,307 @@
+"""The explorer page (ercot_nb.page) opened with file:// in Debian Chromium, network off.
+
+Every request that is not file:// is aborted and recorded; the tests assert
+that none was attempted.  The views are read back from the plotly graph
+divs (``gd.data`` / ``gd.layout``) and compared with the run.
+"""
+from __future__ import annotations
+
+import base64
+import gzip
+import html
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ercot_nb import ERCOT, TemporalDataset, datasets, figures
+from ercot_nb.page import ExplorerPage
+
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="Debian's chromium is not installed at /usr/bin/chromium (.ci/run installs it)",
+)
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+HOSTILE = '</script><img src=x onerror="alert(1)"><b>bold</b>'
+
+# the aligned label and colour of every point of the partition traces, by id
+READ_PARTITION = """(id) => {
+  const out = {};
+  for (const trace of document.getElementById(id).data) {
+    const match = /^cluster (\\d+)$/.exec(trace.name);
+    if (!match) continue;
+    trace.text.forEach((text) => { out[text] = [Number(match[1]), trace.marker.color]; });
+  }
+  return out;
+}"""
+VIEW_STEPS = "() => Array.from(document.querySelectorAll('[data-step]')).map((e) => [e.id, e.dataset.step])"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    with playwright_api.sync_playwright() as driver:
+        chromium = driver.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Tab:
+    """One page with the network cut off and its console errors recorded."""
+
+    def __init__(self, browser, url: str) -> None:
+        self.page = browser.new_page(viewport={"width": 1300, "height": 2400})
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.frame_requests: list[str] = []  # made from inside the explorer's srcdoc frame
+        self.dialogs: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        self.page.route("**/*", self._route)
+        self.page.goto(url, timeout=180_000)
+
+    def _route(self, route) -> None:
+        url = route.request.url
+        if url.startswith("file:") or url.startswith("data:"):
+            route.continue_()
+        else:
+            self.requests.append(url)
+            try:
+                if route.request.frame.url == "about:srcdoc":
+                    self.frame_requests.append(url)
+            except Exception:  # a request of a detached frame
+                pass
+            route.abort()
+
+    def ready(self, frame=None) -> None:
+        (frame or self.page).wait_for_selector("body[data-ready='1']", timeout=120_000)
+
+    def data(self) -> dict:
+        """The page's data block, unpacked as the page does (gzip+base64 or plain JSON)."""
+        node = self.page.evaluate(
+            "() => { const n = document.getElementById('ercot-data'); return [n.dataset.encoding, n.textContent]; }")
+        text = gzip.decompress(base64.b64decode(node[1])).decode() if node[0] == "gzip+base64" else node[1]
+        return json.loads(text)
+
+    def wait_step(self, t: int) -> None:
+        """Every view rendered step t."""
+        self.page.wait_for_function(
+            """(t) => document.body.dataset.step === String(t) &&
+                 Array.from(document.querySelectorAll('[data-step]')).every((e) => e.dataset.step === String(t))""",
+            arg=t, timeout=60_000,
+        )
+
+    def close(self) -> None:
+        self.page.close()
+
+
+def expected_by_id(ids, labels, colors) -> dict:
+    return {str(i): [int(k), colors[int(k)]] for i, k in zip(ids, labels)}
+
+
+def check_views(tab: Tab, data: dict, t: int, ids, labels, three_d: bool, member=None) -> None:
+    """Every view shows step t, the partition views the given labels."""
+    expected = expected_by_id(ids, labels, data["colors"])
+    assert tab.page.evaluate(READ_PARTITION, "partition") == expected
+    if three_d:
+        assert tab.page.evaluate(READ_PARTITION, "partition3d") == expected
+    steps = dict(tab.page.evaluate(VIEW_STEPS))
+    assert set(steps.values()) == {str(t)}
+    assert {"partition", "pareto", "alpha", "clusters", "sankey"} <= set(steps)
+    time = data["times"][t]
+    title = tab.page.evaluate("() => document.getElementById('partition').layout.title.text")
+    assert f"at time {html.escape(time, quote=False)}" in title
+    assert ("knee" in title) if member is None else (f"member {member}" in title)
+    for line in ("alpha", "clusters"):
+        assert tab.page.evaluate(f"() => document.getElementById('{line}').layout.shapes[0].x0") == t
+    node_colors = tab.page.evaluate("() => document.getElementById('sankey').data[0].node.color")
+    for step, color in zip(data["sankey"]["node_step"], node_colors):
+        assert color.startswith("#") == (step == t), "the Sankey brings the current step forward"
+    shown = tab.page.evaluate(
+        "() => document.getElementById('pareto').data.find((d) => d.name === 'shown member').customdata")
+    assert [c[0] for c in shown] == ([] if member is None else [member])
+
+
+def click_front_member(tab: Tab, member: int) -> None:
+    """A real mouse click on the member's marker of the Pareto plot."""
+    x, y = tab.page.evaluate(
+        """(member) => {
+          const gd = document.getElementById('pareto');
+          const trace = gd.data.find((d) => d.name === 'first front (click)');
+          const i = trace.customdata.findIndex((c) => c[0] === member);
+          const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, box = gd.getBoundingClientRect();
+          return [box.left + xa._offset + xa.l2p(trace.x[i]), box.top + ya._offset + ya.l2p(trace.y[i])];
+        }""",
+        member,
+    )
+    tab.page.mouse.move(x, y)
+    tab.page.mouse.click(x, y)
+
+
+def pick_member(data: dict, result, t: int) -> int:
+    """A stored front member whose partition differs from the knee's and whose marker stands alone."""
+    pareto, step = data["steps"][t]["pareto"], result[t]
+    points = np.column_stack([pareto["x"], pareto["y"]])
+    for member in np.flatnonzero(step.first_front):
+        index = pareto["part"][member]
+        if member == step.knee or index < 0 or data["steps"][t]["parts"][index] is None:
+            continue
+        others = np.delete(points, member, axis=0)
+        if np.min(np.abs(others - points[member]).max(axis=1)) > 0.03:  # >= ~12 px from any other
+            return int(member)
+    raise AssertionError(f"no isolated front member at step {t}")
+
+
+@pytest.fixture(scope="module")
+def syn4_page(tmp_path_factory):
+    """A 4-D run (2-D PCA and 3-D views) with concept drift, written to disk."""
+    data = datasets.load("syn4", seed=0)[:5]
+    result = ERCOT(seed=0, pop_size=30, n_evaluations=90).fit(data).result_
+    path = result.to_html(tmp_path_factory.mktemp("page") / "syn4.html", data)
+    return data, result, path
+
+
+def test_slider_member_click_and_play_drive_every_view(browser, syn4_page, tmp_path):
+    data, result, path = syn4_page
+    tab = Tab(browser, path.as_uri())
+    try:
+        tab.ready()
+        page_data = tab.data()
+        T = len(result)
+        assert tab.page.evaluate("() => document.getElementById('slider').max") == str(T - 1)
+        tab.page.focus("#slider")
+        for t in range(T):
+            if t:
+                tab.page.keyboard.press("ArrowRight")  # the slider, moved as a user does
+            tab.wait_step(t)
+            step = result[t]
+            check_views(tab, page_data, t, step.ids, step.aligned_labels, three_d=True)
+        # a front member at a middle step: its partition in the 2-D and 3-D views
+        middle = T // 2
+        tab.page.focus("#slider")
+        for _ in range(T - 1 - middle):
+            tab.page.keyboard.press("ArrowLeft")
+        tab.wait_step(middle)
+        member = pick_member(page_data, result, middle)
+        click_front_member(tab, member)
+        tab.page.wait_for_function(
+            "(m) => document.getElementById('member-label').textContent === 'showing member ' + m", arg=member)
+        tab.wait_step(middle)
+        own = figures.member_partition(data, result, middle, member)
+        check_views(tab, page_data, middle, own.ids, own.aligned_labels, three_d=True, member=member)
+        shown = tab.page.evaluate(READ_PARTITION, "partition")
+        of_member = result.labels_of_member(data[middle].X, middle, member)
+        pairs = {(shown[str(i)][0], int(k)) for i, k in zip(result[middle].ids, of_member)}
+        assert len(pairs) == len(set(of_member.tolist())), "one shown cluster per labels_of_member cluster"
+        tab.page.screenshot(path=str(tmp_path / "member.png"), full_page=True)
+        # back to the knee, then Play from the start: every view steps through to the end
+        tab.page.click("#knee")
+        tab.wait_step(middle)
+        check_views(tab, page_data, middle, result[middle].ids, result[middle].aligned_labels, three_d=True)
+        tab.page.focus("#slider")
+        tab.page.keyboard.press("Home")
+        tab.wait_step(0)
+        tab.page.click("#play")
+        tab.wait_step(1)
+        assert "Pause" in tab.page.inner_text("#play")
+        tab.page.wait_for_function("() => document.getElementById('play').textContent.includes('Play')",
+                                   timeout=60_000)
+        tab.wait_step(T - 1)
+        check_views(tab, page_data, T - 1, result[-1].ids, result[-1].aligned_labels, three_d=True)
+        assert tab.page.evaluate("() => document.getElementById('slider').value") == str(T - 1)
+        assert tab.errors == [] and tab.requests == []
+    finally:
+        tab.close()
+
+
+def test_video_page_shows_frames_and_member_segmentation(browser, tmp_path):
+    data = datasets.load("video_mo", seed=0, scale=0.25, n_frames=3)
+    result = ERCOT(seed=0, pop_size=30, n_evaluations=90).fit(data).result_
+    path = ExplorerPage(result, data).save(tmp_path / "video.html")
+    tab = Tab(browser, path.as_uri())
+    try:
+        tab.ready()
+        page_data = tab.data()
+        tab.page.focus("#slider")
+        for t in range(len(result)):
+            if t:
+                tab.page.keyboard.press("ArrowRight")
+            tab.wait_step(t)
+            video = page_data["steps"][t]["video"]
+            assert tab.page.get_attribute("#video-frame", "src") == video["frame"]
+            assert tab.page.get_attribute("#video-seg", "src") == video["seg"]
+            assert tab.page.get_attribute("#video-truth", "src") == video["truth"]
+            check_views(tab, page_data, t, result[t].ids, result[t].aligned_labels, three_d=True)
+        t = len(result) - 1
+        member = pick_member(page_data, result, t)
+        click_front_member(tab, member)
+        tab.page.wait_for_function(
+            "(m) => document.getElementById('member-label').textContent === 'showing member ' + m", arg=member)
+        tab.wait_step(t)
+        entry = page_data["steps"][t]
+        assert tab.page.get_attribute("#video-seg", "src") == entry["video"]["parts"][entry["pareto"]["part"][member]]
+        assert tab.errors == [] and tab.requests == []
+    finally:
+        tab.close()
+
+
+def test_strings_from_data_are_shown_as_text(browser, tmp_path):
+    rng = np.random.default_rng(0)
+    ids = [f"{HOSTILE}{i}" for i in range(40)]
+    data = TemporalDataset.from_arrays(
+        [rng.normal(size=(40, 2)) for _ in range(2)], ids=[ids, ids], times=[HOSTILE, "t2"],
+        feature_names=[HOSTILE, "y"], name=HOSTILE,
+    )
+    result = ERCOT(seed=0, pop_size=10, n_evaluations=20).fit(data).result_
+    path = ExplorerPage(result, data, compress=False).save(tmp_path / "hostile.html")  # plain JSON and script
+    tab = Tab(browser, path.as_uri())
+    try:
+        tab.ready()
+        assert tab.page.inner_text("#page-title") == f"ERCOT on {HOSTILE}: explorer"
+        assert tab.page.inner_text("#step-label").startswith(f"time {HOSTILE}")
+        assert tab.page.locator("img[src=x]").count() == 0 and tab.page.locator("b").count() == 0
+        xtitle = tab.page.evaluate("() => document.getElementById('partition').layout.xaxis.title.text")
+        assert xtitle == html.escape(HOSTILE, quote=False)
+        assert tab.page.locator("#partition text", has_text=HOSTILE).count() >= 1  # drawn literally
+        assert tab.dialogs == [] and tab.errors == [] and tab.requests == []
+    finally:
+        tab.close()
+
+
+def test_inline_repr_renders_in_an_nbconvert_export(browser, syn4_page, tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    nbconvert = pytest.importorskip("nbconvert")
+    from nbclient import NotebookClient
+
+    data, result, _ = syn4_page
+    saved = result.save(tmp_path / "run.npz")
+    source = (
+        "from ercot_nb import ClusteringResult, datasets\n"
+        "from ercot_nb.page import ExplorerPage\n"
+        f"data = datasets.load('syn4', seed=0)[:5]\n"
+        f"ExplorerPage(ClusteringResult.load({str(saved)!r}), data)"
+    )
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    NotebookClient(nb, timeout=300, kernel_name="python3").execute()
+    assert "text/html" in nb.cells[0].outputs[0]["data"]
+    body, _ = nbconvert.HTMLExporter().from_notebook_node(nb)
+    exported = tmp_path / "exported.html"
+    exported.write_text(body, encoding="utf-8")
+    tab = Tab(browser, exported.as_uri())
+    try:
+        tab.page.wait_for_selector("iframe.ercot-nb-explorer-page", timeout=60_000)
+        frame = next(f for f in tab.page.frames if f.url == "about:srcdoc")
+        tab.ready(frame)
+        traces = frame.evaluate("() => document.getElementById('partition').data.map((d) => d.name)")
+        labels = sorted({f"cluster {k}" for k in result[0].aligned_labels})
+        assert [n for n in traces if n.startswith("cluster")] == labels
+        # the exported notebook's own template asks for its CDN scripts (aborted); the page asks nothing
+        assert all("net::" in e for e in tab.errors), tab.errors
+        assert tab.frame_requests == []
+    finally:
+        tab.close()

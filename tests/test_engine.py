@@ -1,0 +1,93 @@
+"""Engine: one compilation per kernel, thread policy, identical results serial vs parallel."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numba
+import numpy as np
+import pytest
+
+from ercot_nb import ERCOT, datasets
+from ercot_nb._engine import Engine
+
+_SIGNATURES = r"""
+import json
+from ercot_nb import ERCOT, StaticEC, datasets
+from ercot_nb._kernels import KERNEL_NAMES, get_backend
+data = datasets.load("syn1", seed=0)[:3]
+assert not data[0].X.flags.writeable  # dataset arrays are read-only
+ERCOT(seed=0, pop_size=20, n_evaluations=60).fit(data)
+ERCOT(n_clusters=4, seed=0, pop_size=20, n_evaluations=60).fit(data)
+StaticEC(seed=0, pop_size=20, n_evaluations=60).fit(data)
+kernels = get_backend("numba")
+print(json.dumps({name: len(getattr(kernels, name).signatures) for name in KERNEL_NAMES}))
+"""
+
+
+def test_every_kernel_compiles_once_in_a_fit():
+    # Read-only dataset arrays, fancy-indexed copies and fresh buffers must all
+    # reach a kernel with the same array types, or numba compiles it twice.
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", _SIGNATURES], env=env, check=True,
+                         capture_output=True, text=True)
+    counts = json.loads(out.stdout.strip().splitlines()[-1])
+    assert max(counts.values()) == 1, counts
+    assert counts["evaluate_population"] == counts["nondominated_rank"] == 1
+
+
+def _same(a, b):
+    for s, t in zip(a, b):
+        np.testing.assert_array_equal(s.labels, t.labels)
+        np.testing.assert_array_equal(s.objectives, t.objectives)
+        np.testing.assert_array_equal(s.population, t.population)
+        assert s.alpha == t.alpha or (np.isnan(s.alpha) and np.isnan(t.alpha))
+
+
+def test_parallel_kernels_give_the_serial_result_on_any_thread_count(monkeypatch):
+    data = datasets.load("syn1", seed=0)[:3]
+    serial = ERCOT(seed=5, pop_size=20, n_evaluations=60).fit(data).result_
+    monkeypatch.setattr(Engine, "PARALLEL_WORK", 0)  # every call takes the parallel variant
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(max(2, before))
+        many = ERCOT(seed=5, pop_size=20, n_evaluations=60).fit(data).result_
+        numba.set_num_threads(1)
+        one = ERCOT(seed=5, pop_size=20, n_evaluations=60).fit(data).result_
+    finally:
+        numba.set_num_threads(before)
+    _same(serial, many)
+    _same(serial, one)
+
+
+@pytest.mark.parametrize("work, threads, parallel", [
+    (Engine.PARALLEL_WORK - 1, 2, False),
+    (Engine.PARALLEL_WORK, 2, True),
+    (Engine.PARALLEL_WORK, 1, False),
+])
+def test_thread_policy_keeps_small_work_serial(work, threads, parallel):
+    if numba.config.NUMBA_NUM_THREADS < threads:
+        pytest.skip("needs 2 numba threads")
+    engine = ERCOT(seed=0)._config(2)
+    engine = Engine(engine)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(threads)
+        kernel, _ = engine._kernel("evaluate_population", work)
+    finally:
+        numba.set_num_threads(before)
+    assert (kernel is engine.kernels.evaluate_population_parallel) == parallel
+    assert (kernel is engine.kernels.evaluate_population) == (not parallel)
+
+
+def test_readonly_data_is_copied_once_per_array():
+    engine = Engine(ERCOT(seed=0)._config(2))
+    X = np.random.default_rng(0).normal(size=(50, 2))
+    X.setflags(write=False)
+    first = engine._data(X)
+    assert first.flags.writeable and first is engine._data(X)
+    np.testing.assert_array_equal(first, X)
+    writable = np.ones((3, 2))
+    assert engine._data(writable) is writable
