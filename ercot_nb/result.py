@@ -16,8 +16,11 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
+from ._kernels import get_backend
+from ._knee import select_member
 from ._persist import DEFAULT_MAX_BYTES, load_result, save_result
-
+from .events import lifecycle_events
+from .hypervolume import front_hypervolume
 
 
 @dataclass
@@ -249,8 +252,6 @@ class ClusteringResult:
 
         Lets a user pick another point of the Pareto front than the knee.
         """
-        from ._kernels import get_backend
-
         step = self.steps[t]
         X = np.ascontiguousarray(X, dtype=np.float64)
         chromosome = np.ascontiguousarray(step.population[member])
@@ -265,8 +266,6 @@ class ClusteringResult:
         Delegates to :func:`ercot_nb.events.lifecycle_events` (``options``:
         ``min_share``, ``majority``, ``size_change``, ``n_permutations``, ``seed``).
         """
-        from .events import lifecycle_events
-
         return lifecycle_events(self, **options)
 
     def choose(self, t: int, rule: str = "ideal", **options: Any) -> int:
@@ -278,8 +277,6 @@ class ClusteringResult:
         The rule sees the objectives the step's selection used, so the run's
         own knee rule returns ``step.knee``.
         """
-        from ._knee import select_member
-
         step = self.steps[t]
         members = np.flatnonzero(step.first_front)
         if len(members) == 0:
@@ -453,8 +450,6 @@ class ClusteringResult:
         front (:func:`ercot_nb.hypervolume.front_hypervolume`; nan without a
         population).
         """
-        from .hypervolume import front_hypervolume
-
         return pd.DataFrame(
             {
                 "t": [s.t for s in self.steps],

@@ -1,24 +1,33 @@
-"""Run an estimator's ``fit`` step by step, in a background thread or in place.
+"""Run estimators' ``fit`` step by step in a background thread: the one runner of the apps.
 
 The widgets must stay responsive while a run goes on: the kernel keeps
 handling widget messages (scrubbing, Stop) only if the fit does not block
-its main thread.  :class:`FitJob` runs ``fit(dataset, callback=...)`` in a
-daemon thread, reports every finished step to ``on_step`` and the end to
-``on_finish``, and stops cleanly after the current step when asked (the
-callback returns ``False``; the steps done stay in ``result_``).
+its main thread.  :class:`FitJob` runs one ``fit(dataset, callback=...)``,
+reports every finished step to ``on_step`` and the end to ``on_finish``, and
+stops cleanly after the current step when asked (the callback returns
+``False``; the steps done stay in ``result_``).  :class:`Runner` runs a
+queue of fits on one dataset in one daemon thread and records them in an
+:class:`~ercot_nb.widgets._state.AppState`: the Explorer runs one fit per
+Run, Compare one per selected algorithm, with the same code.
+:class:`RateLimit` keeps the redrawing of live views to a bounded share of
+the run time.
 """
 from __future__ import annotations
 
 import inspect
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from ..data import TemporalDataset
 from ..result import ClusteringResult, StepResult
+from ._messages import explain
+from ._state import AppState, Status
 
-__all__ = ["FitJob", "supports_step_callback"]
+__all__ = ["FitJob", "Runner", "RateLimit", "supports_step_callback"]
 
 
 def supports_step_callback(estimator: Any) -> bool:
@@ -170,3 +179,251 @@ class FitJob:
                     self.on_finish(self)
             finally:
                 self._done.set()
+
+
+class RateLimit:
+    """Spend at most about ``share`` of the time on an action (e.g. redrawing live views).
+
+    :meth:`ready` says whether enough time passed since the last action:
+    at least ``min_interval`` seconds and ``(1 - share) / share`` times what
+    the last action took (measured with :meth:`track`).  A redraw whose cost
+    grows with the run (a time line of every step so far) is thus done
+    ever more rarely, and the work per finished step stays bounded.
+
+    Parameters
+    ----------
+    min_interval : float, default=0.25
+        Seconds between two actions at least.
+    share : float, default=0.2
+        Largest share of the time spent on the action.
+    """
+
+    def __init__(self, min_interval: float = 0.25, share: float = 0.2) -> None:
+        if not 0 < share < 1:
+            raise ValueError(f"share must be in (0, 1), got {share}")
+        self.min_interval = min_interval
+        self.share = share
+        self._last_end = -float("inf")
+        self._last_cost = 0.0
+
+    def ready(self) -> bool:
+        """Whether the action may run now."""
+        wait = max(self.min_interval, self._last_cost * (1 - self.share) / self.share)
+        return time.perf_counter() - self._last_end >= wait
+
+    def reset(self) -> None:
+        """Let the next :meth:`ready` say yes."""
+        self._last_end = -float("inf")
+
+    @contextmanager
+    def track(self) -> Iterator[None]:
+        """Measure the action done inside."""
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self._last_end = time.perf_counter()
+            self._last_cost = self._last_end - started
+
+
+JobListener = Callable[[FitJob], None]
+
+
+class Runner:
+    """Fits a queue of estimators on one dataset, one after another, in one daemon thread.
+
+    Each fit is a :class:`FitJob`.  Its run enters ``state.runs`` at its
+    first finished step (the result object then grows in place) and every
+    further step calls :meth:`AppState.grow`; all state changes happen
+    under :attr:`lock`, which the apps also hold while they handle the
+    user's actions.  A fit whose dataset is no longer the state's (the user
+    switched the data during the run) is stopped and left out of the state,
+    and its end does not touch the status line.
+
+    Parameters
+    ----------
+    state : AppState
+    lock : threading.RLock, optional
+        Shared with the app; default a new one.
+    select : bool, default=True
+        Show each new run as it starts (the Explorer); Compare shows all
+        its runs at once and passes False.
+    numbered : bool, default=True
+        Name runs ``"<algorithm> #<n>"`` (the Explorer keeps every run);
+        otherwise by the algorithm's name (a new run replaces the old).
+
+    Attributes
+    ----------
+    jobs : list of FitJob
+        The fits of the current or last :meth:`start`.
+    job : FitJob or None
+        The fit going on, or the last one.
+    """
+
+    def __init__(self, state: AppState, lock: threading.RLock | None = None, *,
+                 select: bool = True, numbered: bool = True) -> None:
+        self.state = state
+        self.lock = lock if lock is not None else threading.RLock()
+        self.select = select
+        self.numbered = numbered
+        self.jobs: list[FitJob] = []
+        self.job: FitJob | None = None
+        self.names: dict[int, str] = {}  # id(job) -> run name in the state
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._start_listeners: list[JobListener] = []
+        self._step_listeners: list[Callable[[FitJob, StepResult], None]] = []
+        self._finish_listeners: list[JobListener] = []
+        self._done_listeners: list[Callable[[Runner], None]] = []
+
+    # -- listeners ------------------------------------------------------------------------------
+    def on_start(self, listener: JobListener) -> None:
+        """Call ``listener(job)`` before each fit starts."""
+        self._start_listeners.append(listener)
+
+    def on_step(self, listener: Callable[[FitJob, StepResult], None]) -> None:
+        """Call ``listener(job, step)`` after each finished step (worker thread, under the lock)."""
+        self._step_listeners.append(listener)
+
+    def on_finish(self, listener: JobListener) -> None:
+        """Call ``listener(job)`` when a fit ended (finished, stopped or failed)."""
+        self._finish_listeners.append(listener)
+
+    def on_done(self, listener: Callable[[Runner], None]) -> None:
+        """Call ``listener(runner)`` when the whole queue ended."""
+        self._done_listeners.append(listener)
+
+    # -- control --------------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        """Whether a queue is being run."""
+        return self.state.running
+
+    @property
+    def stop_requested(self) -> bool:
+        return self._stop.is_set()
+
+    def start(self, fits: Sequence[tuple[str, Any]], dataset: TemporalDataset, *,
+              wait: bool = False) -> list[FitJob]:
+        """Fit ``(algorithm name, estimator)`` pairs on ``dataset``, in order.
+
+        Parameters
+        ----------
+        fits : sequence of (str, estimator)
+        dataset : TemporalDataset
+        wait : bool, default=False
+            Run in the calling thread and return when done.
+
+        Returns
+        -------
+        list of FitJob
+
+        Raises
+        ------
+        RuntimeError
+            If a queue is already running.
+        """
+        with self.lock:
+            if self.state.running:
+                raise RuntimeError("a run is already going on; stop it first")
+            self.jobs = [FitJob(estimator, dataset, on_step=self._step_done,
+                                on_finish=self._finished, name=name) for name, estimator in fits]
+            self.names = {}
+            self._stop.clear()
+            self.state.running = True
+        if wait:
+            self._run_all()
+        else:
+            self._thread = threading.Thread(target=self._run_all, name="ercot-nb runner", daemon=True)
+            self._thread.start()
+        return self.jobs
+
+    def stop(self) -> None:
+        """End after the step in progress; fits not started yet are skipped."""
+        self._stop.set()
+        if self.job is not None:
+            self.job.stop()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the queue ended; ``False`` on timeout."""
+        thread = self._thread
+        if thread is None or thread is threading.current_thread():
+            return True
+        thread.join(timeout)
+        return not thread.is_alive()
+
+    def current(self, job: FitJob) -> bool:
+        """Whether ``job`` was fitted on the dataset the state shows now."""
+        return job.dataset is self.state.dataset
+
+    # -- worker -----------------------------------------------------------------------------------
+    def _run_all(self) -> None:
+        try:
+            for job in self.jobs:
+                if self._stop.is_set() or not self.current(job):
+                    break
+                self.job = job
+                for listener in self._start_listeners:
+                    listener(job)
+                job.run()
+                if job.state == "failed":
+                    break
+        finally:
+            with self.lock:
+                self.state.running = False
+                for listener in self._done_listeners:
+                    try:
+                        listener(self)
+                    except Exception as exc:  # noqa: BLE001 - shown in the UI, logged
+                        self.state.status = explain(exc, "showing the result")
+
+    def _record(self, job: FitJob) -> str | None:
+        """The state's name of ``job``'s run, adding the run at its first step."""
+        name = self.names.get(id(job))
+        if name is None:
+            result = job.result
+            if result is None or not len(result):
+                return None
+            name = self.state.add_run(job.name, result, select=self.select,
+                                      name=None if self.numbered else job.name)
+            self.names[id(job)] = name
+        return name
+
+    def _step_done(self, job: FitJob, step: StepResult) -> None:
+        with self.lock:
+            if not self.current(job):
+                job.stop()  # the data changed under the run: its steps belong to nothing shown
+                return
+            known = id(job) in self.names
+            name = self._record(job)
+            if name is not None and known:
+                self.state.grow(name)
+            for listener in self._step_listeners:
+                listener(job, step)
+
+    def _finished(self, job: FitJob) -> None:
+        with self.lock:
+            if not self.current(job):
+                return
+            try:
+                if job.state != "failed":
+                    known = id(job) in self.names
+                    name = self._record(job)  # algorithms without live steps arrive now
+                    if name is not None and known:
+                        self.state.grow(name)
+                for listener in self._finish_listeners:
+                    listener(job)
+            except Exception as exc:  # noqa: BLE001 - shown in the UI, logged
+                job.error, job.state = exc, "failed"
+            self.state.status = _job_status(job, self.names.get(id(job), job.name))
+
+
+def _job_status(job: FitJob, name: str) -> Status:
+    """The status line at the end of ``job`` (its run is called ``name``)."""
+    done = f"{job.n_done} of {len(job.dataset)} steps"
+    if job.state == "finished":
+        return Status("success", f"{name} finished {done} in {job.seconds:.1f} s.", "", "run")
+    if job.state == "stopped":
+        return Status("warning", f"{name} stopped after {done}; those steps are kept.", "", "run")
+    failure = explain(job.error or RuntimeError("unknown failure"), f"running {job.name}")
+    return replace(failure, action="run")

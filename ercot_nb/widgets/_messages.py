@@ -1,11 +1,13 @@
-"""A message line for widgets, and a guard that turns errors into messages.
+"""The status line of an app, and a guard that turns errors into status messages.
 
 ipywidgets sends exceptions raised in event handlers to the kernel log,
 where a Voila user never sees them.  Every handler of this package runs
-under :meth:`MessageArea.guard`, which shows a one-line explanation in the
-widget instead.  The traceback of an unexpected error goes to the
-``ercot_nb.widgets`` logger, never into the page (it names server paths);
-when logging is not configured, that logger writes to the kernel's real
+under :meth:`MessageArea.guard`, which sets the app's one status line
+(:attr:`AppState.status <ercot_nb.widgets._state.AppState>`) instead: one
+line saying what happened and what to do, and for unexpected errors a
+folded "details" block with the error type and message.  Tracebacks and
+server paths never reach the page; they go to the ``ercot_nb.widgets``
+logger, which (when logging is not configured) writes to the kernel's real
 stderr: the terminal of the server (``ercot-nb app``, JupyterLab).
 """
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import functools
 import html
 import logging
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,7 +23,9 @@ from typing import Any, TypeVar
 
 import ipywidgets as W
 
-__all__ = ["MessageArea", "EXPECTED_ERRORS"]
+from ._state import AppState, Status
+
+__all__ = ["MessageArea", "EXPECTED_ERRORS", "explain"]
 
 LOGGER = logging.getLogger("ercot_nb.widgets")
 
@@ -33,81 +38,126 @@ _STYLES = {
     "warning": ("#7A4B00", "#FFF5E0"),
     "error": ("#9B1C1C", "#FDECEC"),
 }
+# an absolute path (POSIX or Windows) inside a message: only its last part is shown
+_PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][^\s\\/'\"]+){2,}")
 
 _Handler = TypeVar("_Handler", bound=Callable[..., Any])
 
 
+def _without_paths(text: str) -> str:
+    return _PATH.sub(lambda match: "…/" + re.split(r"[\\/]", match.group(0))[-1], text)
+
+
+def explain(exc: BaseException, doing: str) -> Status:
+    """The status line for ``exc`` raised while ``doing`` (e.g. "loading the CSV file").
+
+    Errors of the user's input (:data:`EXPECTED_ERRORS`) give their message
+    (which says what to change); other errors say that the entries are kept
+    and carry the error type and message as details.  Server paths are cut
+    to their last part; the traceback is logged, never shown.
+
+    Parameters
+    ----------
+    exc : BaseException
+    doing : str
+        What the user asked for, in the continuous form.
+
+    Returns
+    -------
+    Status
+    """
+    message = _without_paths(" ".join(str(exc).split()) or type(exc).__name__)
+    if isinstance(exc, EXPECTED_ERRORS):
+        LOGGER.info("input error %s: %s", doing, exc)
+        return Status("error", f"Problem {doing}: {message}", "", doing)
+    if not LOGGER.hasHandlers():  # ipykernel's sys.stderr would send it to the page
+        LOGGER.addHandler(logging.StreamHandler(sys.__stderr__))
+    LOGGER.error("unexpected error %s", doing, exc_info=exc)
+    return Status(
+        "error",
+        f"Something went wrong {doing} ({type(exc).__name__}: {message}). Your entries are kept; "
+        "the full report is in the server's log (the terminal running the app). Try again, or "
+        "report it if it persists.",
+        f"{type(exc).__name__}: {message}\nwhile {doing}",
+        doing,
+    )
+
+
 class MessageArea(W.HTML):
-    """One status or error message, styled by level; empty when cleared.
+    """The status line: one message of an :class:`AppState`, styled by level.
+
+    Several message areas may show one state; an app shows one of them.
+
+    Parameters
+    ----------
+    state : AppState, optional
+        The state whose :attr:`~AppState.status` is shown; default a new one.
 
     Attributes
     ----------
-    level : str
-        Level of the message shown: ``"info"``, ``"success"``,
-        ``"warning"``, ``"error"`` or ``""`` when empty.
-    text : str
-        The plain text of the message shown.
+    state : AppState
     """
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, state: AppState | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.level = ""
-        self.text = ""
+        self.state = state if state is not None else AppState()
         self.add_class("ercot-nb-message")
+        self.state.observe(self._render, names="status")
+        self._render()
 
-    def show(self, text: str, level: str = "info", details: str | None = None) -> None:
-        """Show ``text`` (escaped) with the colours of ``level``.
+    @property
+    def level(self) -> str:
+        """Level of the message shown (``""`` when empty)."""
+        return self.state.status.level
+
+    @property
+    def text(self) -> str:
+        """Plain text of the message shown."""
+        return self.state.status.text
+
+    def show(self, text: str, level: str = "info", details: str = "", action: str = "") -> None:
+        """Show ``text`` with the colours of ``level`` (escaped when drawn).
 
         Parameters
         ----------
         text : str
-            The message.
+            One line.
         level : {"info", "success", "warning", "error"}, default="info"
         details : str, optional
-            Extra text (e.g. a traceback) in a collapsed block.
+            Extra plain text in a folded block.
+        action : str, optional
+            The user action this answers.
         """
         if level not in _STYLES:
             raise ValueError(f"level must be one of {sorted(_STYLES)}, got {level!r}")
-        ink, background = _STYLES[level]
-        extra = ""
-        if details:
-            extra = (
-                "<details><summary>technical details</summary>"
-                f"<pre style='white-space:pre-wrap;font-size:11px'>{html.escape(details)}</pre></details>"
-            )
-        self.level, self.text = level, text
-        self.value = (
-            f"<div role='{'alert' if level == 'error' else 'status'}' "
-            f"style='color:{ink};background:{background};padding:4px 8px;border-radius:4px;"
-            f"line-height:1.4'>{html.escape(text)}{extra}</div>"
-        )
+        self.state.say(level, text, details or "", action)
 
     def clear(self) -> None:
         """Remove the message."""
-        self.level, self.text, self.value = "", "", ""
+        self.state.status = Status()
 
     def show_error(self, exc: BaseException, doing: str) -> None:
-        """Explain ``exc`` raised while ``doing`` (e.g. "loading the CSV file").
+        """Explain ``exc`` raised while ``doing`` (see :func:`explain`)."""
+        self.state.status = explain(exc, doing)
 
-        Parameters
-        ----------
-        exc : BaseException
-        doing : str
-            What the user asked for, in the continuous form.
-        """
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        if isinstance(exc, EXPECTED_ERRORS):
-            self.show(f"Problem {doing}: {message}", "error")
-        else:
-            if not LOGGER.hasHandlers():  # ipykernel's sys.stderr would send it to the page
-                LOGGER.addHandler(logging.StreamHandler(sys.__stderr__))
-            LOGGER.error("unexpected error %s", doing, exc_info=exc)
-            self.show(
-                f"Unexpected error {doing} ({type(exc).__name__}: {message}). "
-                "Your inputs are kept: try again, or change them. The full error is in the "
-                "server's log (the terminal running the app); please report it if it persists.",
-                "error",
+    def _render(self, change: Any = None) -> None:
+        status = self.state.status
+        if not status.level:
+            self.value = ""
+            return
+        ink, background = _STYLES[status.level]
+        extra = ""
+        if status.details:
+            extra = (
+                "<details><summary>details</summary>"
+                f"<pre style='white-space:pre-wrap;font-size:11px'>{html.escape(status.details)}</pre>"
+                "</details>"
             )
+        self.value = (
+            f"<div role='{'alert' if status.level == 'error' else 'status'}' "
+            f"style='color:{ink};background:{background};padding:4px 8px;border-radius:4px;"
+            f"line-height:1.4'>{html.escape(status.text)}{extra}</div>"
+        )
 
     @contextmanager
     def guard(self, doing: str) -> Iterator[None]:

@@ -1,241 +1,140 @@
-"""Parameter forms built from a function's signature and numpydoc docstring.
+"""Parameter forms drawn from the parameter specs of :mod:`ercot_nb.params`.
 
-Dataset loaders and estimators document their parameters in numpydoc style,
-for instance ``knee : {"ideal", "chord", "mock"}, default="ideal"``.  This
-module turns such a signature into :class:`ParamSpec` records (name,
-default, type, choices, help) and a :class:`ParamsForm` of input widgets, so
-a new scenario or baseline gets its form without any widget code.
+Every estimator and built-in dataset declares its parameters once, as
+:class:`~ercot_nb.params.Param` records (kind, default, words for a user
+interface, one line of help, choices or bounds, unit).  A form shows one
+input per parameter, labelled in words ("points per cluster") with the help
+and the code name in the tooltip; a choice keeps its values' types (the
+``dims`` of bird_flocks are the ints 2 and 3), and every entry is checked
+with :meth:`Param.validate <ercot_nb.params.Param.validate>`, so the form,
+the estimator and the command line accept exactly the same values.
 """
 from __future__ import annotations
 
-import inspect
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import ipywidgets as W
 
-__all__ = ["ParamSpec", "param_specs", "ParamsForm"]
+from ..params import Param
 
-_REQUIRED = inspect.Parameter.empty
+__all__ = ["ParamsForm", "tooltip"]
 
-
-@dataclass(frozen=True)
-class ParamSpec:
-    """One parameter of a form.
-
-    Attributes
-    ----------
-    name : str
-    default : object
-        Default value (``inspect.Parameter.empty`` when required).
-    kind : {"bool", "int", "float", "str", "choice", "number_or_none"}
-        Input widget and parsing rule.
-    choices : tuple of str
-        Allowed values of a ``"choice"`` parameter.
-    help : str
-        First sentence of the parameter's documentation (tooltip).
-    """
-
-    name: str
-    default: Any
-    kind: str
-    choices: tuple[str, ...] = ()
-    help: str = ""
-
-    @property
-    def required(self) -> bool:
-        return self.default is _REQUIRED
+_LABEL_STYLE = {"description_width": "130px"}
+_WIDTH = "255px"
 
 
-def _doc_entries(doc: str) -> dict[str, tuple[str, str]]:
-    """``name -> (type line, first description line)`` from numpydoc text."""
-    entries: dict[str, tuple[str, str]] = {}
-    lines = inspect.cleandoc(doc or "").splitlines()
-    for index, line in enumerate(lines):
-        match = re.match(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.*)$", line)
-        if not match:
-            continue
-        paragraph = []
-        for following in lines[index + 1 :]:
-            if not following.startswith((" ", "\t")) or not following.strip():
-                break
-            paragraph.append(following.strip())
-        text = " ".join(paragraph).replace("``", "")
-        first_sentence = re.split(r"(?<=\.)\s", text, maxsplit=1)[0]
-        entries.setdefault(match.group(1), (match.group(2), first_sentence))
-    return entries
-
-
-def _choices(type_line: str) -> tuple[str, ...]:
-    match = re.match(r"^\s*\{([^}]*)\}", type_line)
-    if not match:
-        return ()
-    return tuple(item.strip().strip("\"'") for item in match.group(1).split(",") if item.strip())
-
-
-def param_specs(
-    function: Callable[..., Any],
-    doc: str | None = None,
-    *,
-    skip: Iterable[str] = (),
-    defaults: Mapping[str, Any] | None = None,
-) -> list[ParamSpec]:
-    """Describe the keyword parameters of ``function`` for a form.
-
-    Parameters
-    ----------
-    function : callable
-        A function or a class (its ``__init__`` is used).
-    doc : str, optional
-        Numpydoc text documenting the parameters; default the docstring of
-        ``function``.
-    skip : iterable of str
-        Parameter names to leave out.
-    defaults : mapping, optional
-        Defaults to use instead of the signature's (e.g. ``{"seed": 0}``).
-
-    Returns
-    -------
-    list of ParamSpec
-        In signature order; ``*args``/``**kwargs`` are ignored.
-    """
-    target = function.__init__ if inspect.isclass(function) else function
-    signature = inspect.signature(target)
-    entries = _doc_entries(doc if doc is not None else (function.__doc__ or ""))
-    skipped = set(skip) | {"self"}
-    overrides = dict(defaults or {})
-    specs = []
-    for parameter in signature.parameters.values():
-        if parameter.name in skipped or parameter.kind in (
-            parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD
-        ):
-            continue
-        type_line, description = entries.get(parameter.name, ("", ""))
-        default = overrides.get(parameter.name, parameter.default)
-        choices = _choices(type_line)
-        annotation = str(parameter.annotation) if parameter.annotation is not _REQUIRED else type_line
-        if choices and (default is _REQUIRED or str(default) in choices):
-            kind = "choice"
-        elif isinstance(default, bool):
-            kind = "bool"
-        elif isinstance(default, int):
-            kind = "int"
-        elif isinstance(default, float):
-            kind = "float"
-        elif isinstance(default, str):
-            kind = "str"
-        elif default is None or re.search(r"\b(int|float)\b", annotation):
-            kind = "number_or_none"
-        elif default is _REQUIRED and re.search(r"\bstr\b", annotation):
-            kind = "str"
-        else:
-            continue  # objects the form cannot edit (callables, arrays, ...)
-        specs.append(ParamSpec(parameter.name, default, kind, choices, description))
-    return specs
+def tooltip(param: Param) -> str:
+    """The tooltip of ``param``'s input: its help, unit, allowed values and code name."""
+    unit = f" Unit: {param.unit}." if param.unit else ""
+    return f"{param.help}{unit} Allowed: {param.allowed()}. (code name: {param.name})"
 
 
 class _Field:
-    """One input widget and the rule turning its value into a parameter."""
+    """One input widget for one :class:`Param` and the rule turning its entry into a value."""
 
-    def __init__(self, spec: ParamSpec) -> None:
-        self.spec = spec
-        common: dict[str, Any] = dict(
-            description=spec.name,
-            style={"description_width": "120px"},
-            layout=W.Layout(width="250px"),
-        )
-        if spec.help:
-            common["tooltip"] = spec.help
-        default = None if spec.required else spec.default
-        if spec.kind == "choice":
+    def __init__(self, param: Param, owner: str, default: Any) -> None:
+        self.param, self.owner = param, owner
+        label = param.label + (f" ({param.unit})" if param.unit else "")
+        common: dict[str, Any] = dict(description=label, tooltip=tooltip(param),
+                                      style=_LABEL_STYLE, layout=W.Layout(width=_WIDTH))
+        kind = param.kind
+        self.text = False  # a free-text entry parsed with Param.parse
+        if kind == "choice":
             self.widget: W.ValueWidget = W.Dropdown(
-                options=list(spec.choices), value=default if default is not None else spec.choices[0],
-                **common,
-            )
-        elif spec.kind == "bool":
+                options=[(str(choice), choice) for choice in param.choices], value=default, **common)
+        elif kind == "subset":
+            self.widget = W.SelectMultiple(options=[(str(c), c) for c in param.choices],
+                                           value=tuple(default or ()), rows=min(len(param.choices), 4),
+                                           **common)
+        elif kind == "bool":
             self.widget = W.Checkbox(value=bool(default), indent=False, **common)
-        elif spec.kind == "int":
+        elif kind in ("int", "seed") and default is not None and not param.optional:
             self.widget = W.IntText(value=int(default), **common)
-        elif spec.kind == "float":
+        elif kind == "seed" and default is not None:
+            self.widget = W.IntText(value=int(default), **common)
+        elif kind == "float" and default is not None and not param.optional:
             self.widget = W.FloatText(value=float(default), **common)
-        else:
-            placeholder = "required" if spec.required else ("auto (None)" if default is None else "")
-            self.widget = W.Text(
-                value="" if default is None else str(default), placeholder=placeholder, **common
-            )
+        else:  # optional numbers (empty = automatic), text, values with extra literals
+            self.text = kind != "str"
+            self.widget = W.Text(value="" if default is None else str(default),
+                                 placeholder="automatic" if param.optional else "", **common)
 
     def value(self) -> Any:
         raw = self.widget.value
-        if self.spec.kind != "number_or_none":
-            if self.spec.kind == "str" and self.spec.required and not str(raw).strip():
-                raise ValueError(f"{self.spec.name} is required")
-            return raw
-        text = str(raw).strip()
-        if not text or text.lower() == "none":
-            if self.spec.required:
-                raise ValueError(f"{self.spec.name} is required")
-            return None
-        try:
-            return int(text)
-        except ValueError:
-            pass
-        try:
-            return float(text)
-        except ValueError:
-            raise ValueError(
-                f"{self.spec.name} must be a number or empty (None), got {text!r}"
-            ) from None
+        if self.text:
+            return self.param.parse(str(raw), self.owner)
+        if self.param.kind == "subset":
+            raw = tuple(raw)
+        return self.param.validate(raw, self.owner)
 
     def set(self, value: Any) -> None:
-        if self.spec.kind == "number_or_none":
+        if self.text:
             self.widget.value = "" if value is None else str(value)
+        elif self.param.kind == "subset":
+            self.widget.value = tuple(value)
         else:
             self.widget.value = value
 
 
 class ParamsForm(W.VBox):
-    """Input widgets for a list of :class:`ParamSpec`, main ones first.
+    """Inputs for a sequence of :class:`~ercot_nb.params.Param`, main ones first.
 
     Parameters
     ----------
-    specs : sequence of ParamSpec
+    params : sequence of Param
+        E.g. :func:`ercot_nb.params.estimator_params` or
+        :func:`ercot_nb.params.dataset_params`.
+    owner : str, default=""
+        Estimator or dataset name, for messages.
     primary : sequence of str, optional
         Names shown at the top; the others go into a collapsed "more
         parameters" section.  Default: all at the top.
+    skip : iterable of str
+        Parameters the form leaves out (e.g. ``progress``).
+    defaults : mapping, optional
+        Starting values other than the specs' defaults (e.g. ``{"seed": 0}``:
+        reproducible by default in the apps).
+
+    Attributes
+    ----------
+    params : list of Param
+    fields : dict of str to _Field
+        ``fields[name].widget`` is the input of parameter ``name``.
     """
 
-    def __init__(self, specs: Sequence[ParamSpec], primary: Sequence[str] | None = None) -> None:
-        self.specs = list(specs)
-        self.fields = {spec.name: _Field(spec) for spec in self.specs}
-        names = [spec.name for spec in self.specs]
+    def __init__(self, params: Sequence[Param], owner: str = "", *,
+                 primary: Sequence[str] | None = None, skip: Iterable[str] = (),
+                 defaults: Mapping[str, Any] | None = None) -> None:
+        skipped = set(skip)
+        overrides = dict(defaults or {})
+        self.owner = owner
+        self.params = [param for param in params if param.name not in skipped]
+        self.fields = {
+            param.name: _Field(param, owner, overrides.get(param.name, param.default))
+            for param in self.params
+        }
+        names = [param.name for param in self.params]
         top = [name for name in names if primary is None or name in primary]
         rest = [name for name in names if name not in top]
-        grid = dict(grid_template_columns="repeat(2, 255px)", grid_gap="2px 8px")
+        grid = dict(grid_template_columns=f"repeat(2, {_WIDTH})", grid_gap="2px 8px")
         children: list[W.Widget] = [
             W.GridBox([self.fields[name].widget for name in top], layout=W.Layout(**grid))
         ]
         if rest:
-            more = W.Accordion(
+            children.append(W.Accordion(
                 [W.GridBox([self.fields[name].widget for name in rest], layout=W.Layout(**grid))],
-                titles=("more parameters",),
-                selected_index=None,
-            )
-            children.append(more)
+                titles=("more parameters",), selected_index=None,
+            ))
         super().__init__(children)
 
     def values(self) -> dict[str, Any]:
-        """The entered parameters.
-
-        Returns
-        -------
-        dict
+        """The entered parameters, validated against their specs.
 
         Raises
         ------
-        ValueError
-            Naming the first field whose text is not a valid value.
+        ValueError or TypeError
+            Naming the owner, the first invalid parameter and what is allowed.
         """
         return {name: field.value() for name, field in self.fields.items()}
 

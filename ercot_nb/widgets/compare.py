@@ -1,6 +1,7 @@
 """Compare: several algorithms side by side on one dataset, scrubbed together."""
 from __future__ import annotations
 
+import html
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -14,9 +15,10 @@ from .. import algorithms, figures
 from ..data import TemporalDataset
 from ..metrics import mean_scores
 from ..result import ClusteringResult, StepResult
-from ._job import FitJob
+from ._job import FitJob, RateLimit, Runner
 from ._messages import MessageArea
 from ._params_form import ParamsForm
+from ._state import AppState
 from .dataset_picker import DatasetPicker
 from .partition_view import PartitionView
 from .run_panel import algorithm_form, make_algorithm
@@ -61,6 +63,12 @@ def summary_frame(dataset: TemporalDataset, runs: Mapping[str, ClusteringResult]
 class Compare(W.VBox):
     """Run several registered algorithms on one dataset and compare them step by step.
 
+    Built like :class:`~ercot_nb.widgets.Explorer`: one
+    :class:`~ercot_nb.widgets._state.AppState` (dataset, runs by algorithm,
+    step, status) that the controls change and the views render, and the
+    same :class:`~ercot_nb.widgets._job.Runner`, here with one fit per
+    selected algorithm.
+
     Parameters
     ----------
     dataset : str or TemporalDataset, default="syn3"
@@ -74,6 +82,8 @@ class Compare(W.VBox):
 
     Attributes
     ----------
+    state : AppState
+    runner : Runner
     runs : dict of str to ClusteringResult
         Results on the current dataset, by algorithm name.
     partitions : dict of str to PartitionView or VideoView (for video datasets)
@@ -94,16 +104,15 @@ class Compare(W.VBox):
         chosen = [self._canonical(name, registry) for name in algorithms]
         if not chosen or len(chosen) > MAX_ALGORITHMS:
             raise ValueError(f"choose 1 to {MAX_ALGORITHMS} algorithms, got {len(chosen)}")
-        self._lock = threading.RLock()
-        self._stop = threading.Event()
-        self._worker: threading.Thread | None = None
-        self._job: FitJob | None = None
-        self.message = MessageArea()
-        self.picker = DatasetPicker(dataset, seed=data_seed, params=data_params)
-        self.runs: dict[str, ClusteringResult] = {}
+        self.state = AppState()
+        self.lock = threading.RLock()
+        self.runner = Runner(self.state, self.lock, select=False, numbered=False)
+        self.message = MessageArea(self.state)
+        self.picker = DatasetPicker(dataset, seed=data_seed, params=data_params, state=self.state)
         self._forms: dict[str, ParamsForm] = {}
         for name, values in (params or {}).items():
             self._form(self._canonical(name, registry)).set_values(values)
+        self._live = RateLimit(min_interval=0.25, share=0.2)
 
         self.choice = W.SelectMultiple(options=registry, value=tuple(chosen), rows=min(len(registry), 5),
                                        description="algorithms", style={"description_width": "80px"},
@@ -119,7 +128,10 @@ class Compare(W.VBox):
         self.views_box = W.HBox(layout=W.Layout(flex_flow="row wrap"))
         self.scores = ScoresView(self.dataset, {}, width=620)
         self.table = W.HTML()
+        self._shown_dataset = self.dataset
+        self._loaded: dict[str, ClusteringResult | None] = {}  # the run each view shows
         self._sync_selection()
+        self._refresh_summary()
 
         controls = W.VBox([
             W.HBox([self.choice, W.HTML("<small>ctrl/shift-click to pick several</small>")]),
@@ -140,15 +152,24 @@ class Compare(W.VBox):
         ]
         self.choice.observe(self.message.guarded("changing the algorithms")(lambda _: self._sync_selection()),
                             names="value")
-        self.picker.observe(self.message.guarded("switching the dataset")(self._on_dataset), names="dataset")
-        self.scrubber.observe_step(self.message.guarded("showing the step")(self._on_step))
+        self.scrubber.observe_step(self.message.guarded("showing the step")(self._on_slider))
         self.run_button.on_click(self.message.guarded("starting the runs")(lambda _: self.run()))
         self.stop_button.on_click(lambda _: self.stop())
+        guarded = self.message.guarded("showing the runs")
+        self.state.observe(guarded(self._on_dataset), names="dataset")
+        self.state.observe(guarded(self._on_runs), names="runs")
+        self.state.observe(guarded(self._on_step), names="step")
+        self.state.observe(self._on_running, names="running")
+        self.runner.on_start(self._started)
+        self.runner.on_step(self._step_done)
+        self.runner.on_finish(self._finished)
+        self.runner.on_done(self._done)
 
     # -- helpers ---------------------------------------------------------------------------------
     @staticmethod
     def _panel(title: str, body: W.Widget, width: str | None = None) -> W.VBox:
-        return W.VBox([W.HTML(f"<b>{title}</b>"), body], layout=W.Layout(width=width, **_PANEL))
+        return W.VBox([W.HTML(f"<b>{html.escape(title)}</b>"), body],
+                      layout=W.Layout(width=width, **_PANEL))
 
     @staticmethod
     def _canonical(name: str, registry: list[str]) -> str:
@@ -164,7 +185,12 @@ class Compare(W.VBox):
 
     @property
     def dataset(self) -> TemporalDataset:
-        return self.picker.dataset
+        return self.state.dataset
+
+    @property
+    def runs(self) -> dict[str, ClusteringResult]:
+        """Results on the current dataset, by algorithm name."""
+        return self.state.runs
 
     @property
     def selected(self) -> list[str]:
@@ -174,7 +200,8 @@ class Compare(W.VBox):
     def _sync_selection(self) -> None:
         names = self.selected
         if len(names) > MAX_ALGORITHMS:
-            self.message.show(f"Showing the first {MAX_ALGORITHMS} selected algorithms.", "warning")
+            self.message.show(f"Showing the first {MAX_ALGORITHMS} selected algorithms.", "warning",
+                              action="choose algorithms")
             names = names[:MAX_ALGORITHMS]
         for name in names:
             if name not in self.partitions:
@@ -185,7 +212,8 @@ class Compare(W.VBox):
 
     def _new_view(self, name: str) -> PartitionView | VideoView:
         """A video's frames and segmentations, or a scatter partition for other data."""
-        data, result, step = self.dataset, self.runs.get(name), self.scrubber.value
+        data, result, step = self.dataset, self.runs.get(name), self.state.step
+        self._loaded[name] = result
         if figures.is_video(data):
             return VideoView(data, result, step=step, truth=False, panel_width=280)
         return PartitionView(data, result, step=step, width=560, height=480)
@@ -193,54 +221,48 @@ class Compare(W.VBox):
     def _titled(self, name: str) -> W.Widget:
         if name not in self._titled_boxes:
             self._titled_boxes[name] = W.VBox(
-                [W.HTML(f"<b>{name}</b>"), self.partitions[name]], layout=W.Layout(**_PANEL)
+                [W.HTML(f"<b>{html.escape(name)}</b>"), self.partitions[name]], layout=W.Layout(**_PANEL)
             )
         return self._titled_boxes[name]
 
     # -- actions ---------------------------------------------------------------------------------
     def run(self, *, wait: bool = False) -> None:
         """Fit every selected algorithm in turn (in a background thread unless ``wait``)."""
-        if self._worker is not None and self._worker.is_alive():
-            self.message.show("The runs are going on; stop them first.", "warning")
-            return
-        names = self.selected[:MAX_ALGORITHMS]
-        if not names:
-            self.message.show("Select at least one algorithm.", "warning")
-            return
-        estimators = []
-        with self.message.guard("preparing the algorithms"):
-            estimators = [(name, make_algorithm(name, self._form(name))) for name in names]
-        if len(estimators) != len(names):
-            return
-        data = self.dataset
-        self._stop.clear()
-        self._set_running(True, len(names) * len(data))
-        with self._lock:
-            self.runs.clear()
-            for name in names:
-                self.partitions[name].load(data, None, step=self.scrubber.value)
-            self._refresh_summary()
-        if wait:
-            self._run_all(estimators, data)
-        else:
-            self._worker = threading.Thread(target=self._run_all, args=(estimators, data),
-                                            name="ercot-nb compare", daemon=True)
-            self._worker.start()
+        with self.lock:
+            if self.state.running:
+                self.message.show("The runs are going on; stop them first.", "warning", action="run")
+                return
+            names = self.selected[:MAX_ALGORITHMS]
+            if not names:
+                self.message.show("Select at least one algorithm.", "warning", action="run")
+                return
+            problem = self.picker.pending
+            if problem:
+                self.message.show(problem, "warning", action="run")
+                return
+            try:
+                fits = [(name, make_algorithm(name, self._form(name))) for name in names]
+            except Exception as exc:  # noqa: BLE001 - shown to the user
+                self.message.show_error(exc, "preparing the algorithms")
+                return
+            data = self.dataset
+            self.state.runs = {}  # a new comparison
+            self.progress.max = max(len(names) * len(data), 1)
+            self.progress.value = 0
+            self.message.show(f"Running {', '.join(names)} on "
+                              f"{self.state.dataset_name or data.name or 'the data'}…", "info", action="run")
+        self.runner.start(fits, data, wait=wait)
 
     def stop(self) -> None:
         """Stop after the current step; later algorithms do not start."""
-        self._stop.set()
-        if self._job is not None:
-            self._job.stop()
-        self.message.show("Stopping after the current step…", "warning")
+        if not self.state.running:
+            return
+        self.runner.stop()
+        self.message.show("Stopping after the current step…", "warning", action="stop")
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the runs ended; ``False`` on timeout."""
-        worker = self._worker
-        if worker is None:
-            return True
-        worker.join(timeout)
-        return not worker.is_alive()
+        return self.runner.wait(timeout)
 
     def static(self) -> list[go.Figure]:
         """Plain Plotly figures of the partitions and scores as shown."""
@@ -248,70 +270,68 @@ class Compare(W.VBox):
             self.scores.static()
         ]
 
-    # -- worker ------------------------------------------------------------------------------------
-    def _run_all(self, estimators: list[tuple[str, Any]], data: TemporalDataset) -> None:
-        done = []
-        try:
-            for name, estimator in estimators:
-                if self._stop.is_set():
-                    break
-                job = FitJob(estimator, data, on_step=self._step_done, name=name)
-                self._job = job
-                self.message.show(f"Running {name}…", "info")
-                job.run()
-                if job.state == "failed":
-                    self.message.show_error(job.error or RuntimeError("unknown failure"), f"running {name}")
-                    break
-                with self._lock:
-                    if job.result is not None and name not in self.runs:  # no live steps
-                        self._step_done(job, None)
-                done.append(f"{name} {job.n_done}/{len(data)}")
-            else:
-                self.message.show(f"Done: {', '.join(done)} steps.", "success")
-            if self._stop.is_set():
-                self.message.show(f"Stopped; kept {', '.join(done) or 'no'} steps.", "warning")
-        except Exception as exc:  # noqa: BLE001 - shown in the UI
-            self.message.show_error(exc, "running the comparison")
-        finally:
-            self._job = None
-            self._set_running(False, 0)
+    # -- runner callbacks (worker thread, under the lock) ------------------------------------------
+    def _started(self, job: FitJob) -> None:
+        self._live.reset()
 
-    def _step_done(self, job: FitJob, step: StepResult | None) -> None:
-        with self._lock:
-            name, result = job.name, job.result
-            if result is None:
-                return
-            view = self.partitions[name]
-            if name not in self.runs:
-                self.runs[name] = result
-                view.load(self.dataset, result, step=self.scrubber.value)
+    def _step_done(self, job: FitJob, step: StepResult) -> None:
+        if self._live.ready():  # redraws that grow with the run, at a bounded rate
+            with self._live.track():
+                self._show_progress()
+                view = self.partitions.get(job.name)
+                if view is not None and job.name in self.runs:
+                    view.refresh()
+                self.scores.load(self.dataset, self.runs, step=self.state.step)
+
+    def _finished(self, job: FitJob) -> None:
+        view = self.partitions.get(job.name)
+        if view is not None and job.name in self.runs:
+            if self._loaded.get(job.name) is not self.runs[job.name]:
+                view.load(self.dataset, self.runs[job.name], step=self.state.step)
+                self._loaded[job.name] = self.runs[job.name]
             else:
                 view.refresh()
-            self.progress.value += 1 if step is not None else len(result)
-            self.scores.load(self.dataset, self.runs, step=self.scrubber.value)
-            self._refresh_summary()
+        self._show_progress()
+        self.scores.load(self.dataset, self.runs, step=self.state.step)
+        self._refresh_summary()
+
+    def _done(self, runner: Runner) -> None:
+        self._show_progress()
+        if not runner.current(runner.jobs[0]) if runner.jobs else True:
+            return  # the data changed: the status says so already
+        done = ", ".join(f"{job.name} {job.n_done}/{len(job.dataset)}" for job in runner.jobs
+                         if job.state != "ready")
+        failed = [job for job in runner.jobs if job.state == "failed"]
+        if failed:
+            return  # the failure is the status
+        if runner.stop_requested:
+            self.message.show(f"Stopped; kept {done or 'no'} steps.", "warning", action="run")
+        else:
+            self.message.show(f"Done: {done} steps.", "success", action="run")
+
+    def _show_progress(self) -> None:
+        self.progress.value = sum(job.n_done for job in self.runner.jobs)
 
     def _refresh_summary(self) -> None:
         table = summary_frame(self.dataset, self.runs)
+        # algorithm names come from the registry (plugins): escaped by to_html
         self.table.value = (
-            table.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–")
+            table.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–", escape=True)
             if len(table) else "<i>no run yet</i>"
         )
 
-    def _set_running(self, running: bool, total: int) -> None:
+    def _on_running(self, change: dict[str, Any]) -> None:
+        running = bool(change["new"])
         self.run_button.disabled = running
         self.stop_button.disabled = not running
         self.choice.disabled = running
-        self.picker.disabled = running
-        if running:
-            self.progress.max = max(total, 1)
-            self.progress.value = 0
 
-    # -- events -------------------------------------------------------------------------------------
+    # -- state -> views -----------------------------------------------------------------------------
     def _on_dataset(self, change: dict[str, Any]) -> None:
-        with self._lock:
-            self.runs.clear()
-            data = change["new"]
+        with self.lock:
+            if self.state.running:
+                self.runner.stop()  # its steps belong to the old data
+            data = self.dataset
             self.scrubber.set_steps(data.times, value=0)
             if any(isinstance(view, VideoView) != figures.is_video(data)
                    for view in self.partitions.values()):
@@ -322,11 +342,32 @@ class Compare(W.VBox):
             else:
                 for view in self.partitions.values():
                     view.load(data, None)
+            self._loaded = {}
+            self._shown_dataset = data
             self.scores.load(data, {})
             self._refresh_summary()
 
-    def _on_step(self, step: int) -> None:
-        with self._lock:
+    def _on_runs(self, change: dict[str, Any]) -> None:
+        with self.lock:
+            if self.dataset is not self._shown_dataset:
+                return  # _on_dataset redraws everything
+            for name, view in self.partitions.items():
+                result = self.runs.get(name)
+                if self._loaded.get(name) is not result:
+                    view.load(self.dataset, result, step=self.state.step)
+                    self._loaded[name] = result
+            self.scores.load(self.dataset, self.runs, step=self.state.step)
+            self._refresh_summary()
+
+    def _on_slider(self, step: int) -> None:
+        with self.lock:
+            self.state.set_step(step)
+
+    def _on_step(self, change: dict[str, Any]) -> None:
+        with self.lock:
+            step = self.state.step
+            if self.scrubber.value != step:
+                self.scrubber.value = step
             for name in self.selected[:MAX_ALGORITHMS]:
                 self.partitions[name].show_step(step)
             self.scores.show_step(step)

@@ -8,13 +8,14 @@ from typing import Any, Mapping
 
 import ipywidgets as W
 import pandas as pd
-import traitlets
 
 from .. import datasets
 from ..data import TemporalDataset
 from ..figures import is_video
 from ._messages import MessageArea
-from ._params_form import ParamsForm, param_specs
+from ..params import dataset_params
+from ._params_form import ParamsForm
+from ._state import AppState
 
 __all__ = ["DatasetPicker", "MAX_UPLOAD_BYTES", "INTERACTIVE_DEFAULTS"]
 
@@ -30,19 +31,19 @@ A parameter the loader does not take is ignored.
 """
 
 _NONE = "(none)"
-_ROLE_GUESSES = {
-    "time": ("time", "t", "step", "date", "timestamp", "year", "frame", "day"),
-    "id": ("id", "sample_id", "sample", "key", "name", "object", "who", "node"),
-    "label": ("label", "cluster", "class", "true_label", "target", "y", "group", "kind"),
-}
+_CHOOSE = "(choose)"
+_TIME_NAMES = ("time", "t", "step", "date", "timestamp", "year", "frame", "day")
+# Only the time column is preselected (by its name, else the first column): the id
+# column must be chosen by the user (a wrong one silently mixes samples up), and a
+# label column is never assumed (a feature called "y" is not a label).
 
 
-def _guess(columns: list[str], role: str, taken: set[str]) -> str | None:
-    lowered = {str(column).lower(): column for column in columns if column not in taken}
-    for candidate in _ROLE_GUESSES[role]:
+def _guess_time(columns: list[str]) -> str:
+    lowered = {column.lower(): column for column in columns}
+    for candidate in _TIME_NAMES:
         if candidate in lowered:
             return lowered[candidate]
-    return None
+    return columns[0]
 
 
 def describe(dataset: TemporalDataset) -> str:
@@ -63,18 +64,23 @@ def describe(dataset: TemporalDataset) -> str:
     if is_video(dataset):
         height, width = dataset.metadata["frame_shape"]
         frames = f"video of {width} × {height} pixel frames, "
+    story = str(dataset.metadata.get("description") or "")
     return (
         f"<b>{html.escape(dataset.name or 'unnamed dataset')}</b>: {frames}{len(dataset)} steps, "
         f"{samples} samples per step, {dataset.n_features} feature(s) ({html.escape(features)}), "
         f"ground-truth labels: {'yes' if dataset.has_labels else 'no'}"
+        + (f"<br><small>{html.escape(story)}</small>" if story else "")
     )
 
 
 class DatasetPicker(W.VBox):
     """Choose the data: a built-in scenario (with parameters) or a CSV file.
 
-    A bad file or an invalid column mapping shows a message in the picker
-    and keeps the current dataset; the user's entries stay as they were.
+    A loaded dataset becomes the :attr:`AppState.dataset
+    <ercot_nb.widgets._state.AppState>` of the app.  A bad file, an invalid
+    column mapping or invalid scenario parameters set an error status and
+    keep the current dataset; the user's entries stay as they were, and
+    :attr:`pending` says that what the picker shows is not what is loaded.
 
     Parameters
     ----------
@@ -88,16 +94,16 @@ class DatasetPicker(W.VBox):
         ``{"n_steps": 6}``).  Each scenario's form starts from the loader's
         defaults, except those in :data:`INTERACTIVE_DEFAULTS` (e.g. a
         downscaled video_rc).
+    state : AppState, optional
+        The app's state; default a new one (with its own status line shown
+        in the picker).
 
     Attributes
     ----------
-    dataset : TemporalDataset
-        The current dataset (a traitlet: ``picker.observe(fn, "dataset")``).
+    state : AppState
     message : MessageArea
-        Feedback of the last action.
+        The status line (shown in the picker only when it has its own state).
     """
-
-    dataset = traitlets.Instance(TemporalDataset, allow_none=True)
 
     def __init__(
         self,
@@ -105,9 +111,12 @@ class DatasetPicker(W.VBox):
         *,
         seed: int = 0,
         params: Mapping[str, Any] | None = None,
+        state: AppState | None = None,
     ) -> None:
         super().__init__()
-        self.message = MessageArea()
+        own = state is None
+        self.state = state if state is not None else AppState()
+        self.message = MessageArea(self.state)
         self.summary = W.HTML()
         names = datasets.available()
         initial = dataset if isinstance(dataset, str) else names[0]
@@ -125,11 +134,11 @@ class DatasetPicker(W.VBox):
         )
         self.seed = W.IntText(
             value=seed, description="data seed", style={"description_width": "120px"},
-            layout=W.Layout(width="250px"),
+            layout=W.Layout(width="250px"), tooltip="seed (the same seed gives the same data)",
         )
         self._forms: dict[str, ParamsForm] = {}
         self.load_button = W.Button(description="Load scenario", icon="database", button_style="primary")
-        self._form_box = W.Box([self._form(initial.lower())])
+        self._form_box = W.Box()
         builtin = W.VBox([
             W.GridBox([self.scenario, self.seed],
                       layout=W.Layout(grid_template_columns="repeat(2, 255px)", grid_gap="2px 8px")),
@@ -151,51 +160,106 @@ class DatasetPicker(W.VBox):
                                         disabled=True)
         self.csv_help = W.HTML(
             "<small>Long format: one row per (time, sample id), one column per feature. "
-            "Leave <i>features</i> unselected to use every other numeric column.</small>"
+            "Choose the column that identifies each sample; leave <i>features</i> unselected "
+            "to use every other numeric column.</small>"
         )
+        self.understood = W.HTML()
         csv = W.VBox([
             self.csv_help,
             self.upload,
             W.GridBox([self.time_column, self.id_column, self.label_column],
                       layout=W.Layout(grid_template_columns="repeat(2, 255px)", grid_gap="2px 8px")),
             self.feature_columns,
+            self.understood,
             self.load_csv_button,
         ])
         self._frame: pd.DataFrame | None = None
         self._file_name = ""
+        self._loaded_key: tuple[Any, ...] | None = None  # what the loaded dataset was made from
         self.pages = W.Stack([builtin, csv], selected_index=0 if self.source.value == "builtin" else 1)
-        self.children = [self.source, self.pages, self.message, self.summary]
+        self.children = [self.source, self.pages, *([self.message] if own else []), self.summary]
 
+        self._show_form(initial.lower())
         self.source.observe(self._on_source, names="value")
-        self.scenario.observe(self.message.guarded("switching scenario")(self._on_scenario), names="value")
+        self.scenario.observe(self.message.guarded("switching the scenario")(self._on_scenario),
+                              names="value")
         self.load_button.on_click(lambda _: self.load_builtin())
         self.upload.observe(self._on_upload, names="value")
         self.load_csv_button.on_click(lambda _: self.load_csv())
-        self.observe(self._on_dataset, names="dataset")
+        for control in (self.time_column, self.id_column, self.label_column, self.feature_columns):
+            control.observe(self._on_mapping, names="value")
+        self.state.observe(self._on_dataset, names="dataset")
 
         if isinstance(dataset, TemporalDataset):
-            self.dataset = dataset
+            self.state.set_dataset(dataset, dataset.name or "", {})
+            self._loaded_key = self._visible_key()
         else:
             if params:
                 self._forms[initial.lower()].set_values(params)
-            self.load_builtin()
-            if self.dataset is None:  # invalid initial parameters: say so, do not half-start
+            if self.load_builtin() is None:  # invalid initial parameters: say so, do not half-start
                 raise ValueError(self.message.text)
+        self._on_dataset()
 
     # -- building blocks -----------------------------------------------------------
     def _form(self, name: str) -> ParamsForm:
         if name not in self._forms:
-            loader = datasets._LOADERS[name]  # the scenario's own signature and docs
-            self._forms[name] = ParamsForm(
-                param_specs(loader, skip=("seed",), defaults=INTERACTIVE_DEFAULTS.get(name))
-            )
+            self._forms[name] = ParamsForm(dataset_params(name), owner=name, skip=("seed",),
+                                           defaults=INTERACTIVE_DEFAULTS.get(name))
         return self._forms[name]
+
+    def _show_form(self, name: str) -> None:
+        self._form_box.children = [self._form(name)]
 
     def _column_dropdown(self, role: str) -> W.Dropdown:
         return W.Dropdown(
             options=[_NONE] if role == "label" else [], description=f"{role} column",
             style={"description_width": "120px"}, layout=W.Layout(width="250px"),
         )
+
+    # -- state ------------------------------------------------------------------------
+    @property
+    def dataset(self) -> TemporalDataset | None:
+        """The loaded dataset (the state's); setting it loads a given dataset."""
+        return self.state.dataset
+
+    @dataset.setter
+    def dataset(self, data: TemporalDataset) -> None:
+        if not isinstance(data, TemporalDataset):
+            raise TypeError(f"dataset must be a TemporalDataset, got {type(data).__name__}")
+        self.state.set_dataset(data, data.name or "", {})
+        if self.state.dataset is data:  # the app may refuse data it cannot show
+            self._loaded_key = self._visible_key()
+
+    def _builtin_key(self) -> tuple[Any, ...]:
+        form = self._forms[self.scenario.value]
+        entries = tuple((name, repr(field.widget.value)) for name, field in form.fields.items())
+        return ("builtin", self.scenario.value, self.seed.value, entries)
+
+    def _visible_key(self) -> tuple[Any, ...]:
+        """What the picker shows: the data a load would make now."""
+        if self.source.value == "builtin":
+            return self._builtin_key()
+        if self._frame is None:
+            return ("csv", None)
+        time, ident, label, _ = self._mapping()
+        return ("csv", self._file_name, time, ident, label, tuple(self.feature_columns.value))
+
+    @property
+    def pending(self) -> str | None:
+        """Why the data shown in the picker is not the data loaded, or None.
+
+        A Run must not silently fit the previously loaded data while the
+        user sees another scenario, other parameters or a CSV mapping that
+        was not loaded.
+        """
+        if self._visible_key() == self._loaded_key:
+            return None
+        loaded = self.state.dataset_name or "the previous data"
+        if self.source.value == "builtin":
+            return (f"The scenario and parameters shown under 1 · Data are not loaded "
+                    f"({loaded} is): press “Load scenario” first, or fix its parameters.")
+        return (f"The CSV file and columns shown under 1 · Data are not loaded ({loaded} is): "
+                f"choose a file and its id column, then press “Load CSV”.")
 
     # -- actions ----------------------------------------------------------------------
     def load_builtin(self) -> TemporalDataset | None:
@@ -205,13 +269,18 @@ class DatasetPicker(W.VBox):
         -------
         TemporalDataset or None
             The new dataset, or None when the parameters are invalid (the
-            message says why; the current dataset is kept).
+            status says why; the current dataset is kept).
         """
         name = self.scenario.value
-        with self.message.guard(f"loading {name}"):
-            loaded = datasets.load(name, seed=self.seed.value, **self._forms[name].values())
-            self.dataset = loaded
-            self.message.show(f"Loaded the built-in scenario {name}.", "success")
+        with self.message.guard(f"loading {name} (the data shown is still "
+                                f"{self.state.dataset_name or 'the previous one'})"):
+            values = self._forms[name].values()
+            loaded = datasets.load(name, seed=self.seed.value, **values)
+            self.state.set_dataset(loaded, name, {"seed": self.seed.value, **values})
+            if self.state.dataset is not loaded:  # the app refused it; the status says why
+                return None
+            self._loaded_key = self._visible_key()
+            self.message.show(f"Loaded the built-in scenario {name}.", "success", action="load dataset")
             return loaded
         return None
 
@@ -229,10 +298,10 @@ class DatasetPicker(W.VBox):
         -------
         bool
             Whether the file could be read as a table.  On failure the
-            message explains why and the current dataset and mapping stay.
+            status explains why and the current dataset and mapping stay.
         """
-        doing = f"reading {name!r}"
-        with self.message.guard(doing):
+        with self.message.guard(f"reading {name!r} (the data shown is still "
+                                f"{self.state.dataset_name or 'the previous one'})"):
             if len(content) > MAX_UPLOAD_BYTES:
                 raise ValueError(
                     f"the file has {len(content) / 2**20:.0f} MiB; the limit is "
@@ -251,9 +320,9 @@ class DatasetPicker(W.VBox):
                 )
             self._set_columns(frame, name)
             self.message.show(
-                f"Read {name}: {frame.shape[0]} rows, {frame.shape[1]} columns. Check the column "
-                "mapping, then press “Load CSV”.",
-                "info",
+                f"Read {name}: {frame.shape[0]} rows, {frame.shape[1]} columns. Choose the id "
+                "column (and a label column if there is one), then press “Load CSV”.",
+                "info", action="read csv",
             )
             return True
         return False
@@ -261,23 +330,55 @@ class DatasetPicker(W.VBox):
     def _set_columns(self, frame: pd.DataFrame, name: str) -> None:
         columns = [str(column) for column in frame.columns]
         frame = frame.set_axis(columns, axis=1)
-        taken: set[str] = set()
-        guesses = {}
-        for role, fallback in (("time", 0), ("id", 1)):
-            guess = _guess(columns, role, taken) or next(c for c in columns[fallback:] if c not in taken)
-            guesses[role] = guess
-            taken.add(guess)
-        label = _guess(columns, "label", taken)
         self._frame, self._file_name = frame, name
-        self.time_column.options = columns
-        self.time_column.value = guesses["time"]
-        self.id_column.options = columns
-        self.id_column.value = guesses["id"]
-        self.label_column.options = [_NONE, *columns]
-        self.label_column.value = label if label is not None else _NONE
-        self.feature_columns.options = columns
-        self.feature_columns.value = ()
+        self._setting = True
+        try:
+            self.time_column.options = columns
+            self.time_column.value = _guess_time(columns)
+            self.id_column.options = [_CHOOSE, *columns]
+            self.id_column.value = _CHOOSE
+            self.label_column.options = [_NONE, *columns]
+            self.label_column.value = _NONE
+            self.feature_columns.options = columns
+            self.feature_columns.value = ()
+        finally:
+            self._setting = False
         self.load_csv_button.disabled = False
+        self._on_mapping()
+
+    def _mapping(self) -> tuple[str, str | None, str | None, list[str]]:
+        """(time, id or None, label or None, features) as entered."""
+        time = self.time_column.value
+        ident = None if self.id_column.value in (_CHOOSE, None) else self.id_column.value
+        label = None if self.label_column.value in (_NONE, None) else self.label_column.value
+        features = list(self.feature_columns.value)
+        if not features and self._frame is not None:
+            roles = {time, ident, label}
+            features = [c for c in self._frame.columns if c not in roles
+                        and pd.api.types.is_numeric_dtype(self._frame[c])
+                        and not pd.api.types.is_bool_dtype(self._frame[c])]
+        return time, ident, label, features
+
+    def understanding(self) -> str:
+        """What the picker understood of the CSV table and mapping, in plain words (text)."""
+        if self._frame is None:
+            return ""
+        time, ident, label, features = self._mapping()
+        frame = self._frame
+        parts = [f"Steps: the {frame[time].nunique()} distinct values of “{time}”."]
+        if ident is None:
+            parts.append("Samples: choose the column that identifies each sample (an id that "
+                         "stays the same from step to step).")
+        else:
+            parts.append(f"Samples: identified by “{ident}” ({frame[ident].nunique()} ids).")
+        parts.append(f"Features: {', '.join(features) if features else 'none (choose numeric columns)'}.")
+        parts.append(f"Ground-truth labels: {'“' + label + '”' if label else 'none'}.")
+        return " ".join(parts)
+
+    def _on_mapping(self, change: Any = None) -> None:
+        if getattr(self, "_setting", False):
+            return
+        self.understood.value = f"<small>{html.escape(self.understanding())}</small>"
 
     def load_csv(self) -> TemporalDataset | None:
         """Build the dataset from the read CSV table and the column mapping.
@@ -286,23 +387,28 @@ class DatasetPicker(W.VBox):
         -------
         TemporalDataset or None
             The new dataset, or None when the mapping or the content is
-            invalid (the message says why; the current dataset is kept).
+            invalid (the status says why; the current dataset is kept).
         """
-        with self.message.guard(f"loading {self._file_name or 'the CSV file'}"):
+        with self.message.guard(f"loading {self._file_name or 'the CSV file'} (the data shown "
+                                f"is still {self.state.dataset_name or 'the previous one'})"):
             if self._frame is None:
                 raise ValueError("choose a CSV file first")
-            label = None if self.label_column.value == _NONE else self.label_column.value
+            time, ident, label, _ = self._mapping()
+            if ident is None:
+                raise ValueError("choose the id column: the column that identifies each sample "
+                                 "from step to step")
             features = list(self.feature_columns.value) or None
             loaded = TemporalDataset.from_frame(
-                self._frame,
-                time=self.time_column.value,
-                id=self.id_column.value,
-                features=features,
-                label=label,
+                self._frame, time=time, id=ident, features=features, label=label,
                 name=PurePath(self._file_name).stem,
             )
-            self.dataset = loaded
-            self.message.show(f"Loaded {self._file_name}.", "success")
+            self.state.set_dataset(loaded, self._file_name,
+                                   {"time": time, "id": ident, "label": label, "features": features})
+            if self.state.dataset is not loaded:  # the app refused it; the status says why
+                return None
+            self._loaded_key = self._visible_key()
+            self.message.show(f"Loaded {self._file_name}. {self.understanding()}", "success",
+                              action="load dataset")
             return loaded
         return None
 
@@ -311,7 +417,7 @@ class DatasetPicker(W.VBox):
         self.pages.selected_index = 0 if change["new"] == "builtin" else 1
 
     def _on_scenario(self, change: dict[str, Any]) -> None:
-        self._form_box.children = [self._form(change["new"])]
+        self._show_form(change["new"])
         self.load_builtin()
 
     def _on_upload(self, change: dict[str, Any]) -> None:
@@ -319,15 +425,17 @@ class DatasetPicker(W.VBox):
         if not files:
             return
         upload = files[0]
+        self.source.value = "csv"  # a file was chosen: the CSV page is what the user sees
         self.read_csv(bytes(upload["content"]), str(upload.get("name") or "uploaded.csv"))
 
-    def _on_dataset(self, change: dict[str, Any]) -> None:
-        self.summary.value = describe(change["new"]) if change["new"] is not None else ""
+    def _on_dataset(self, change: Any = None) -> None:
+        data = self.state.dataset
+        self.summary.value = describe(data) if data is not None else ""
 
     # -- state ------------------------------------------------------------------------
     @property
     def disabled(self) -> bool:
-        """Whether loading is locked (e.g. while a fit runs)."""
+        """Whether loading is locked."""
         return self.load_button.disabled and self.upload.disabled
 
     @disabled.setter

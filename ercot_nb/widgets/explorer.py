@@ -1,6 +1,7 @@
 """Explorer: pick data, run an algorithm live, scrub through time, pick front members."""
 from __future__ import annotations
 
+import html
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -11,9 +12,10 @@ import plotly.graph_objects as go
 
 from .. import figures
 from ..data import TemporalDataset
-from ..result import ClusteringResult, StepResult
-from ._job import FitJob
+from ..result import ClusteringResult
+from ._job import FitJob, RateLimit, Runner
 from ._messages import MessageArea
+from ._state import AppState
 from .alpha_view import AlphaView
 from .dataset_picker import DatasetPicker
 from .pareto_view import ParetoView
@@ -38,16 +40,21 @@ _CONTROL_WIDTH = "560px"  # two panels side by side in a 1200 px window
 
 
 def _panel(title: str, body: W.Widget, width: str | None = None) -> W.VBox:
-    return W.VBox([W.HTML(f"<b>{title}</b>"), body], layout=W.Layout(width=width, **_PANEL))
+    return W.VBox([W.HTML(f"<b>{html.escape(title)}</b>"), body],
+                  layout=W.Layout(width=width, **_PANEL))
 
 
 class Explorer(W.VBox):
     """The whole app: dataset picker, run panel, time scrubber and linked views.
 
-    Everything shown follows the scrubber's step.  A run goes on in a
-    background thread: views update as each step finishes, the kernel keeps
-    answering the widgets, and Stop ends the run after the current step,
-    keeping the steps done.  Clicking a point of the Pareto front shows that
+    Everything shown is one :class:`~ercot_nb.widgets._state.AppState`
+    (:attr:`state`): the controls change it and the views only render it.
+    A run goes on in a background thread (the shared
+    :class:`~ercot_nb.widgets._job.Runner`): views follow the finished steps
+    at a rate that keeps redrawing to a small share of the run time, the
+    kernel keeps answering the widgets, and Stop ends the run after the
+    current step, keeping the steps done.  Loading other data during a run
+    stops that run and drops it.  Clicking a point of the Pareto front shows that
     member's partition instead of the knee's.  Every run on the current
     dataset is kept (pick it under "show run"; all are scored side by side).
     For a video dataset the partition scatter (thousands of pixels in colour
@@ -84,8 +91,12 @@ class Explorer(W.VBox):
         (created for the first video).
     runs : dict of str to ClusteringResult
         The runs made on the current dataset, by name (``"ERCOT #1"``).
+    state : AppState
+        What is shown: dataset, runs, selected run, step, member, status.
+    runner : Runner
+        Runs the fits (shared design with :class:`~ercot_nb.widgets.Compare`).
     message : MessageArea
-        Problems of the app itself (e.g. showing a step).
+        The status line: the answer to the user's last action.
 
     Examples
     --------
@@ -111,38 +122,38 @@ class Explorer(W.VBox):
         if unknown:
             raise ValueError(f"unknown view(s) {sorted(unknown)}; choose from {VIEWS}")
         super().__init__()
-        self._lock = threading.RLock()
-        self.message = MessageArea()
-        self.picker = DatasetPicker(dataset, seed=data_seed, params=data_params)
-        self.run_panel = RunPanel(algorithm, params)
-        data = self.picker.dataset
-        self.run_panel.dataset = data
-        self.runs: dict[str, ClusteringResult] = {}
-        self._shown: str | None = None
-        self._choosing = False
-        self._run_count = 0
-        self._live: dict[int, str] = {}  # id(job) -> run name, for running jobs
+        self.state = AppState()
+        self.lock = threading.RLock()
+        self.runner = Runner(self.state, self.lock)
+        self.message = MessageArea(self.state)
+        self.picker = DatasetPicker(dataset, seed=data_seed, params=data_params, state=self.state)
+        self.run_panel = RunPanel(algorithm, params, state=self.state, runner=self.runner,
+                                  precheck=lambda: self.picker.pending)
         if result is not None:
-            self._add_run(result.algorithm, result)
-        shown = self.result
+            self.state.add_run(result.algorithm, result)
+        self._live = RateLimit(min_interval=0.25, share=0.2)
+        self._shown: dict[str, Any] = {}
 
+        data, shown = self.state.dataset, self.state.result
         self.scrubber = TimeScrubber(self._times(data, shown))
-        self.run_choice = W.Dropdown(options=list(self.runs) or ["(ground truth)"],
-                                     description="show run", style={"description_width": "70px"},
+        self.run_choice = W.Dropdown(options=["(ground truth)"], description="show run",
+                                     style={"description_width": "70px"},
                                      layout=W.Layout(width="260px"))
         self.partition: PartitionView | None = None
         self.video: VideoView | None = None
-        self._slot = W.HBox(layout=W.Layout(flex_flow="row wrap"))  # partition or video view
+        # partition and video view stay in the page once shown (hidden when not in use):
+        # a plotly figure taken out of the page loses its front-end view, and one put
+        # back is drawn from stale state (issue: frozen partition after a video)
+        self._slot = W.HBox(layout=W.Layout(flex_flow="row wrap"))
         self._with_partition = "partition" in views
-        self._load_partition_slot(data, shown, 0)
         self.pareto = ParetoView(shown) if "pareto" in views else None
         self.alpha = AlphaView(shown) if "alpha" in views else None
-        self.scores = ScoresView(data, self.runs) if "scores" in views else None
+        self.scores = ScoresView(data, self.state.runs) if "scores" in views else None
         self.sankey = SankeyView(shown) if "sankey" in views else None
 
         header = W.HTML(
             "<h3 style='margin:4px 0'>ERCOT explorer</h3><small>Pick data, run an algorithm "
-            "(views update at every finished step), scrub through time with the slider or "
+            "(views update as steps finish), scrub through time with the slider or "
             "Play, and click a point of the Pareto front to see that partition instead of "
             "the knee's.</small>"
         )
@@ -160,45 +171,47 @@ class Explorer(W.VBox):
         grid = [W.HBox(row, layout=W.Layout(flex_flow="row wrap")) for row in rows if row]
         self.children = [header, controls, self.message, _panel("3 · Time", timeline), *grid]
 
-        self.picker.observe(self.message.guarded("switching the dataset")(self._on_dataset),
-                            names="dataset")
-        self.scrubber.observe_step(self.message.guarded("showing the step")(self._on_step))
+        self._render()
+        self.scrubber.observe_step(self.message.guarded("showing the step")(self._on_slider))
         self.run_choice.observe(self.message.guarded("switching the run")(self._on_run_choice),
                                 names="value")
         if self.pareto is not None:
-            self.pareto.on_select(self.message.guarded("showing the member")(self._on_member))
-        self.run_panel.on_start(self._run_started)
-        self.run_panel.on_step(self._run_step)
-        self.run_panel.on_finish(self._run_finished)
-        if self.partition_view is not None:
-            self.partition_view.precompute()
-        if self.pareto is not None:
-            self.pareto.precompute()
+            self.pareto.on_select(self.message.guarded("showing the member")(self.state.select_member))
+        self.state.observe(self._on_state,
+                           names=["dataset", "runs", "run", "n_done", "step", "member", "running"])
+        self.runner.on_done(lambda runner: self._render(force=True))
+        self._precompute()
 
     # -- public state --------------------------------------------------------------------------
     @property
     def dataset(self) -> TemporalDataset:
         """The current dataset."""
-        return self.picker.dataset
+        return self.state.dataset
+
+    @property
+    def runs(self) -> dict[str, ClusteringResult]:
+        """The runs made on the current dataset, by name (``"ERCOT #1"``)."""
+        return self.state.runs
 
     @property
     def result(self) -> ClusteringResult | None:
         """The run shown, or None while the data is previewed."""
-        return self.runs.get(self._shown) if self._shown is not None else None
+        return self.state.result
 
     @property
     def step(self) -> int:
         """The step shown by every view."""
-        return self.scrubber.value
+        return self.state.step
 
     @step.setter
     def step(self, value: int) -> None:
-        self.scrubber.value = value
+        with self.lock:
+            self.state.set_step(value)
 
     @property
     def partition_view(self) -> PartitionView | VideoView | None:
         """The view of one step's partition shown: :attr:`video` for a video, else :attr:`partition`."""
-        if not self._with_partition:
+        if not self._with_partition or self.dataset is None:
             return None
         return self.video if figures.is_video(self.dataset) else self.partition
 
@@ -220,9 +233,9 @@ class Explorer(W.VBox):
         Returns
         -------
         FitJob or None
-            None if nothing started (the run panel says why).
+            None if nothing started (the status line says why).
         """
-        return self.run_panel.run(self.dataset, wait=wait)
+        return self.run_panel.run(wait=wait)
 
     def stop(self) -> None:
         """Stop the run after the current step (like the Stop button)."""
@@ -230,14 +243,17 @@ class Explorer(W.VBox):
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the current run ended; ``False`` on timeout."""
-        return self.run_panel.wait(timeout)
+        return self.runner.wait(timeout)
 
     def select_member(self, member: int | None) -> None:
         """Show the partition of population ``member`` at the current step (None: knee)."""
-        if self.pareto is not None:
-            self.pareto.select(member)
-        else:
-            self._on_member(member)
+        with self.lock:
+            self.state.select_member(member)
+
+    def select_run(self, name: str | None) -> None:
+        """Show run ``name`` (None: the dataset) at the current step (like "show run")."""
+        with self.lock:
+            self.state.select_run(name)
 
     def static(self) -> list[go.Figure]:
         """Plain Plotly figures of every view as shown (no kernel needed)."""
@@ -255,21 +271,151 @@ class Explorer(W.VBox):
             raise ValueError("no run to export yet: run an algorithm first")
         return self.result.to_html(path, self.dataset)
 
-    # -- internals -----------------------------------------------------------------------------
+    # -- rendering the state -------------------------------------------------------------------
+    @staticmethod
+    def _times(dataset: TemporalDataset | None, result: ClusteringResult | None) -> list[Any]:
+        if result is not None:
+            return list(result.times)
+        return list(dataset.times) if dataset is not None else []
+
+    def _snapshot(self) -> dict[str, Any]:
+        state = self.state
+        return {name: getattr(state, name) for name in
+                ("dataset", "dataset_name", "dataset_params", "runs", "run", "n_done", "step")}
+
+    def _on_state(self, change: dict[str, Any]) -> None:
+        state = self.state
+        if state.dataset is self._good["dataset"]:
+            with self.message.guard("showing the data"):
+                self._render()
+            return
+        # new data: the running fit belongs to the old data; data the views cannot show is refused
+        if state.running:
+            self.runner.stop()
+        try:
+            self._render()
+        except Exception as exc:  # noqa: BLE001 - shown to the user, previous data kept
+            name = state.dataset_name or "the data"
+            good = self._good
+            self._shown = {}  # some views may show the refused data: redo all
+            with state.hold_trait_notifications():
+                for key, value in good.items():
+                    setattr(state, key, value)
+                state.member = None
+            self.message.guard("showing the previous data")(self._render)()
+            self.message.show_error(exc, f"showing {name} (the data shown is still "
+                                         f"{good['dataset_name'] or 'the previous one'})")
+            return
+
+    def _render(self, *, force: bool = False) -> None:
+        """Make every view show the state; only what changed since the last call is redone.
+
+        ``force`` redraws a grown live run at once (the end of a run);
+        otherwise growth is drawn at the rate :attr:`_live` allows.
+        """
+        with self.lock:
+            state, shown = self.state, self._shown
+            data, result = state.dataset, state.result
+            if (shown.get("dataset") is not data or shown.get("run") != state.run
+                    or shown.get("result") is not result):
+                self._load(data, result)
+            if shown.get("runs") != list(state.runs):
+                self._show_runs()
+            if shown.get("n") != state.n_done and (force or self._live.ready()):
+                with self._live.track():
+                    self._grow()
+            if shown.get("step") != state.step or shown.get("member") != state.member:
+                self._show_step()
+            if force and not state.running:
+                self._precompute()
+            self._good = self._snapshot()  # the last state the views could show
+
+    def _load(self, data: TemporalDataset, result: ClusteringResult | None) -> None:
+        """Show ``result`` on ``data`` (None: the data) in every view, at the state's step."""
+        state = self.state
+        step = state.step
+        self.scrubber.set_steps(self._times(data, result)[: max(state.n_done, 1)], value=step)
+        for view in (self.pareto, self.alpha, self.sankey):
+            if view is not None:
+                view.load(result, step=step)
+        if self.scores is not None and self._shown.get("dataset") is not data:
+            self.scores.load(data, state.runs, step=step)
+        self._load_partition_slot(data, result, step)
+        self._shown.update(dataset=data, run=state.run, result=result, n=state.n_done,
+                           step=step, member=None)
+        self._show_runs()
+
+    def _show_runs(self) -> None:
+        state = self.state
+        options = list(state.runs) or ["(ground truth)"]
+        value = state.run if state.run is not None else options[0]
+        if list(self.run_choice.options) != options:
+            self._choosing = True
+            try:
+                self.run_choice.options = options
+            finally:
+                self._choosing = False
+        if self.run_choice.value != value:
+            self._choosing = True
+            try:
+                self.run_choice.value = value
+            finally:
+                self._choosing = False
+        if self.scores is not None and self._shown.get("runs") != list(state.runs):
+            self.scores.load(state.dataset, state.runs, step=state.step)
+        self._shown["runs"] = list(state.runs)
+
+    def _grow(self) -> None:
+        """Take in the steps a live run added since the last redraw."""
+        state, shown = self.state, self._shown
+        following = shown.get("step", 0) >= shown.get("n", 0) - 1
+        n = state.n_done
+        self.scrubber.set_steps(self._times(state.dataset, state.result)[:n],
+                                value=n - 1 if following else state.step)
+        for view in (self.partition_view, self.pareto, self.alpha, self.sankey, self.scores):
+            if view is not None:
+                view.refresh()
+        shown["n"] = n
+        if following:
+            state.set_step(n - 1)  # views then show the newest step
+
+    def _show_step(self) -> None:
+        state, shown = self.state, self._shown
+        step, member = state.step, state.member
+        if self.scrubber.value != step:
+            if step > self.scrubber.max:
+                self.scrubber.set_steps(self._times(state.dataset, state.result)[: state.n_done],
+                                        value=step)
+            else:
+                self.scrubber.value = step
+        if shown.get("step") != step:
+            for view in self.views:
+                view.show_step(step)
+        partition = self.partition_view
+        if partition is not None and (member is not None or shown.get("member") is not None
+                                      or partition.member is not None):
+            partition.show_step(step, member)
+        if self.pareto is not None and self.pareto.selected != member:
+            self.pareto.select(member)
+        shown.update(step=step, member=member)
+
+    def _precompute(self) -> None:
+        """Fill the per-step caches of a finished run, so that scrubbing is cheap."""
+        if self.partition_view is not None:
+            self.partition_view.precompute()
+        if self.pareto is not None:
+            self.pareto.precompute()
+
     def _load_partition_slot(self, data: TemporalDataset, result: ClusteringResult | None,
                              step: int) -> None:
-        """Show ``data`` in the video view (a video) or the scatter view, creating it once."""
+        """Show ``data`` in the video view (a video) or the scatter view, creating each once."""
         if not self._with_partition:
             return
         if figures.is_video(data):
-            try:
-                if self.video is None:
-                    self.video = VideoView(data, result, step=step)
-                else:
-                    self.video.load(data, result, step=step)
-            except Exception:
-                self._slot.children = ()  # no stale frames; the caller shows the error
-                raise
+            if self.video is None:
+                self.video = VideoView(data, result, step=step)
+            else:
+                self.video.load(data, result, step=step)
             view: W.Widget = self.video
         else:
             if self.partition is None:
@@ -277,107 +423,24 @@ class Explorer(W.VBox):
             else:
                 self.partition.load(data, result, step=step)
             view = self.partition
-        if self._slot.children != (view,):
-            self._slot.children = (view,)
+        children = [child for child in (self.partition, self.video) if child is not None]
+        if list(self._slot.children) != children:
+            self._slot.children = children
+        for child in children:
+            child.layout.display = None if child is view else "none"
 
-    @staticmethod
-    def _times(dataset: TemporalDataset, result: ClusteringResult | None) -> list[Any]:
-        return list(result.times) if result is not None else list(dataset.times)
-
-    def _add_run(self, name: str, result: ClusteringResult) -> str:
-        self._run_count += 1
-        key = f"{name} #{self._run_count}"
-        self.runs[key] = result
-        self._shown = key
-        return key
-
-    def _display(self, name: str | None, *, step: int = 0, live: bool = False) -> None:
-        """Show run ``name`` (None: the dataset preview) in every view, at ``step``.
-
-        A ``live`` run keeps the scrubber's range at every step of the
-        dataset until it ends, so that only the value moves while steps
-        arrive (see :meth:`TimeScrubber.set_steps`).
-        """
-        with self._lock:
-            self._shown = name
-            result = self.result
-            data = self.dataset
-            self.scrubber.set_steps(data.times if live else self._times(data, result), value=step)
-            for view in (self.pareto, self.alpha, self.sankey):
-                if view is not None:
-                    view.load(result, step=self.scrubber.value)
-            if self.scores is not None:
-                self.scores.load(data, self.runs, step=self.scrubber.value)
-            self._load_partition_slot(data, result, self.scrubber.value)
-            options = list(self.runs) or ["(ground truth)"]
-            self._choosing = True  # our own change of the menu, not the user's choice
-            try:
-                if list(self.run_choice.options) != options:
-                    self.run_choice.options = options
-                self.run_choice.value = name if name is not None else options[0]
-            finally:
-                self._choosing = False
-            if not live:  # scrubbing a finished run touches only cached arrays
-                if self.partition_view is not None:
-                    self.partition_view.precompute()
-                if self.pareto is not None:
-                    self.pareto.precompute()
-
-    def _on_dataset(self, change: dict[str, Any]) -> None:
-        with self._lock:
-            self.runs.clear()
-            self.run_panel.dataset = change["new"]
-            self._display(None)
-
-    def _on_step(self, step: int) -> None:
-        with self._lock:
-            for view in self.views:
-                view.show_step(step)
-
-    def _on_member(self, member: int | None) -> None:
-        with self._lock:
-            if self.partition_view is not None:
-                self.partition_view.show_step(self.scrubber.value, member)
+    # -- the user's actions --------------------------------------------------------------------
+    def _on_slider(self, step: int) -> None:
+        with self.lock:
+            self.state.set_step(step)
+            if self.scrubber.value != self.state.step:  # a step not computed yet: back
+                self.scrubber.value = self.state.step
 
     def _on_run_choice(self, change: dict[str, Any]) -> None:
         name = change["new"]
-        if not self._choosing and name in self.runs and name != self._shown:
-            self._display(name, step=self.scrubber.value)
-
-    # -- run callbacks (the worker thread) -----------------------------------------------------
-    def _run_started(self, job: FitJob) -> None:
-        self.picker.disabled = True
-        self.run_choice.disabled = True
-
-    def _run_step(self, job: FitJob, step: StepResult) -> None:
-        with self._lock:
-            result = job.result
-            if result is None:
-                return
-            if id(job) not in self._live:  # first step: show this run from now on
-                self._live[id(job)] = self._add_run(job.name, result)
-                self._display(self._live[id(job)], step=0, live=True)
-                return
-            if self._shown != self._live[id(job)]:
-                return
-            following = self.scrubber.value >= len(result) - 2  # was at the newest step
-            for view in (self.partition_view, self.pareto, self.alpha, self.sankey):
-                if view is not None:
-                    view.refresh()
-            if self.scores is not None:
-                self.scores.refresh()
-            if following:
-                self.scrubber.value = len(result) - 1
-
-    def _run_finished(self, job: FitJob) -> None:
-        with self._lock:
-            self.picker.disabled = False
-            self.run_choice.disabled = False
-            name = self._live.pop(id(job), None)
-            result = job.result
-            if name is None and result is not None and len(result):
-                # an algorithm without live steps: everything arrives now
-                name = self._add_run(job.name, result)
-                self._display(name, step=0)
-            elif name is not None and self._shown == name:
-                self._display(name, step=min(self.scrubber.value, len(result) - 1))
+        if getattr(self, "_choosing", False) or name not in self.state.runs:
+            return
+        with self.lock:
+            if name != self.state.run:
+                self.state.select_run(name)
+                self.state.say("info", f"Showing {name}.", action="switch run")

@@ -10,9 +10,11 @@ import ipywidgets as W
 from .. import algorithms
 from ..data import TemporalDataset
 from ..result import StepResult
-from ._job import FitJob
+from ._job import FitJob, RateLimit, Runner
 from ._messages import MessageArea
-from ._params_form import ParamsForm, param_specs
+from ._state import AppState
+from ..params import estimator_params
+from ._params_form import ParamsForm
 
 __all__ = ["RunPanel", "PRIMARY_PARAMETERS", "algorithm_form", "make_algorithm"]
 
@@ -41,8 +43,9 @@ def algorithm_form(name: str) -> ParamsForm:
     -------
     ParamsForm
     """
-    specs = param_specs(algorithms.get(name), skip=_HIDDEN, defaults=_UI_DEFAULTS)
-    return ParamsForm(specs, primary=PRIMARY_PARAMETERS)
+    cls = algorithms.get(name)
+    return ParamsForm(estimator_params(cls), owner=name, primary=PRIMARY_PARAMETERS,
+                      skip=_HIDDEN, defaults=_UI_DEFAULTS)
 
 
 def make_algorithm(name: str, form: ParamsForm) -> Any:
@@ -65,42 +68,55 @@ def make_algorithm(name: str, form: ParamsForm) -> Any:
 class RunPanel(W.VBox):
     """Choose an algorithm and its parameters, run it, follow and stop it.
 
+    The panel is a control of an app's :class:`~ercot_nb.widgets._state.AppState`:
+    Run starts the app's :class:`~ercot_nb.widgets._job.Runner` on the
+    state's dataset, and the answer (started, finished, stopped, failed)
+    goes to the state's status line.  Alone (no ``state``) it makes its
+    own state, runner and status line.
+
     Parameters
     ----------
     algorithm : str, default="ERCOT"
         Initial algorithm, one of :func:`ercot_nb.algorithms.available`.
     params : mapping, optional
         Initial parameter values of that algorithm.
+    state : AppState, optional
+        The app's state; default a new one (set :attr:`dataset`).
+    runner : Runner, optional
+        The app's runner (on ``state``); default a new one.
+    precheck : callable, optional
+        ``precheck()`` returns a reason not to run (e.g. the data shown in
+        the picker is not the data loaded) or None.
 
     Attributes
     ----------
     job : FitJob or None
         The current or last run.
-    dataset : TemporalDataset or None
-        The data the next run uses (set by the owner, e.g. the Explorer).
     message : MessageArea
-        Status and errors of runs.
+        The status line (shown in the panel only when it has its own state).
     """
 
-    def __init__(self, algorithm: str = "ERCOT", params: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, algorithm: str = "ERCOT", params: Mapping[str, Any] | None = None, *,
+                 state: AppState | None = None, runner: Runner | None = None,
+                 precheck: Callable[[], str | None] | None = None) -> None:
         super().__init__()
         names = algorithms.available()
         matches = [name for name in names if name.lower() == algorithm.lower()]
         if not matches:
             raise ValueError(f"unknown algorithm {algorithm!r}; available: {', '.join(names)}")
-        self.dataset: TemporalDataset | None = None
-        self.job: FitJob | None = None
+        own = state is None
+        self.state = state if state is not None else AppState()
+        self.runner = runner if runner is not None else Runner(self.state)
+        self.precheck = precheck
         self._forms: dict[str, ParamsForm] = {}
-        self._step_listeners: list[StepListener] = []
-        self._finish_listeners: list[FinishListener] = []
-        self._start_listeners: list[FinishListener] = []
-        self.message = MessageArea()
+        self._progress_limit = RateLimit(min_interval=0.1, share=0.05)
+        self.message = MessageArea(self.state)
         self.algorithm = W.Dropdown(
             options=names, value=matches[0], description="algorithm",
             style={"description_width": "120px"}, layout=W.Layout(width="250px"),
         )
         self.run_button = W.Button(description="Run", icon="play", button_style="success",
-                                   tooltip="fit the algorithm on the current dataset")
+                                   tooltip="fit the algorithm on the loaded dataset")
         self.stop_button = W.Button(description="Stop", icon="stop", button_style="danger",
                                     disabled=True, tooltip="end after the current step, keeping the steps done")
         self.progress = W.IntProgress(value=0, min=0, max=1, description="steps",
@@ -114,11 +130,15 @@ class RunPanel(W.VBox):
             self._form_box,
             W.HBox([self.run_button, self.stop_button]),
             W.HBox([self.progress, self.progress_label], layout=W.Layout(align_items="center")),
-            self.message,
+            *([self.message] if own else []),
         ]
         self.algorithm.observe(self._on_algorithm, names="value")
         self.run_button.on_click(self.message.guarded("starting the run")(lambda _: self.run()))
         self.stop_button.on_click(lambda _: self.stop())
+        self.runner.on_start(self._started)
+        self.runner.on_step(self._step_done)
+        self.runner.on_done(self._done)
+        self.state.observe(self._on_running, names="running")
 
     # -- forms ------------------------------------------------------------------------------
     def _form(self, name: str) -> ParamsForm:
@@ -145,30 +165,46 @@ class RunPanel(W.VBox):
         """
         return make_algorithm(self.algorithm.value, self.form)
 
-    # -- listeners -------------------------------------------------------------------------
-    def on_start(self, listener: FinishListener) -> None:
+    # -- state ------------------------------------------------------------------------------
+    @property
+    def dataset(self) -> TemporalDataset | None:
+        """The data the next run uses: the state's dataset."""
+        return self.state.dataset
+
+    @dataset.setter
+    def dataset(self, data: TemporalDataset) -> None:
+        self.state.set_dataset(data)
+
+    @property
+    def job(self) -> FitJob | None:
+        """The current or last fit."""
+        return self.runner.job
+
+    @property
+    def running(self) -> bool:
+        return self.state.running
+
+    # -- listeners (kept for callers of the old panel) -------------------------------------------
+    def on_start(self, listener: Callable[[FitJob], None]) -> None:
         """Call ``listener(job)`` when a run starts."""
-        self._start_listeners.append(listener)
+        self.runner.on_start(listener)
 
     def on_step(self, listener: StepListener) -> None:
         """Call ``listener(job, step)`` after every finished step (worker thread)."""
-        self._step_listeners.append(listener)
+        self.runner.on_step(listener)
 
     def on_finish(self, listener: FinishListener) -> None:
         """Call ``listener(job)`` when a run ends (finished, stopped or failed)."""
-        self._finish_listeners.append(listener)
+        self.runner.on_finish(listener)
 
     # -- running ---------------------------------------------------------------------------
-    @property
-    def running(self) -> bool:
-        return self.job is not None and self.job.running
-
     def run(self, dataset: TemporalDataset | None = None, *, wait: bool = False) -> FitJob | None:
-        """Fit the selected algorithm on ``dataset`` (default: :attr:`dataset`).
+        """Fit the selected algorithm on the state's dataset.
 
         Parameters
         ----------
         dataset : TemporalDataset, optional
+            Must be the state's dataset if given (kept for older callers).
         wait : bool, default=False
             Run in the calling thread and return when done; by default the
             fit runs in a background thread and this returns at once.
@@ -176,75 +212,76 @@ class RunPanel(W.VBox):
         Returns
         -------
         FitJob or None
-            None when nothing was started (a run is going on, or the
-            parameters are invalid: the message says why).
+            None when nothing was started (a run is going on, the data is
+            not loaded, or the parameters are invalid: the status says why).
         """
-        if self.running:
-            self.message.show("A run is already going on; stop it first.", "warning")
-            return None
-        data = dataset if dataset is not None else self.dataset
-        if data is None:
-            self.message.show("Load a dataset first.", "warning")
-            return None
-        with self.message.guard(f"preparing {self.algorithm.value}"):
-            estimator = self.make_estimator()
-            job = FitJob(estimator, data, on_step=self._step_done, on_finish=self._finished,
-                         name=self.algorithm.value)
-            for listener in self._start_listeners:
-                listener(job)
-            self.job = job
-            self._set_running(True, len(data))
-            self.message.show(f"{job.name} is running on {data.name or 'the data'}…", "info")
-            return job.run() if wait else job.start()
-        return None
+        with self.runner.lock:
+            if self.running:
+                self.message.show("A run is already going on; stop it first.", "warning",
+                                  action="run")
+                return None
+            if dataset is not None and dataset is not self.state.dataset:
+                self.state.set_dataset(dataset)
+            data = self.state.dataset
+            problem = self.precheck() if self.precheck is not None else None
+            if data is None:
+                problem = problem or "Load a dataset first (1 · Data)."
+            if problem:
+                self.message.show(problem, "warning", action="run")
+                return None
+            try:
+                estimator = self.make_estimator()
+            except Exception as exc:  # noqa: BLE001 - shown to the user
+                self.message.show_error(exc, f"preparing {self.algorithm.value}")
+                return None
+            self.message.show(f"{self.algorithm.value} is running on "
+                              f"{self.state.dataset_name or data.name or 'the data'}…", "info",
+                              action="run")
+        return self.runner.start([(self.algorithm.value, estimator)], data, wait=wait)[0]
 
     def stop(self) -> None:
         """Stop the current run after the step in progress."""
         job = self.job
-        if job is None or not job.running:
+        if job is None or not self.running:
             return
-        job.stop()
+        self.runner.stop()
         if job.live:
-            self.message.show(f"Stopping {job.name} after the current step…", "warning")
+            self.message.show(f"Stopping {job.name} after the current step…", "warning", action="stop")
         else:
             self.message.show(
                 f"{job.name} reports no steps while it runs, so it stops only when it ends.",
-                "warning",
+                "warning", action="stop",
             )
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the current run ended; ``False`` on timeout."""
-        return True if self.job is None else self.job.wait(timeout)
+        return self.runner.wait(timeout)
 
-    # -- job callbacks (worker thread) -----------------------------------------------------------
+    # -- runner callbacks (worker thread) ---------------------------------------------------------
+    def _started(self, job: FitJob) -> None:
+        self.progress.max = max(len(job.dataset), 1)
+        self.progress.value = 0
+        self.progress_label.value = f"0/{len(job.dataset)}"
+        self._progress_limit.reset()
+
     def _step_done(self, job: FitJob, step: StepResult) -> None:
-        self.progress.value = job.n_done
-        self.progress_label.value = f"{job.n_done}/{len(job.dataset)} · {step.seconds:.2f} s/step"
-        for listener in self._step_listeners:
-            listener(job, step)
+        if self._progress_limit.ready():  # one message per step would cost more than the step
+            with self._progress_limit.track():
+                self._show_progress(job)
 
-    def _finished(self, job: FitJob) -> None:
-        self._set_running(False, len(job.dataset))
+    def _show_progress(self, job: FitJob) -> None:
         self.progress.value = job.n_done
-        done = f"{job.n_done} of {len(job.dataset)} steps"
-        if job.state == "finished":
-            self.message.show(f"{job.name} finished {done} in {job.seconds:.1f} s.", "success")
-        elif job.state == "stopped":
-            self.message.show(f"{job.name} stopped after {done}; those steps are kept.", "warning")
-        else:
-            self.message.show_error(job.error or RuntimeError("unknown failure"), f"running {job.name}")
-        for listener in self._finish_listeners:
-            with self.message.guard("showing the result"):
-                listener(job)
+        seconds = job.seconds / max(job.n_done, 1)
+        self.progress_label.value = f"{job.n_done}/{len(job.dataset)} · {seconds:.3g} s/step"
 
-    def _set_running(self, running: bool, n_steps: int) -> None:
+    def _done(self, runner: Runner) -> None:
+        if runner.job is not None:
+            self._show_progress(runner.job)
+
+    def _on_running(self, change: dict[str, Any]) -> None:
+        running = bool(change["new"])
         self.run_button.disabled = running
         self.stop_button.disabled = not running
         self.algorithm.disabled = running
         self.form.disabled = running
-        if running:
-            self.progress.max = max(n_steps, 1)
-            self.progress.value = 0
-            self.progress_label.value = f"0/{n_steps}"
         self.progress.bar_style = "info" if running else ""
-

@@ -13,10 +13,13 @@ __all__ = ["TimeScrubber"]
 class TimeScrubber(W.HBox):
     """Play + slider over time steps, with the current time label.
 
-    The Play widget and the slider are tied with ``ipywidgets.link`` (kernel
-    side), not ``jslink``: a kernel-side change of either (a test, a live
-    run following the newest step) moves both, and a browser-side change
-    reaches the kernel, so views update in both worlds.
+    The position is shown once, as the time label (``time 1990``): the
+    slider has no numeric readout of its own.
+
+    The Play widget and the slider are tied in the kernel, not with
+    ``jslink``: a kernel-side change of either (a test, a live run following
+    the newest step) moves both, and a browser-side change reaches the
+    kernel, so views update in both worlds.
 
     Parameters
     ----------
@@ -36,12 +39,15 @@ class TimeScrubber(W.HBox):
         n = max(len(times), 2)  # noUiSlider needs a non-empty range
         self.play = W.Play(value=0, min=0, max=n - 1, interval=interval, description="play",
                            tooltip="play the steps in order", show_repeat=False)
-        self.slider = W.IntSlider(value=0, min=0, max=n - 1, description="step",
-                                  continuous_update=True, readout=True,
-                                  style={"description_width": "40px"},
+        self.slider = W.IntSlider(value=0, min=0, max=n - 1, description="",
+                                  continuous_update=True, readout=False,
+                                  style={"description_width": "0px"},
                                   layout=W.Layout(width="420px"))
         self.time_label = W.HTML()
-        self._link = W.link((self.play, "value"), (self.slider, "value"))
+        # kernel-side two-way tie (not W.link: an owner that moves the slider back, e.g. to
+        # the last computed step, from inside an update would break a traitlets link)
+        self.play.observe(self._play_moved, names="value")
+        self.slider.observe(self._slider_moved, names="value")
         self._times = list(times)
         super().__init__([self.play, self.slider, self.time_label],
                          layout=W.Layout(align_items="center"))
@@ -57,6 +63,14 @@ class TimeScrubber(W.HBox):
     @value.setter
     def value(self, step: int) -> None:
         self.slider.value = int(step)
+
+    def _play_moved(self, change: dict[str, Any]) -> None:
+        if self.slider.value != change["new"]:
+            self.slider.value = change["new"]
+
+    def _slider_moved(self, change: dict[str, Any]) -> None:
+        if self.play.value != change["new"]:
+            self.play.value = change["new"]
 
     @property
     def max(self) -> int:
@@ -99,7 +113,12 @@ class TimeScrubber(W.HBox):
         """Call ``handler(step)`` whenever the step changes."""
         self.slider.observe(lambda change: handler(int(change["new"])), names="value")
 
-    def _show_time(self, change: dict[str, Any] | None = None) -> None:
+    @property
+    def label(self) -> str:
+        """The time label of the current step, as plain text."""
         step = self.value
-        label = self._times[step] if step < len(self._times) else "–"
-        self.time_label.value = f"time <b>{html.escape(str(label))}</b> &nbsp;({step + 1} of {len(self._times)})"
+        return str(self._times[step]) if step < len(self._times) else "–"
+
+    def _show_time(self, change: dict[str, Any] | None = None) -> None:
+        # time labels come from the data (a CSV column): escaped
+        self.time_label.value = f"time <b>{html.escape(self.label)}</b>"

@@ -81,8 +81,11 @@ def app_url(scratch):
             process.wait(timeout=10)
 
 
+TIME_LABEL = """() => [...document.querySelectorAll('.widget-html-content')]
+    .map(n => n.textContent).find(t => /^time /.test(t))?.slice(5) ?? null"""
+
 PARTITION = """() => {
-    const plot = document.querySelectorAll('.js-plotly-plot')[0];
+    const plot = [...document.querySelectorAll('.js-plotly-plot')].filter(p => p.offsetParent !== null)[0];
     return JSON.stringify({title: plot.querySelector('.gtitle')?.textContent ?? '',
                            x: (plot.data || []).map(trace => Array.from(trace.x || []))});
 }"""
@@ -138,7 +141,7 @@ def test_explorer_in_chromium(app_url, scratch, capsys):
             page.get_by_role("button", name="Run").click()
             page.wait_for_function(
                 "() => [...document.querySelectorAll('.ercot-nb-message')]"
-                ".some(n => n.textContent.includes('ERCOT finished 10 of 10 steps'))",
+                ".some(n => n.textContent.includes('ERCOT #2 finished 10 of 10 steps'))",
                 timeout=60_000,
             )
             page.wait_for_function(  # the new run is the one shown ("show run")
@@ -151,9 +154,7 @@ def test_explorer_in_chromium(app_url, scratch, capsys):
                 "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent"
                 ".includes('ERCOT partition at time 10')", timeout=30_000,
             )
-            assert page.evaluate(
-                "() => [...document.querySelectorAll('.widget-readout')].map(n => n.textContent)"
-            )[0] == "9"  # and so did the scrubber
+            assert page.evaluate(TIME_LABEL) == "10"  # and so did the scrubber (shown once)
             page.screenshot(path=str(scratch["shot"]), full_page=True)
         finally:
             context.close()
@@ -162,3 +163,113 @@ def test_explorer_in_chromium(app_url, scratch, capsys):
         print(f"\nbrowser test: {elapsed:.1f} s; screenshot: {scratch['shot']}")
     assert not errors, f"JavaScript errors in the page: {errors[:3]}"
     assert scratch["shot"].stat().st_size > 10_000
+
+
+# -- the flow of issue 10: every kind of data, one after another, in one page --------------------
+
+STATUS = """() => [...document.querySelectorAll('.ercot-nb-message')].map(n => n.textContent)
+    .filter(t => t).join(' | ')"""
+
+
+def _field(page, label: str, kind: str = "input"):
+    return page.locator(f".widget-inline-hbox:has(> .widget-label:text-is('{label}')) {kind}").first
+
+
+def _fill(page, label: str, value) -> None:
+    box = _field(page, label)
+    box.fill(str(value))
+    box.press("Enter")
+
+
+def _wait_status(page, text: str, timeout: float = 90_000) -> None:
+    page.wait_for_function(
+        f"() => ({STATUS})().includes({json.dumps(text)})", timeout=timeout)
+
+
+def _partition_follows_the_slider(page, name: str) -> dict:
+    """The visible partition (or segmentation) plot's title names the slider's time."""
+    label = page.evaluate(TIME_LABEL)
+    page.wait_for_function(
+        f"() => {{ const p = ({PARTITION})(); return p.includes({json.dumps('time ' + label)}); }}",
+        timeout=30_000)
+    shown = json.loads(page.evaluate(PARTITION))
+    assert shown["title"].startswith(name), shown["title"]
+    return shown
+
+
+def _choose(page, name: str, **entries) -> None:
+    _field(page, "scenario", "select").select_option(name)
+    _wait_status(page, f"Loaded the built-in scenario {name}.")
+    if entries:
+        for label, value in entries.items():
+            _fill(page, label.replace("_", " "), value)
+        page.get_by_role("button", name="Load scenario").click()
+        page.wait_for_timeout(300)
+        _wait_status(page, f"Loaded the built-in scenario {name}.")
+
+
+def _run(page, name: str) -> dict:
+    page.get_by_role("button", name="Run").click()
+    _wait_status(page, "finished", timeout=180_000)
+    return _partition_follows_the_slider(page, name)
+
+
+def test_the_issue_10_flow_in_chromium(app_url, scratch, tmp_path, capsys):
+    from playwright.sync_api import sync_playwright
+
+    started = time.monotonic()
+    errors: list[str] = []
+    csv = tmp_path / "walks.csv"
+    rows = ["day,who,x,y"] + [f"{t},s{i},{(i % 2) * 4 + 0.1 * t},{0.2 * i}"
+                              for t in range(1, 4) for i in range(12)]
+    csv.write_text("\n".join(rows) + "\n")
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(scratch["profile"]), executable_path=str(CHROMIUM), headless=True, args=FLAGS,
+            viewport={"width": 1300, "height": 2300},
+        )
+        try:
+            page = context.pages[0] if context.pages else context.new_page()
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error"
+                    and "Failed to load resource" not in msg.text else None)
+            page.goto(app_url, wait_until="domcontentloaded", timeout=120_000)
+            page.wait_for_function(
+                "() => document.querySelectorAll('.js-plotly-plot').length === 5", timeout=120_000)
+            _wait_status(page, "finished")
+            _partition_follows_the_slider(page, "syn3")
+            _fill(page, "population size", 20)  # small budgets: the flow is about the UI
+            _fill(page, "evaluations per step", 40)
+
+            _choose(page, "video_mo", frame_scale=0.25, frames=3)
+            _run(page, "video_mo")
+            _choose(page, "syn1")
+            before = _run(page, "syn1")
+            handle = page.locator(".widget-slider .noUi-handle").first
+            handle.focus()
+            for _ in range(3):
+                handle.press("ArrowLeft")
+            page.wait_for_function(f"() => ({TIME_LABEL})() === '7'", timeout=30_000)
+            after = _partition_follows_the_slider(page, "syn1")  # was frozen after a video
+            assert after["x"] != before["x"]
+            _choose(page, "bird_flocks")
+            _run(page, "bird_flocks")
+            _choose(page, "gapminder")
+            _run(page, "gapminder")
+            page.get_by_role("button", name="CSV file").click()
+            with page.expect_file_chooser() as chooser:  # the upload button opens a file dialog
+                page.locator(".widget-upload").first.click()
+            chooser.value.set_files(str(csv))
+            _wait_status(page, "Choose the id column")
+            _field(page, "id column", "select").select_option("who")
+            page.get_by_role("button", name="Load CSV").click()
+            _wait_status(page, "Loaded walks.csv")
+            assert "Ground-truth labels: none" in page.evaluate(STATUS)
+            _run(page, "walks")
+        finally:
+            page.screenshot(path=str(scratch["shot"]), full_page=True)  # end state, or the failure
+            context.close()
+    elapsed = time.monotonic() - started
+    with capsys.disabled():
+        print(f"\nissue-10 flow in the browser: {elapsed:.1f} s; screenshot: {scratch['shot']}")
+    assert not errors, f"errors in the page console: {errors[:3]}"

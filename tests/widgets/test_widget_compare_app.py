@@ -17,7 +17,8 @@ from ercot_nb.cli import main
 from ercot_nb.widgets import Compare
 from ercot_nb.widgets import _bundle, app
 from ercot_nb.widgets._figure_widget import SyncedFigureWidget
-from ercot_nb.widgets._params_form import ParamsForm, param_specs
+from ercot_nb.params import KNEE_RULES, dataset_params, estimator_params
+from ercot_nb.widgets._params_form import ParamsForm
 
 REPO = Path(__file__).resolve().parents[2]
 FAST = {"pop_size": 20, "n_evaluations": 40}
@@ -194,42 +195,43 @@ def test_figures_embed_the_bundle_unless_the_local_app_shares_it(monkeypatch):
 # -- parameter forms ----------------------------------------------------------------------------
 
 
-def test_forms_follow_the_numpydoc_of_the_estimator():
-    specs = {spec.name: spec for spec in param_specs(ERCOT, skip=("progress",), defaults={"seed": 0})}
-    assert specs["knee"].kind == "choice" and specs["knee"].choices == ("ideal", "chord", "mock")
-    assert specs["n_clusters"].kind == "number_or_none" and specs["n_clusters"].default is None
-    assert specs["seed"].default == 0 and "progress" not in specs
-    assert specs["pop_size"].help == "N, population size (even)."
-    form = ParamsForm(list(specs.values()), primary=("pop_size", "knee"))
+def test_forms_follow_the_parameter_specs_of_the_estimator():
+    form = ParamsForm(estimator_params("ERCOT"), "ERCOT", primary=("pop_size", "knee"),
+                      skip=("progress",), defaults={"seed": 0})
     assert len(form.children) == 2  # main fields, then "more parameters"
+    assert "progress" not in form.fields
+    knee = form.fields["knee"].widget
+    assert list(knee.options) == [(rule, rule) for rule in KNEE_RULES]
+    # labels are words; the code name and the help are in the tooltip, never "null"
+    pop = form.fields["pop_size"].widget
+    assert pop.description == "population size" and "(code name: pop_size)" in pop.tooltip
+    for field in form.fields.values():
+        assert field.widget.tooltip and "null" not in field.widget.tooltip
+        assert "_" not in field.widget.description, field.widget.description
     form.fields["n_clusters"].widget.value = "4"
-    form.fields["knee"].widget.value = "chord"
+    knee.value = "chord"
     values = form.values()
-    assert values["n_clusters"] == 4 and values["knee"] == "chord"
+    assert values["n_clusters"] == 4 and values["knee"] == "chord" and values["seed"] == 0
     assert ERCOT(**values).get_params()["knee"] == "chord"
+    form.fields["n_clusters"].widget.value = ""
+    assert form.values()["n_clusters"] is None  # empty = automatic
     form.fields["n_clusters"].widget.value = "four"
-    with pytest.raises(ValueError, match="n_clusters must be a number"):
+    with pytest.raises((ValueError, TypeError), match="ERCOT: n_clusters must be an int"):
+        form.values()
+    form.fields["n_clusters"].widget.value = "4"
+    form.fields["pop_size"].widget.value = 21
+    with pytest.raises(ValueError, match="pop_size must be an even int"):
         form.values()
 
 
-def test_required_parameters_must_be_entered():
-    def loader(seed=0, *, k: int, name: str, scale: float = 1.5):
-        """Doc.
-
-        Parameters
-        ----------
-        k : int
-            Number of groups.
-        name : str
-        scale : float, default=1.5
-        """
-
-    specs = param_specs(loader, skip=("seed",))
-    assert [(s.name, s.kind, s.required) for s in specs] == [
-        ("k", "number_or_none", True), ("name", "str", True), ("scale", "float", False)]
-    form = ParamsForm(specs)
-    with pytest.raises(ValueError, match="k is required"):
-        form.values()
-    form.set_values({"k": 3, "name": "x"})
-    assert form.values() == {"k": 3, "name": "x", "scale": 1.5}
-    assert np.isclose(form.values()["scale"], 1.5)
+def test_dataset_forms_keep_the_value_types_of_choices():
+    """bird_flocks' dims are the ints 2 and 3 (the old form offered '2'/'3' and broke)."""
+    form = ParamsForm(dataset_params("bird_flocks"), "bird_flocks", skip=("seed",))
+    dims = form.fields["dims"].widget
+    assert dims.value == 2 and [value for _, value in dims.options] == [2, 3]
+    dims.value = 3
+    assert form.values()["dims"] == 3
+    syn1 = ParamsForm(dataset_params("syn1"), "syn1", skip=("seed",))
+    assert syn1.fields["n_per_cluster"].widget.description == "points per cluster"
+    gapminder = ParamsForm(dataset_params("gapminder"), "gapminder", skip=("seed",))
+    assert gapminder.values()["features"] == ("lifeExp", "gdpPercap", "pop")

@@ -82,8 +82,12 @@ def test_a_bad_mapping_keeps_the_previous_dataset_and_the_mapping():
     picker = explorer.picker
     upload(picker, long_csv(), "walks.csv")
     assert picker.message.level == "info"
+    # the time column is found by its name; id and label are never guessed
     assert (picker.time_column.value, picker.id_column.value, picker.label_column.value) == (
-        "Day", "who", "kind")  # guessed from the column names
+        "Day", "(choose)", "(none)")
+    picker.load_csv_button.click()  # without an id column: refused, with what to do
+    assert explorer.dataset is before
+    assert picker.message.level == "error" and "choose the id column" in picker.message.text
     picker.id_column.value = "kind"  # not unique within a step
     picker.load_csv_button.click()
     assert explorer.dataset is before
@@ -101,10 +105,16 @@ def test_a_good_csv_becomes_the_dataset_of_every_view():
     assert explorer.runs
     picker = explorer.picker
     upload(picker, long_csv(), "walks.csv")
+    picker.id_column.value = "who"
+    picker.label_column.value = "kind"
+    assert picker.understanding() == (
+        "Steps: the 3 distinct values of “Day”. Samples: identified by “who” (31 ids). "
+        "Features: a, b. Ground-truth labels: “kind”.")
     picker.load_csv_button.click()
     data = explorer.dataset
     assert data.name == "walks" and len(data) == 3 and data.feature_names == ["a", "b"]
     assert data.label_names == ["left", "right"]
+    assert picker.message.level == "success" and "identified by “who”" in picker.message.text
     assert explorer.runs == {} and explorer.result is None  # runs belonged to the old data
     assert explorer.scrubber.max == 2
     assert explorer.partition.figure.layout.title.text.startswith("walks: ground truth")
@@ -128,3 +138,41 @@ def test_the_picker_is_locked_while_a_run_goes_on():
 def test_unknown_initial_dataset_is_an_error():
     with pytest.raises(ValueError, match="unknown dataset"):
         DatasetPicker("syn99")
+
+
+def xy_csv() -> bytes:
+    """time, id, x, y: a "y" feature must not be taken for labels (issue 10)."""
+    rng = np.random.default_rng(1)
+    rows = [{"time": t, "id": i, "x": rng.normal(), "y": rng.normal()}
+            for t in range(3) for i in range(8)]
+    return pd.DataFrame(rows).to_csv(index=False).encode()
+
+
+def test_a_y_column_is_a_feature_not_a_label_and_the_id_is_confirmed():
+    picker = DatasetPicker("syn1")
+    upload(picker, xy_csv(), "xy.csv")
+    assert picker.label_column.value == "(none)" and picker.id_column.value == "(choose)"
+    assert "choose the column that identifies each sample" in picker.understanding()
+    picker.id_column.value = "id"
+    picker.load_csv_button.click()
+    assert picker.message.level == "success", picker.message.text
+    assert picker.dataset.feature_names == ["x", "y"] and not picker.dataset.has_labels
+
+
+def test_a_file_without_an_id_column_is_not_run_on_a_guess():
+    explorer = Explorer("syn3", params=FAST, views=("partition",))
+    before = explorer.dataset
+    content = pd.DataFrame({"time": [1, 1, 2, 2], "x": [0.0, 1, 0, 1], "y": [1.0, 2, 3, 4]})
+    upload(explorer.picker, content.to_csv(index=False).encode(), "noid.csv")
+    explorer.picker.load_csv_button.click()
+    assert explorer.dataset is before and explorer.message.level == "error"
+    assert explorer.run() is None  # Run does not silently fit syn3 instead
+    assert "not loaded" in explorer.message.text and explorer.runs == {}
+
+
+def test_column_names_are_escaped_in_what_was_understood():
+    picker = DatasetPicker("syn1")
+    frame = pd.DataFrame({"time": [1, 1], "<img src=x onerror=alert(1)>": [1, 2], "x": [0.0, 1]})
+    upload(picker, frame.to_csv(index=False).encode(), "evil.csv")
+    picker.id_column.value = "<img src=x onerror=alert(1)>"
+    assert "<img" not in picker.understood.value and "&lt;img" in picker.understood.value

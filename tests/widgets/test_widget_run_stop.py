@@ -7,6 +7,7 @@ import time
 import pytest
 
 from ercot_nb import StaticEC, algorithms, datasets
+from ercot_nb.params import estimator_params
 from ercot_nb.widgets import Explorer, RunPanel
 from ercot_nb.widgets._job import FitJob, supports_step_callback
 
@@ -60,7 +61,7 @@ def test_a_background_run_updates_the_views_live_and_stops_on_the_button():
     explorer.run_panel.on_step(record)
     job = explorer.run()  # returns at once: the fit runs in a thread
     assert job is not None and job.running
-    assert explorer.run_panel.run_button.disabled and explorer.picker.disabled
+    assert explorer.run_panel.run_button.disabled
     assert second_step.wait(60), "no step arrived"
     explorer.scrubber.value = 0  # the kernel still answers the widgets during the run
     explorer.run_panel.stop_button.click()
@@ -77,13 +78,14 @@ def test_a_background_run_updates_the_views_live_and_stops_on_the_button():
 def test_invalid_parameters_are_explained_in_the_panel():
     panel = RunPanel("ERCOT", params={"pop_size": 21})
     panel.dataset = datasets.load("syn1")[:2]
-    job = panel.run(wait=True)
-    assert job.state == "failed"
-    assert panel.message.level == "error" and "pop_size must be" in panel.message.text
+    assert panel.run(wait=True) is None  # checked against the specs before anything starts
+    assert panel.message.level == "error" and "pop_size must be an even int" in panel.message.text
     assert "Traceback" not in panel.message.value
+    assert panel.form.fields["pop_size"].widget.value == 21  # kept for correction
+    panel.form.fields["pop_size"].widget.value = 20
     panel.form.fields["n_clusters"].widget.value = "three"
     assert panel.run() is None
-    assert "n_clusters must be a number" in panel.message.text
+    assert "n_clusters must be an int" in panel.message.text
     assert panel.form.fields["n_clusters"].widget.value == "three"  # kept for correction
     assert not panel.run_button.disabled
 
@@ -98,13 +100,17 @@ def test_an_unexpected_error_keeps_the_app_alive_with_details():
     job = explorer.run(wait=True)
     assert job.state == "failed"
     message = explorer.run_panel.message
-    assert message.level == "error" and "view exploded" in message.text
-    assert "<details>" in message.value  # the traceback is there, folded away
+    assert message is not explorer.message and message.text == explorer.message.text  # one status
+    assert message.level == "error" and "entries are kept" in message.text
+    assert "<details>" in message.value and "view exploded" in message.value  # folded away
+    assert "Traceback" not in message.value and "/work/" not in message.value
     assert not explorer.run_panel.run_button.disabled and not explorer.picker.disabled
 
 
 class _BatchOnly(StaticEC):
     """An algorithm whose fit takes no callback (like some baselines)."""
+
+    param_specs = estimator_params("staticEC")
 
     def fit(self, data):  # noqa: D401 - same contract, no live steps
         return super().fit(data)
@@ -141,3 +147,33 @@ def test_a_second_run_waits_for_the_first():
     assert "already going on" in explorer.run_panel.message.text
     explorer.stop()
     assert first.wait(60)
+
+
+def test_loading_other_data_during_a_run_stops_it_and_keeps_the_new_data():
+    explorer = Explorer("syn3", params={"pop_size": 40, "n_evaluations": 400},
+                        views=("partition", "scores"))
+    first_step = threading.Event()
+    explorer.runner.on_step(lambda job, step: first_step.set())
+    job = explorer.run()
+    assert first_step.wait(60)
+    explorer.picker.scenario.value = "syn1"  # the user picks other data while it runs
+    assert job.wait(60) and job.state == "stopped"
+    assert explorer.wait(60)
+    assert explorer.dataset.name == "syn1" and explorer.runs == {} and explorer.result is None
+    # the end of the dropped run does not overwrite the answer to the last action
+    assert explorer.message.text == "Loaded the built-in scenario syn1."
+    assert explorer.partition.figure.layout.title.text.startswith("syn1: ground truth")
+    assert not explorer.run_panel.run_button.disabled
+    assert explorer.run(wait=True).state == "finished" and explorer.result.times[0] == 1
+
+
+def test_a_failed_scenario_is_not_replaced_by_a_silent_rerun():
+    explorer = Explorer("syn3", params=FAST, views=("partition",))
+    form = explorer.picker._form("syn1")
+    explorer.picker._show_form("syn1")
+    form.fields["n_steps"].widget.value = 0
+    explorer.picker.scenario.value = "syn1"  # invalid parameters: syn1 cannot load
+    assert explorer.dataset.name == "syn3" and explorer.message.level == "error"
+    assert "syn3" in explorer.message.text  # says which data is still shown
+    assert explorer.run() is None and explorer.runs == {}
+    assert "not loaded" in explorer.message.text

@@ -1,0 +1,213 @@
+"""The one UI state of an app: dataset, runs, selected run, step, member, status.
+
+Every widget app of this package (:class:`~ercot_nb.widgets.Explorer`,
+:class:`~ercot_nb.widgets.Compare`) keeps what the user sees in one
+:class:`AppState`.  Controls change it (the picker sets the dataset, the
+runner adds runs and reports finished steps, the scrubber sets the step, a
+click on the Pareto front sets the member) and views only render it: they
+observe its traits and never keep a second copy of what is selected.
+
+During a live run the state changes once per finished step, and that change
+is O(1): the run's result object grows in place (it is the estimator's own
+``result_``) and only the :attr:`AppState.n_done` counter of the selected run
+moves.  What a view does with that notification is the view's business
+(the apps redraw time lines at a bounded rate, see :mod:`.explorer`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import traitlets
+
+from ..data import TemporalDataset
+from ..result import ClusteringResult
+
+__all__ = ["AppState", "Status", "LEVELS"]
+
+LEVELS = ("", "info", "success", "warning", "error")
+"""Status levels; ``""`` is no message."""
+
+
+@dataclass(frozen=True)
+class Status:
+    """One status line: what happened (and what to do), details on demand.
+
+    Attributes
+    ----------
+    level : {"", "info", "success", "warning", "error"}
+    text : str
+        One line, plain text (escaped when shown).
+    details : str
+        Optional longer explanation (plain text, shown folded); never a
+        traceback with server paths (those go to the log).
+    action : str
+        What the user asked for, e.g. ``"load dataset"`` or ``"run"``
+        (lets tests and apps check which action the status answers).
+    """
+
+    level: str = ""
+    text: str = ""
+    details: str = ""
+    action: str = ""
+
+    def __post_init__(self) -> None:
+        if self.level not in LEVELS:
+            raise ValueError(f"status level must be one of {LEVELS}, got {self.level!r}")
+
+
+class AppState(traitlets.HasTraits):
+    """What an app shows, as observable traits.
+
+    Attributes
+    ----------
+    dataset : TemporalDataset or None
+        The data every view shows.
+    dataset_name : str
+        Built-in scenario name, or the CSV file's name.
+    dataset_params : dict
+        Parameters the dataset was made with (seed included).
+    runs : dict of str to ClusteringResult
+        Runs on the current dataset, by name (``"ERCOT #1"``), in order.
+        A running run is here from its first finished step and grows in
+        place; a new dict is assigned whenever a run is added or the
+        dataset changes, so observers see every change of the set of runs.
+    run : str or None
+        The run shown; None shows the dataset (ground truth preview).
+    n_done : int
+        Steps of the selected run available so far (grows during a live
+        run; the number of dataset steps when no run is selected).
+    step : int
+        The step shown by every view (0-based).
+    member : int or None
+        Population member picked on the Pareto front instead of the knee
+        (None: the knee).  Reset when the step or the run changes.
+    running : bool
+        Whether a run is going on.
+    status : Status
+        The status line: the answer to the user's last action.
+    """
+
+    dataset = traitlets.Instance(TemporalDataset, allow_none=True)
+    dataset_name = traitlets.Unicode("")
+    dataset_params = traitlets.Dict()
+    runs = traitlets.Dict()
+    run = traitlets.Unicode(None, allow_none=True)
+    n_done = traitlets.Int(0)
+    step = traitlets.Int(0)
+    member = traitlets.Int(None, allow_none=True)
+    running = traitlets.Bool(False)
+    status = traitlets.Instance(Status, kw=dict())
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._count = 0
+
+    # -- queries ------------------------------------------------------------------------------
+    @property
+    def result(self) -> ClusteringResult | None:
+        """The selected run, or None while the dataset is previewed."""
+        return self.runs.get(self.run) if self.run is not None else None
+
+    @property
+    def n_steps(self) -> int:
+        """Steps the scrubber can reach: the selected run's so far, or the dataset's."""
+        return self.n_done
+
+    # -- changes -------------------------------------------------------------------------------
+    def set_dataset(self, dataset: TemporalDataset, name: str = "",
+                    params: dict[str, Any] | None = None) -> None:
+        """Show a new dataset: its runs are dropped, the step goes back to 0.
+
+        The traits change in one ``hold_trait_notifications`` block, so an
+        observer never sees the new dataset with the old runs.
+        """
+        with self.hold_trait_notifications():
+            self.member = None
+            self.run = None
+            self.runs = {}
+            self.step = 0
+            self.n_done = len(dataset)
+            self.dataset_name = name or (dataset.name or "")
+            self.dataset_params = dict(params or {})
+            self.dataset = dataset
+
+    def add_run(self, algorithm: str, result: ClusteringResult, *, select: bool = True,
+                name: str | None = None) -> str:
+        """Add a run (possibly still growing) and, by default, show it.
+
+        Parameters
+        ----------
+        algorithm : str
+            Algorithm name; the run is called ``"<algorithm> #<n>"`` unless
+            ``name`` is given.
+        result : ClusteringResult
+            Fitted on :attr:`dataset` (may grow in place afterwards).
+        select : bool, default=True
+            Show the new run.
+        name : str, optional
+            Exact name (replaces a run of that name).
+
+        Returns
+        -------
+        str
+            The run's name.
+        """
+        if name is None:
+            self._count += 1
+            name = f"{algorithm} #{self._count}"
+        runs = dict(self.runs)
+        runs[name] = result
+        with self.hold_trait_notifications():
+            self.runs = runs
+            if select:
+                self.select_run(name, step=self.step)
+        return name
+
+    def select_run(self, name: str | None, *, step: int | None = None) -> None:
+        """Show run ``name`` (None: the dataset) at ``step`` (default: the current one, clamped)."""
+        if name is not None and name not in self.runs:
+            raise KeyError(f"no run called {name!r}; runs: {', '.join(self.runs) or 'none'}")
+        result = self.runs[name] if name is not None else None
+        n = len(result) if result is not None else (len(self.dataset) if self.dataset is not None else 0)
+        target = self.step if step is None else int(step)
+        with self.hold_trait_notifications():
+            self.member = None
+            self.run = name
+            self.n_done = n
+            self.step = min(max(target, 0), max(n - 1, 0))
+
+    def grow(self, name: str) -> None:
+        """Run ``name`` has a new finished step (O(1): only the counter moves).
+
+        The step does not move here: an app decides at which rate its
+        views follow a live run (see :class:`~ercot_nb.widgets._job.RateLimit`).
+        """
+        if name == self.run:
+            self.n_done = len(self.runs[name])
+
+    def set_step(self, step: int) -> None:
+        """Show ``step`` (clamped to the steps available); the member choice is dropped."""
+        step = min(max(int(step), 0), max(self.n_done - 1, 0))
+        if step != self.step:
+            with self.hold_trait_notifications():
+                self.member = None
+                self.step = step
+
+    def select_member(self, member: int | None) -> None:
+        """Show population ``member`` at the current step (None or the knee: the knee)."""
+        result = self.result
+        if member is not None:
+            if result is None or not len(result):
+                raise ValueError("there is no run to pick a front member from; run an algorithm first")
+            step = result[min(self.step, len(result) - 1)]
+            if not 0 <= int(member) < len(step.population):
+                raise ValueError(f"member {member} is not in step {step.t}'s population "
+                                 f"of {len(step.population)}")
+            if int(member) == step.knee:
+                member = None
+        self.member = None if member is None else int(member)
+
+    def say(self, level: str, text: str, details: str = "", action: str = "") -> None:
+        """Set the status line."""
+        self.status = Status(level, text, details, action)
