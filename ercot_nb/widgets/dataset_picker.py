@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import html
 import io
+import warnings
 from pathlib import PurePath
 from typing import Any, Mapping
 
@@ -13,7 +14,7 @@ from .. import datasets
 from ..data import TemporalDataset
 from ..figures import is_video
 from ._messages import MessageArea
-from ..params import dataset_params
+from ..params import SCALINGS, dataset_params
 from ._params_form import ParamsForm
 from ._state import AppState
 
@@ -21,6 +22,14 @@ __all__ = ["DatasetPicker", "MAX_UPLOAD_BYTES", "INTERACTIVE_DEFAULTS"]
 
 MAX_UPLOAD_BYTES = 50 * 2**20
 """Largest CSV file the picker accepts (50 MiB)."""
+
+SCALING_LABELS = {
+    "none": "none (raw units)",
+    "standardize": "standardise (mean 0, sd 1)",
+    "minmax": "min-max to [0, 1]",
+}
+"""Words for :data:`ercot_nb.params.SCALINGS` in the upload form."""
+_SCALING_DONE = {"standardize": "standardised", "minmax": "min-max scaled"}
 
 INTERACTIVE_DEFAULTS: dict[str, dict[str, Any]] = {"video_rc": {"scale": 0.25}}
 """Scenario parameters whose form default differs from the loader's.
@@ -156,6 +165,12 @@ class DatasetPicker(W.VBox):
             layout=W.Layout(width="380px"),
             tooltip="none selected = every other numeric column",
         )
+        self.scaling = W.Dropdown(
+            options=[(SCALING_LABELS[value], value) for value in SCALINGS], value="none",
+            description="scaling", style={"description_width": "120px"}, layout=W.Layout(width="380px"),
+            tooltip="scale: rescale every feature over all steps, so that features in different "
+                    "units weigh alike (TemporalDataset.scaled)",
+        )
         self.load_csv_button = W.Button(description="Load CSV", icon="table", button_style="primary",
                                         disabled=True)
         self.csv_help = W.HTML(
@@ -170,6 +185,7 @@ class DatasetPicker(W.VBox):
             W.GridBox([self.time_column, self.id_column, self.label_column],
                       layout=W.Layout(grid_template_columns="repeat(2, 255px)", grid_gap="2px 8px")),
             self.feature_columns,
+            self.scaling,
             self.understood,
             self.load_csv_button,
         ])
@@ -186,7 +202,8 @@ class DatasetPicker(W.VBox):
         self.load_button.on_click(lambda _: self.load_builtin())
         self.upload.observe(self._on_upload, names="value")
         self.load_csv_button.on_click(lambda _: self.load_csv())
-        for control in (self.time_column, self.id_column, self.label_column, self.feature_columns):
+        for control in (self.time_column, self.id_column, self.label_column, self.feature_columns,
+                        self.scaling):
             control.observe(self._on_mapping, names="value")
         self.state.observe(self._on_dataset, names="dataset")
 
@@ -242,7 +259,8 @@ class DatasetPicker(W.VBox):
         if self._frame is None:
             return ("csv", None)
         time, ident, label, _ = self._mapping()
-        return ("csv", self._file_name, time, ident, label, tuple(self.feature_columns.value))
+        return ("csv", self._file_name, time, ident, label, tuple(self.feature_columns.value),
+                self.scaling.value)
 
     @property
     def pending(self) -> str | None:
@@ -398,17 +416,27 @@ class DatasetPicker(W.VBox):
                 raise ValueError("choose the id column: the column that identifies each sample "
                                  "from step to step")
             features = list(self.feature_columns.value) or None
-            loaded = TemporalDataset.from_frame(
-                self._frame, time=time, id=ident, features=features, label=label,
-                name=PurePath(self._file_name).stem,
-            )
+            scale = self.scaling.value
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", UserWarning)
+                loaded = TemporalDataset.from_frame(
+                    self._frame, time=time, id=ident, features=features, label=label,
+                    name=PurePath(self._file_name).stem, scale=scale,
+                )
+            notes = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
             self.state.set_dataset(loaded, self._file_name,
-                                   {"time": time, "id": ident, "label": label, "features": features})
+                                   {"time": time, "id": ident, "label": label, "features": features,
+                                    "scale": scale})
             if self.state.dataset is not loaded:  # the app refused it; the status says why
                 return None
             self._loaded_key = self._visible_key()
-            self.message.show(f"Loaded {self._file_name}. {self.understanding()}", "success",
-                              action="load dataset")
+            text = f"Loaded {self._file_name}. {self.understanding()}"
+            if scale != "none":
+                text += f" Features {_SCALING_DONE[scale]} over all steps."
+            if notes:
+                text += " Note: " + " ".join(notes) + (
+                    " Choose a scaling above and load again." if scale == "none" else "")
+            self.message.show(text, "warning" if notes else "success", action="load dataset")
             return loaded
         return None
 

@@ -176,3 +176,33 @@ def test_column_names_are_escaped_in_what_was_understood():
     upload(picker, frame.to_csv(index=False).encode(), "evil.csv")
     picker.id_column.value = "<img src=x onerror=alert(1)>"
     assert "<img" not in picker.understood.value and "&lt;img" in picker.understood.value
+
+
+def _mixed_units_csv() -> bytes:
+    """GDP-like dollars next to a 0-1 share: the dollars would decide every distance."""
+    rng = np.random.default_rng(1)
+    rows = ["year,country,gdp,share"]
+    for year in (2000, 2001, 2002):
+        for i in range(20):
+            rows.append(f"{year},c{i},{rng.uniform(1e3, 5e4):.1f},{rng.uniform(0, 1):.3f}")
+    return ("\n".join(rows) + "\n").encode()
+
+
+def test_the_upload_offers_scaling_and_says_when_one_feature_dominates():
+    picker = DatasetPicker("syn1")
+    assert picker.scaling.value == "none"  # off unless chosen, as everywhere else
+    assert [value for _, value in picker.scaling.options] == ["none", "standardize", "minmax"]
+    upload(picker, _mixed_units_csv(), "countries.csv")
+    picker.id_column.value = "country"
+    picker.load_csv_button.click()
+    raw = picker.state.dataset
+    assert picker.message.level == "warning"
+    assert "'gdp' decides the distances" in picker.message.text and "scaling" in picker.message.text
+    picker.scaling.value = "standardize"
+    picker.load_csv_button.click()
+    scaled = picker.state.dataset
+    assert scaled is not raw and picker.message.level == "success"
+    assert "standardised over all steps" in picker.message.text
+    X = np.vstack([step.X for step in scaled])
+    np.testing.assert_allclose(X.mean(axis=0), 0.0, atol=1e-9)
+    np.testing.assert_allclose(X.std(axis=0), 1.0, atol=1e-9)
