@@ -138,7 +138,11 @@ def test_no_injection_in_the_explorer_and_compare_apps(evil_files, tmp_path, cap
         # the Explorer's CSV upload: the file, then one that fails and whose name the error quotes
         page.get_by_role("button", name="CSV file").first.click()
         upload(page, evil_files["csv"])
-        page.get_by_text("Check the column mapping").first.wait_for(timeout=60_000)
+        page.get_by_text("Choose the id column").first.wait_for(timeout=60_000)
+        for role in ("time", "id", "label"):  # the mapping is the user's: nothing is guessed but time
+            mapping = page.locator(
+                f".widget-inline-hbox:has(> .widget-label:text-is('{role} column')) select").first
+            mapping.select_option(COLUMNS[role])
         page.get_by_role("button", name="Load CSV").first.click()
         page.locator(".ercot-nb-message", has_text="Loaded <img").first.wait_for(timeout=60_000)
         messages = page.eval_on_selector_all(".ercot-nb-message", "ns => ns.map(n => n.innerText)")
