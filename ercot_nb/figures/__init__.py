@@ -55,7 +55,7 @@ from ..data import TemporalDataset
 from ..result import ClusteringResult
 from .export import report_figures, save_html
 from .flows import (
-    MEMBERSHIP_SORTS, cluster_flows, cluster_moves, membership_figure, sankey_colors,
+    MEMBERSHIP_SORTS, cluster_flows, cluster_moves, membership_figure, sankey_colors, sankey_nodes,
     sankey_figure, sankey_parts, sankey_title,
 )
 from .images import frame_image, is_video, segmentation_image
@@ -92,6 +92,7 @@ __all__ = [
     "cluster_flows",
     "sankey_figure",
     "sankey_colors",
+    "sankey_nodes",
     "sankey_title",
     "ground_truth_result",
     "report_figures",

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "FLOW", "cluster_flows", "sankey_colors", "sankey_parts", "sankey_figure", "sankey_title",
+    "FLOW", "cluster_flows", "sankey_colors", "sankey_nodes", "sankey_parts", "sankey_figure", "sankey_title",
     "MEMBERSHIP_SORTS", "cluster_moves", "membership_figure",
 ]
 
@@ -132,30 +132,49 @@ def sankey_figure(
     return sankey_parts(result, t=t, title=title).figure()
 
 
-def sankey_parts(
-    result: ClusteringResult, *, t: int | None = None, title: str | None = None
-) -> Parts:
-    """Parts of :func:`sankey_figure` (same parameters): one trace named ``"cluster flow"``."""
-    result = as_result(result)
+def sankey_nodes(result: ClusteringResult) -> dict[str, Any]:
+    """Nodes of the cluster-flow Sankey: one per (step, aligned cluster).
+
+    Parameters
+    ----------
+    result : ClusteringResult
+
+    Returns
+    -------
+    dict
+        ``node_step``, ``node_label``, ``node_size``, ``node_x``, ``node_y``
+        (lists, one entry per node: steps left to right, clusters stacked by
+        label in proportion to their size) and ``index``, mapping
+        ``(step, label)`` to the node's position, for the links of
+        :func:`cluster_flows`.
+    """
     n_steps = len(result)
-    node_step: list[int] = []
-    node_label: list[int] = []
-    node_size: list[int] = []
-    node_x: list[float] = []
-    node_y: list[float] = []
+    nodes: dict[str, Any] = {key: [] for key in ("node_step", "node_label", "node_size", "node_x", "node_y")}
     index: dict[tuple[int, int], int] = {}
     for step in result:
         labels, sizes = np.unique(step.aligned_labels, return_counts=True)
         total = max(int(sizes.sum()), 1)
         below = 0
         for label, size in zip(labels.tolist(), sizes.tolist()):
-            index[(step.t, label)] = len(node_step)
-            node_step.append(step.t)
-            node_label.append(label)
-            node_size.append(size)
-            node_x.append(0.01 + 0.98 * (step.t / (n_steps - 1) if n_steps > 1 else 0.5))
-            node_y.append(0.01 + 0.98 * (below + size / 2) / total)
+            index[(step.t, label)] = len(nodes["node_step"])
+            nodes["node_step"].append(step.t)
+            nodes["node_label"].append(label)
+            nodes["node_size"].append(size)
+            nodes["node_x"].append(0.01 + 0.98 * (step.t / (n_steps - 1) if n_steps > 1 else 0.5))
+            nodes["node_y"].append(0.01 + 0.98 * (below + size / 2) / total)
             below += size
+    nodes["index"] = index
+    return nodes
+
+
+def sankey_parts(
+    result: ClusteringResult, *, t: int | None = None, title: str | None = None
+) -> Parts:
+    """Parts of :func:`sankey_figure` (same parameters): one trace named ``"cluster flow"``."""
+    result = as_result(result)
+    nodes = sankey_nodes(result)
+    node_step, node_label, node_size = nodes["node_step"], nodes["node_label"], nodes["node_size"]
+    node_x, node_y, index = nodes["node_x"], nodes["node_y"], nodes["index"]
     flows = cluster_flows(result)
     times = plain_times(result.times)
     highlight = None if t is None else step_index(result, t)
@@ -194,7 +213,7 @@ def sankey_parts(
         ),
     )
     layout = base_layout("line", title or sankey_title(result, highlight))
-    layout.update(width=max(680, min(1200, 90 * n_steps)), height=420)
+    layout.update(width=max(680, min(1200, 90 * len(result))), height=420)
     layout["margin"] = dict(l=30, r=30, t=60, b=45)
     # time labels under the columns (node x is in the trace's domain, i.e. paper units)
     columns = sorted({(x, step) for x, step in zip(node_x, node_step)})

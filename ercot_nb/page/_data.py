@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..data import TemporalDataset
+from ..figures import cluster_flows, label_color, sankey_nodes
 from ..metrics import score_steps
 from ..result import ClusteringResult, StepResult, align_labels
 
@@ -229,8 +230,6 @@ class _Video:
     """PNG data URIs of a video's frame, segmentation and ground truth per step."""
 
     def __init__(self, dataset: TemporalDataset, max_pixels: int) -> None:
-        from ..figures import label_color
-
         self.height, self.width = (int(v) for v in dataset.metadata["frame_shape"])
         self.stride = 1
         while -(-self.height // self.stride) * -(-self.width // self.stride) > max_pixels:
@@ -258,31 +257,11 @@ class _Video:
 
 
 def _sankey(result: ClusteringResult) -> dict[str, Any]:
-    from ..figures import cluster_flows
-
-    node_step: list[int] = []
-    node_label: list[int] = []
-    node_size: list[int] = []
-    node_x: list[float] = []
-    node_y: list[float] = []
-    index: dict[tuple[int, int], int] = {}
-    n_steps = len(result)
-    for step in result:
-        labels, sizes = np.unique(step.aligned_labels, return_counts=True)
-        total = max(int(sizes.sum()), 1)
-        below = 0
-        for label, size in zip(labels.tolist(), sizes.tolist()):
-            index[(step.t, label)] = len(node_step)
-            node_step.append(step.t)
-            node_label.append(label)
-            node_size.append(size)
-            node_x.append(0.01 + 0.98 * (step.t / (n_steps - 1) if n_steps > 1 else 0.5))
-            node_y.append(0.01 + 0.98 * (below + size / 2) / total)
-            below += size
+    nodes = sankey_nodes(result)
+    index = nodes.pop("index")
     flows = cluster_flows(result)
     return {
-        "node_step": node_step, "node_label": node_label, "node_size": node_size,
-        "node_x": node_x, "node_y": node_y,
+        **nodes,
         "source": [index[(f["t"] - 1, f["source"])] for f in flows],
         "target": [index[(f["t"], f["target"])] for f in flows],
         "value": [f["count"] for f in flows],
@@ -417,8 +396,6 @@ def page_data(
         series["true_clusters"] = [int(len(np.unique(dataset[t].labels))) for t in range(n_steps)]
     data["series"] = series
     data["sankey"] = _sankey(result)
-    from ..figures import label_color
-
     top = unused + max(max(int(s.n_max), s.n_clusters) for s in result) + 1
     if dataset is not None and dataset.has_labels:  # truth panels use labels above the run's
         top += max(len(np.unique(dataset[t].labels)) for t in range(n_steps))
