@@ -183,6 +183,8 @@ def sankey_parts(
     )
     trace = go.Sankey(
         name=FLOW,
+        # without a link plotly.js drops every node and d3-sankey fails on the empty set
+        visible=bool(flows),
         arrangement="fixed",
         node=dict(
             label=[f"{label}" for label in node_label],

@@ -52,6 +52,9 @@ def test_the_installed_wheel_serves_the_app_from_an_empty_folder(tmp_path, capsy
     assert mirrored == {"APPS": APPS, "TUTORIAL_FILES": TUTORIAL_FILES}  # setup.py's copies agree
     env = scratch_env(tmp_path)
     env.pop("PYTHONPATH", None)  # nothing from the checkout
+    # numba then caches next to the imported package, which the end of the test checks
+    # (CI points NUMBA_CACHE_DIR elsewhere)
+    env.pop("NUMBA_CACHE_DIR", None)
     # The dependencies come from the base environment, their data files too (Voila's templates,
     # the widget extensions), which a venv's Jupyter looks for under its own prefix only.
     env["JUPYTER_PATH"] = str(Path(sys.base_prefix) / "share" / "jupyter")

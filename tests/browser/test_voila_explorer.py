@@ -32,8 +32,6 @@ pytestmark = pytest.mark.skipif(
 
 
 
-KNOWN_OPEN_CONSOLE_ERROR = "Error setting state: Invalid array length"  # see the flow test
-
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -275,12 +273,4 @@ def test_the_issue_10_flow_in_chromium(app_url, scratch, tmp_path, capsys):
     elapsed = time.monotonic() - started
     with capsys.disabled():
         print(f"\nissue-10 flow in the browser: {elapsed:.1f} s; screenshot: {scratch['shot']}")
-    # OPEN BUG (issue 10 stays open until it is fixed): after runs the page logs
-    # "Error setting state: Invalid array length" (three times, likely one per video panel
-    # image trace); the views still follow the slider (checked above).  This one message is
-    # allowed here by its exact text; any other console error fails the test.
-    unexplained = [e for e in errors if e != KNOWN_OPEN_CONSOLE_ERROR]
-    with capsys.disabled():
-        print(f"console: {len(errors) - len(unexplained)} x {KNOWN_OPEN_CONSOLE_ERROR!r}, "
-              f"{len(unexplained)} other error(s)")
-    assert not unexplained, f"errors in the page console: {unexplained[:3]}"
+    assert not errors, f"errors in the page console: {errors[:3]}"

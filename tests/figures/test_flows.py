@@ -143,3 +143,18 @@ def test_membership_rejects_bad_arguments(syn3, syn5):
     with pytest.raises(ValueError, match="steps"):
         figures.membership_figure(result, data[:3])
     assert figures.membership_figure(result).to_json() == figures.membership_figure(result).to_json()
+
+
+
+def test_a_sankey_without_flows_is_not_drawn(syn3):
+    # plotly.js drops unlinked nodes and then fails on the empty node set ("Error setting
+    # state: Invalid array length" from d3-sankey) whenever such a figure reaches the page,
+    # e.g. after the first step of a live run: the trace is hidden and a note says why
+    from ercot_nb import ERCOT
+
+    data, result = syn3
+    one_step = ERCOT(seed=0, pop_size=20, n_evaluations=60).fit(data[:1]).result_
+    parts = figures.sankey_parts(one_step)
+    assert parts.trace(figures.flows.FLOW).visible is False
+    assert any("needs two steps" in note["text"] for note in parts.layout["annotations"])
+    assert figures.sankey_parts(result).trace(figures.flows.FLOW).visible is not False
