@@ -20,8 +20,8 @@ from ..params import Param
 
 __all__ = ["ParamsForm", "tooltip"]
 
-_LABEL_STYLE = {"description_width": "130px"}
-_WIDTH = "255px"
+_LABEL_STYLE = {"description_width": "150px"}  # "evaluations per step" fits
+_WIDTH = "245px"
 
 
 def tooltip(param: Param) -> str:
