@@ -156,7 +156,7 @@ def step_events(
 
     # Each event: (type, rows of t-1, cols of t, the links whose weakest share is its statistic).
     events: list[tuple[str, list[int], list[int], list[tuple[int, int]]]] = []
-    out_degree, in_degree = linked.sum(axis=1), linked.sum(axis=0)
+    in_degree = linked.sum(axis=0)
     for b in np.flatnonzero(in_degree == 0):
         events.append(("birth", [], [int(b)], []))
     for a in range(k_prev):

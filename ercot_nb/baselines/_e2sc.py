@@ -13,7 +13,6 @@ import numpy as np
 from scipy.linalg import eigh
 
 from ..data import Snapshot, common_ids
-from ..params import E2SC_METHODS as METHODS
 from ._base import TemporalBaseline, same_sample_set
 from ._kmeans import kmeans, squared_distances
 

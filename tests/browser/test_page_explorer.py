@@ -10,7 +10,6 @@ import base64
 import gzip
 import html
 import json
-import re
 from pathlib import Path
 
 import numpy as np
