@@ -180,10 +180,12 @@ def _row_layout(layout: dict[str, Any], rows: list[tuple[str, str]], times: list
     n = len(rows)
     gap = 0.05 if n > 1 else 0.0
     height = (1.0 - gap * (n - 1)) / n
-    for i, (_, axis_title) in enumerate(rows):
+    for i, (key, axis_title) in enumerate(rows):
         top = 1.0 - i * (height + gap)
         axis = dict(title=dict(text=axis_title, font=dict(size=11)), domain=[max(top - height, 0.0), top],
                     anchor="x", zeroline=False)
+        if key == "n_clusters":
+            axis.update(dtick=1, rangemode="tozero")
         layout["yaxis" if i == 0 else f"yaxis{i + 1}"] = axis
     layout["xaxis"] = dict(time_axis(times), anchor=f"y{n}" if n > 1 else "y")
     layout["height"] = max(400, 90 + 140 * n)
