@@ -158,15 +158,15 @@ def _event_words(row: Any, times: list[Any]) -> tuple[str, str, str]:
     kind, before, after = row.event, list(row.before), list(row.after)
     time = escape(times[row.t])
     if kind == "birth":
-        text = f"birth at time {time}: a new cluster"
+        text = f"birth of cluster {after[0]} at time {time}"
     elif kind == "death":
-        text = f"death: gone at time {time}"
+        text = f"death of cluster {before[0]}: gone at time {time}"
     elif kind == "split":
         text = f"split of cluster {before[0]} into {', '.join(map(str, after))} at time {time}"
     elif kind == "merge":
         text = f"merge of clusters {', '.join(map(str, before))} into {after[0]} at time {time}"
     else:
-        text = f"{kind}s at time {time}: {row.size_before} → {row.size_after} samples"
+        text = f"cluster {before[0]} {kind}s at time {time}: {row.size_before} → {row.size_after} samples"
     p = float(row.p_value)
     if np.isnan(p):
         return kind, f"{text} (no p-value: births and deaths are not tested)", "untested"
