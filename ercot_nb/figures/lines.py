@@ -201,6 +201,7 @@ def scores_parts(
     label_free: bool | Sequence[str] | None = None,
     sample_size: int | None = 500,
     seed: Any = 0,
+    tables: Mapping[str, Any] | None = None,
 ) -> Parts:
     """Parts of :func:`scores_figure` (same parameters)."""
     if metric is not None and metric not in METRICS:
@@ -243,11 +244,14 @@ def scores_parts(
             ))
         if not scores:
             continue
-        if labels:
+        table = (tables or {}).get(name)
+        if table is not None and len(table) < len(labels):
+            raise ValueError(f"tables[{name!r}] has {len(table)} rows but the run {len(labels)} steps")
+        if labels and table is None:
             result = _as_run_result(dataset[: len(labels)], name, run)
             table = label_free_steps(result, dataset[: len(labels)], sample_size=sample_size, seed=seed)
         for score in scores:
-            values = table[score].to_numpy(dtype=float) if labels else np.empty(0)
+            values = table[score].to_numpy(dtype=float)[: len(labels)] if labels else np.empty(0)
             short = LABEL_FREE_SCORES[score][0]
             traces.append(go.Scatter(
                 x=x, y=[_none_if_nan(v) for v in values], mode="lines+markers", yaxis=axis_of[score],
@@ -289,6 +293,7 @@ def scores_figure(
     label_free: bool | Sequence[str] | None = None,
     sample_size: int | None = 500,
     seed: Any = 0,
+    tables: Mapping[str, Any] | None = None,
 ) -> go.Figure:
     """Rand index or NMI at every step, and scores that need no labels, for one or more runs.
 
@@ -317,6 +322,10 @@ def scores_figure(
         Samples per step for the silhouette (see :func:`ercot_nb.metrics.silhouette`).
     seed : int or None, default=0
         Seed of the silhouette samples.
+    tables : mapping of str to pandas.DataFrame, optional
+        Run name -> its :func:`ercot_nb.metrics.label_free_steps` table,
+        already computed (a view of a growing run extends it step by step);
+        runs not named here are scored.
 
     Returns
     -------
@@ -332,7 +341,7 @@ def scores_figure(
         labels and ``label_free=False``).
     """
     return scores_parts(dataset, runs, metric, title=title, t=t, label_free=label_free,
-                        sample_size=sample_size, seed=seed).figure()
+                        sample_size=sample_size, seed=seed, tables=tables).figure()
 
 
 def n_clusters_figure(

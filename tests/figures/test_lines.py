@@ -97,3 +97,14 @@ def test_scores_with_labels_stay_one_panel_by_default(syn3):
     data, result = syn3
     fig = figures.scores_figure(data, {"ERCOT": result})
     assert len(fig.data) == 1 and "yaxis2" not in fig.layout.to_plotly_json()
+
+
+def test_scores_take_label_free_tables_already_computed(syn3):
+    data, result = syn3
+    plain = unlabelled(data)
+    table = label_free_steps(result, plain, sample_size=500)
+    table["churn"] = 0.25  # not what the run gives: the figure must draw the table it is given
+    fig = figures.scores_figure(plain, {"ERCOT": result}, tables={"ERCOT": table})
+    np.testing.assert_allclose(np.asarray(trace(fig, score_trace_name("ERCOT", "churn")).y, dtype=float), 0.25)
+    with pytest.raises(ValueError, match="rows"):
+        figures.scores_figure(plain, {"ERCOT": result}, tables={"ERCOT": table.iloc[:3]})
