@@ -112,7 +112,7 @@ def test_use_a_front_member_from_step_5_on(app_url, scratch, capsys):
             # the new run is shown: its partition at step 5 is the member's, and so is its Sankey
             page.wait_for_function(
                 "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent"
-                f".includes('(step {STEP}, {target['k']} clusters)')", timeout=30_000)
+                f".includes('partition at time {STEP + 1} ({target['k']} clusters)')", timeout=30_000)
             deadline = time.monotonic() + 30
             while True:
                 after = by_step(json.loads(page.evaluate(SANKEY)))
