@@ -17,7 +17,7 @@ from .style import (
 )
 
 __all__ = [
-    "ALPHA", "PAIRS", "METRICS", "LABEL_FREE_SCORES", "labels_of", "score_trace_name", "alpha_parts",
+    "ALPHA", "PAIRS", "METRICS", "LABEL_FREE_SCORES", "LABEL_FREE_DEFAULT", "labels_of", "score_trace_name", "alpha_parts",
     "alpha_figure", "scores_parts", "scores_figure", "n_clusters_figure",
 ]
 
@@ -31,9 +31,14 @@ LABEL_FREE_SCORES = {
     "consecutive_nmi": ("NMI with the previous step", "NMI with the<br>previous step<br>(1: same partition)"),
     "churn": ("churn", "churn (share of<br>ids changing<br>cluster)"),
     "n_clusters": ("number of clusters", "number of<br>clusters"),
+    "f_cp": ("f_cp", "f_cp (distances to<br>the nearest centroid;<br>lower: tighter)"),
+    "f_sep": ("f_sep", "f_sep (1 / closest<br>centroid distance;<br>lower: apart)"),
 }
 """Label-free scores of :func:`ercot_nb.metrics.label_free_steps` a scores figure can show:
 column -> (name in the traces' names, y-axis title)."""
+
+LABEL_FREE_DEFAULT = ("silhouette", "consecutive_nmi", "churn", "n_clusters")
+"""The label-free scores shown unless others are asked for (f_cp and f_sep depend on the data's scale)."""
 
 
 def labels_of(run: Any) -> list[np.ndarray]:
@@ -156,7 +161,7 @@ def _label_free_rows(dataset: TemporalDataset, metric: str | None, label_free: A
     if label_free is None:
         label_free = not dataset.has_labels or metric is None
     if label_free is True:
-        return list(LABEL_FREE_SCORES)
+        return list(LABEL_FREE_DEFAULT)
     if label_free is False:
         return []
     if isinstance(label_free, str) or not isinstance(label_free, Sequence):
@@ -316,8 +321,9 @@ def scores_figure(
     label_free : bool, list of str or None, default=None
         Label-free scores (keys of :data:`LABEL_FREE_SCORES`, from
         :func:`ercot_nb.metrics.label_free_steps`) in rows below the RI/NMI
-        row, sharing its time axis.  ``None`` shows them all when there are
-        no labels (or ``metric`` is None) and none otherwise; True all.
+        row, sharing its time axis.  ``None`` shows :data:`LABEL_FREE_DEFAULT`
+        when there are no labels (or ``metric`` is None) and none otherwise;
+        True those; ``f_cp`` and ``f_sep`` on request.
     sample_size : int or None, default=500
         Samples per step for the silhouette (see :func:`ercot_nb.metrics.silhouette`).
     seed : int or None, default=0

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ercot_nb import figures
-from ercot_nb.figures.lines import ALPHA, LABEL_FREE_SCORES, PAIRS, score_trace_name
+from ercot_nb.figures.lines import ALPHA, LABEL_FREE_DEFAULT, PAIRS, score_trace_name
 from ercot_nb.metrics import label_free_steps, score_steps
 from .plot_helpers import trace
 
@@ -59,14 +59,17 @@ def test_scores_without_labels_show_the_label_free_scores_by_name(syn3):
     plain = unlabelled(data)
     fig = figures.scores_figure(plain, {"ERCOT": result}, t=4)
     expected = label_free_steps(result, plain, sample_size=500)
-    for score, (short, _) in LABEL_FREE_SCORES.items():
+    for score in LABEL_FREE_DEFAULT:
         line = trace(fig, score_trace_name("ERCOT", score))
         np.testing.assert_allclose(np.asarray(line.y, dtype=float), expected[score].to_numpy(dtype=float))
         assert list(line.x) == data.times
     names = [tr.name for tr in fig.data]
     assert not any("mean" in name for name in names)  # no RI/NMI line without labels
     # one row per score, one y axis each, sharing the time axis; the current step spans them all
-    assert len({tr.yaxis for tr in fig.data}) == len(LABEL_FREE_SCORES)
+    assert len({tr.yaxis for tr in fig.data}) == len(LABEL_FREE_DEFAULT)
+    objectives = figures.scores_figure(plain, {"ERCOT": result}, label_free=["f_cp", "f_sep"])
+    np.testing.assert_allclose(np.asarray(trace(objectives, score_trace_name("ERCOT", "f_cp")).y, dtype=float),
+                               expected["f_cp"].to_numpy(dtype=float))
     (line,) = [s for s in fig.layout.shapes if s.name == "current step"]
     assert line.x0 == data.times[4] and line.yref == "paper"
     assert sum(bool(tr.showlegend) for tr in fig.data) == 1  # the run once in the legend
