@@ -326,8 +326,6 @@ class Explorer(W.VBox):
                     self._grow()
             if shown.get("step") != state.step or shown.get("member") != state.member:
                 self._show_step()
-            if force and not state.running:
-                self._precompute()
             self._good = self._snapshot()  # the last state the views could show
 
     def _load(self, data: TemporalDataset, result: ClusteringResult | None) -> None:
