@@ -176,17 +176,34 @@ class ParetoView(FigureView):
     def select(self, member: int | None) -> None:
         """Pick ``member`` of the current step (None or the knee: back to the knee).
 
-        Registered handlers (:meth:`on_select`) are called with the member,
-        or None for the knee.
+        A view that follows an :class:`~ercot_nb.widgets._state.AppState`
+        sets the state's member (and draws it from there).  Registered
+        handlers (:meth:`on_select`) are called with the member, or None for
+        the knee.
         """
         if member is not None and self.result is not None and len(self.result):
             knee = self.result[min(self._step, len(self.result) - 1)].knee
             member = None if int(member) == knee else int(member)
+        if self.state is not None:
+            self.state.select_member(member)
+        else:
+            self._show_member(member)
+        for handler in self._handlers:
+            handler(member)
+
+    def _show_member(self, member: int | None) -> None:
         self._selected = member
         self.knee_button.disabled = member is None
         self._redraw()
-        for handler in self._handlers:
-            handler(member)
+
+    def _draw_content(self) -> None:
+        self.load(self.state_run(), step=self.state.step)
+
+    def _draw_step(self) -> None:
+        if self.state.step != self._step:
+            self.show_step(self.state.step)
+        if self.state_member() != self._selected:
+            self._show_member(self.state_member())
 
     def on_select(self, handler: Callable[[int | None], None]) -> None:
         """Call ``handler(member)`` when a member is picked (None: the knee)."""

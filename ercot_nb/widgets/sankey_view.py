@@ -128,6 +128,17 @@ class SankeyView(FigureView):
             layout={"title.text": self._title(t)},
         )
 
+    def _draw_content(self) -> None:
+        self.load(self.state_run(), step=self.state.step)
+
+    def _draw_step(self) -> None:
+        if self.state.step != self._step:
+            self.show_step(self.state.step)
+
+    def _draw_growth(self) -> None:
+        self._step = self.state.step  # one redraw of the steps around the new one
+        self.refresh()
+
     def static(self) -> go.Figure:
         """:func:`ercot_nb.figures.sankey_figure` of the steps shown."""
         return self._static(go.Figure(*self._parts()))
