@@ -21,9 +21,10 @@ class PartitionSlot(W.HBox):
     Each view is made the first time data of its kind is shown and then
     stays in the page, hidden while the other kind of data is shown: a
     plotly figure taken out of the page loses its front-end view, and one
-    put back is drawn from stale state.  Only the view in use follows the
-    state, and the slot refuses (through :attr:`AppState.checks`) a video
-    the video view cannot show, before anything changes.
+    put back is drawn from stale state.  Both follow the state, but each
+    draws only data of its kind; the slot refuses (through
+    :attr:`AppState.checks`) a video the video view cannot show, before
+    anything changes.
 
     Parameters
     ----------
