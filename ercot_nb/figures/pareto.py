@@ -171,7 +171,7 @@ def _title(result: ClusteringResult, t: int, accumulated: bool) -> str:
     kind = "accumulated" if accumulated else "raw"
     return (
         f"{escape(result.algorithm)} final population at time {escape(step.time)} "
-        f"(step {step.t}, {kind} objectives)"
+        f"({kind} objectives)"
     )
 
 
@@ -387,7 +387,7 @@ def pareto_comparison_figure(
     fig.update_layout(
         template=TEMPLATE, width=1000, height=460, margin=dict(l=60, r=20, t=80, b=55),
         title=dict(text=title or (
-            f"{escape(result.algorithm)} at time {escape(step.time)} (step {step.t}): raw vs "
+            f"{escape(result.algorithm)} at time {escape(step.time)}: raw vs "
             f"accumulated objectives, knee = member {step.knee}"
         )),
         legend=dict(title=dict(text="members by number of clusters")),

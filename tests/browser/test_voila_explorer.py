@@ -129,7 +129,7 @@ def test_explorer_in_chromium(app_url, scratch, capsys):
                 handle.press("ArrowLeft")
             page.wait_for_function(
                 "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent"
-                ".includes('(step 6,')", timeout=20_000,
+                ".includes('at time 7 (')", timeout=20_000,
             )
             after = json.loads(page.evaluate(PARTITION))
             assert after["x"] != before["x"], "the partition plot did not change"
