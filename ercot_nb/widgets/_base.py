@@ -108,7 +108,8 @@ class FigureView(W.VBox):
     _drawn: tuple[tuple[Any, ...], Any] | None = None
 
     def follow(self, state: AppState, *, run: str | None = None,
-               when: Callable[[TemporalDataset], bool] | None = None) -> FigureView:
+               when: Callable[[TemporalDataset], bool] | None = None,
+               drawn: bool = False) -> FigureView:
         """Draw ``state`` from now on: its dataset, run, step and member, and nothing else.
 
         The view observes the state and redraws only what changed: another
@@ -125,6 +126,9 @@ class FigureView(W.VBox):
         when : callable, optional
             Draw only datasets for which ``when(dataset)`` is true (the
             video view and the scatter view share a place in the page).
+        drawn : bool, default=False
+            The view was just made from the state's dataset, run and step:
+            it is not drawn a second time.
 
         Returns
         -------
@@ -133,6 +137,8 @@ class FigureView(W.VBox):
         """
         self.unfollow()
         self.state, self.run_name, self._when, self._drawn = state, run, when, None
+        if drawn:
+            self._drawn = (self._state_content(), self._state_size())
         state.observe(self._state_changed, names=list(STATE_TRAITS))
         self._state_changed()
         return self

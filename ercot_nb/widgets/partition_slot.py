@@ -82,7 +82,7 @@ class PartitionSlot(W.HBox):
             else:
                 view = self.partition = PartitionView(data, result, step=state.step,
                                                       **self.partition_options)
-            view.follow(state, run=self.run_name,
+            view.follow(state, run=self.run_name, drawn=True,
                         when=figures.is_video if video else _not_video)
         children = [child for child in (self.partition, self.video) if child is not None]
         if list(self.children) != children:
