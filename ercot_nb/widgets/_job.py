@@ -260,14 +260,16 @@ class Runner:
     job : FitJob or None
         The fit going on, or the last one.
     pace : RateLimit
-        How often a growing run is shown (at most a fifth of the time).
+        How often a growing run is shown (redrawing takes at most a tenth
+        of the time: what a time line of every step so far costs grows with
+        the run, so it is redrawn ever more rarely).
     """
 
     def __init__(self, state: AppState, lock: threading.RLock | None = None, *,
                  select: bool = True, numbered: bool = True) -> None:
         self.state = state
         self.lock = lock if lock is not None else state.lock
-        self.pace = RateLimit(min_interval=0.25, share=0.2)
+        self.pace = RateLimit(min_interval=0.25, share=0.1)
         self.select = select
         self.numbered = numbered
         self.jobs: list[FitJob] = []

@@ -202,12 +202,16 @@ class AppState(traitlets.HasTraits):
 
     def select_run(self, name: str | None, *, step: int | None = None) -> None:
         """Show run ``name`` (None: the dataset) at ``step`` (default: the current one, clamped)."""
+        with self.lock:
+            self._select_run(name, step)
+
+    def _select_run(self, name: str | None, step: int | None) -> None:
         if name is not None and name not in self.runs:
             raise KeyError(f"no run called {name!r}; runs: {', '.join(self.runs) or 'none'}")
         result = self.runs[name] if name is not None else None
         n = len(result) if result is not None else (len(self.dataset) if self.dataset is not None else 0)
         target = self.step if step is None else int(step)
-        with self.lock, self.hold_trait_notifications():
+        with self.hold_trait_notifications():
             self.member = None
             self.run = name
             self.n_done = n
