@@ -1,6 +1,7 @@
 """Explorer: pick data, run an algorithm live, scrub through time, pick front members."""
 from __future__ import annotations
 
+import copy
 import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -77,6 +78,31 @@ class RunChoice(W.Dropdown):
                 state.say("info", f"Showing {name}.", action="switch run")
         except Exception as exc:  # noqa: BLE001 - shown in the status line, logged
             state.status = explain(exc, "switching the run")
+
+
+class _Adoption:
+    """A fitted run continued from step ``t`` with population ``member`` (see ``ERCOT.adopt``).
+
+    The shared :class:`~ercot_nb.widgets._job.Runner` fits it like any
+    estimator: ``fit`` adopts on a copy of the estimator (the original run
+    stays as it was, and can be adopted from again) and reports every step
+    of the new run, so the runner records it as a run of its own.
+    """
+
+    def __init__(self, estimator: Any, t: int, member: int) -> None:
+        self.estimator = copy.deepcopy(estimator)
+        self.t, self.member = int(t), int(member)
+
+    @property
+    def result_(self) -> ClusteringResult | None:
+        return getattr(self.estimator, "result_", None)
+
+    def fit(self, data: TemporalDataset, *, callback: Any = None) -> "_Adoption":
+        self.estimator.adopt(self.t, self.member)
+        for step in self.estimator.result_:
+            if callback is not None and callback(step) is False:
+                break
+        return self
 
 
 class Explorer(W.VBox):
@@ -174,6 +200,11 @@ class Explorer(W.VBox):
                                   precheck=lambda: self.picker.pending)
         self.scrubber = TimeScrubber().follow(state)
         self.run_choice = RunChoice(state)
+        self.estimators: dict[str, Any] = {}  # run name -> its fitted estimator (for adopt)
+        self.runner.on_finish(self._keep_estimator)
+        state.observe(lambda _: self.estimators.clear(), names="dataset")  # its runs are dropped
+        if self.pareto is not None:
+            self.pareto.on_use(lambda step, member: self.adopt(step, member))
         if result is not None:
             state.add_run(result.algorithm, result)
             self._precompute()
@@ -268,6 +299,68 @@ class Explorer(W.VBox):
     def select_member(self, member: int | None) -> None:
         """Show the partition of population ``member`` at the current step (None: knee)."""
         self.state.select_member(member)
+
+    def adopt(self, t: int | None = None, member: int | None = None, *, wait: bool = False) -> FitJob | None:
+        """Use population ``member`` of step ``t`` from there on (the "Use this partition" button).
+
+        Continues the run shown from step ``t`` with that member as the
+        step's partition (``ERCOT.adopt``: earlier steps unchanged, later
+        steps fitted again from it), through the shared runner; the result
+        is a new run, shown at step ``t``, and the original run is kept.
+
+        Parameters
+        ----------
+        t : int, optional
+            Default the current step.
+        member : int, optional
+            Default the member picked on the Pareto front.
+        wait : bool, default=False
+            Block until done.
+
+        Returns
+        -------
+        FitJob or None
+            None when nothing started (the status line says why).
+        """
+        state = self.state
+        with self.lock:
+            name = state.run
+            t = state.step if t is None else int(t)
+            member = state.member if member is None else member
+            estimator = self.estimators.get(name)
+            problem = (
+                "A run is going on; stop it first." if state.running
+                else "Pick a member of the Pareto front first." if member is None
+                else f"{name} cannot be continued here (only runs fitted in this app, by an "
+                     "algorithm with a population, can)." if estimator is None
+                     or not hasattr(estimator, "adopt") else None
+            )
+            if problem:
+                state.say("warning", problem, action="adopt")
+                return None
+            time = state.dataset.times[t]
+            state.say("info", f"Continuing {name} from member {member} at time {time}…", action="adopt")
+        label = f"{name} · member {member} at time {time}"
+        return self.runner.start([(label, _Adoption(estimator, t, member))], state.dataset, wait=wait)[0]
+
+    def show_agreement(self, ensemble: Any) -> None:
+        """Draw every sample with its agreement across ``ensemble``'s runs as opacity (None: off).
+
+        Parameters
+        ----------
+        ensemble : Ensemble or None
+            :func:`ercot_nb.ensemble.ensemble` of runs on the current data,
+            e.g. ``ensemble(ERCOT(), explorer.dataset, seeds=range(5))``;
+            dropped when other data is loaded.
+        """
+        if self.partition is not None:
+            self.partition.show_agreement(ensemble)
+
+    def _keep_estimator(self, job: FitJob) -> None:
+        name = self.runner.names.get(id(job))
+        if name is not None and job.state != "failed":
+            estimator = job.estimator
+            self.estimators[name] = estimator.estimator if isinstance(estimator, _Adoption) else estimator
 
     def select_run(self, name: str | None) -> None:
         """Show run ``name`` (None: the dataset) at the current step (like "show run")."""
