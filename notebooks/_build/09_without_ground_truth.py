@@ -108,7 +108,7 @@ md("""Adopting the knee member itself gives back exactly the same run (a test in
 * An ensemble of seeds says **how sure** the grouping is, per country and per year.
 * The Pareto front is a set of answers. `choose` picks one by a rule you can state, and `adopt` carries it forward in time.
 
-The Explorer app (`ercot_nb.widgets`) shows the same views interactively."""),
+The Explorer app (`ercot-nb app`, or `ercot_nb.widgets.Explorer` in a notebook) does the same interactively: the scores view offers "no labels needed" (the only choice on data without labels), the cluster flow marks the events, `explorer.show_agreement(runs)` draws an ensemble's agreement as opacity, and after clicking a member of the Pareto front, **Use this partition from here on** does what `adopt` did here (the original run is kept beside the new one)."""),
 ]
 
 if __name__ == "__main__":
