@@ -157,9 +157,18 @@ def _evaluate_one(X, xt, chromosome, n_max, nonempty_only, floor, counts_row,
     for start in range(0, n_samples, _BLOCK):
         stop = min(start + _BLOCK, n_samples)
         _nearest_block(X, xt, start, stop, centroids, np.int64(n_active), nearest, best)
-        for j in range(stop - start):
-            total += np.sqrt(best[j])
-            local_counts[nearest[j]] += 1
+        m = stop - start
+        # square roots vectorise; the sum stays sequential (same rounding as before);
+        # counts by comparison vectorise where a histogram update waits on memory
+        for j in range(m):
+            best[j] = np.sqrt(best[j])
+        for j in range(m):
+            total += best[j]
+        for a in range(n_active):
+            cnt = 0
+            for j in range(m):
+                cnt += 1 if nearest[j] == a else 0
+            local_counts[a] += cnt
     for a in range(n_active):
         counts_row[slots[a]] = local_counts[a]
 
@@ -245,14 +254,21 @@ def _recentre_one(X_assign, xt, X_update, chromosome, n_max, reseed_empty, sums,
     for start in range(0, n_samples, _BLOCK):
         stop = min(start + _BLOCK, n_samples)
         _nearest_block(X_assign, xt, start, stop, centroids, np.int64(n_active), nearest, best)
-        for s in range(start, stop):
+        m = stop - start
+        for a in range(n_active):  # counts by comparison: vectorises (see _evaluate_one)
+            cnt = 0
+            for j in range(m):
+                cnt += 1 if nearest[j] == a else 0
+            counts_row[a] += cnt
+        for s in range(start, stop):  # sums in sample order: the rounding of the mean is unchanged
             a = nearest[s - start]
-            counts_row[a] += 1
             for d in range(n_features):
                 sums[a, d] += X_update[s, d]
-            if best[s - start] > farthest_d2:
-                farthest_d2 = best[s - start]
-                farthest = s
+        if reseed_empty:
+            for j in range(m):
+                if best[j] > farthest_d2:
+                    farthest_d2 = best[j]
+                    farthest = start + j
     reseeded = not reseed_empty
     for a in range(n_active):
         base = n_max + slots[a] * n_features
