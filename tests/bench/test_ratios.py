@@ -43,3 +43,10 @@ def test_bench_extra_installs_the_tools_the_ratios_import_and_the_tests_do_not_n
              for extra, reqs in extras.items()}
     assert {"pymoo", "scikit-learn"} <= names["bench"]
     assert "pymoo" not in names["test"]  # the test suite runs without it (columns are left out)
+
+
+def test_cold_warm_ratio_counts_the_compilations_and_the_warm_fit_compiles_none():
+    out = ratios.cold_warm_ratio(repeats=1)
+    assert out["ratio"] == pytest.approx(out["cold_cpu_s"] / out["warm_cpu_s"])
+    assert out["cold_compiled"] >= 1
+    assert out["warm_compiled"] == 0  # every kernel loaded from the disk cache
