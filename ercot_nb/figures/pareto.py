@@ -18,6 +18,7 @@ from .style import (
 
 __all__ = [
     "FRONT_LINE", "KNEE", "SELECTED", "ON_FRONT", "DOMINATED", "k_name", "is_member_trace",
+    "step_k_max",
     "pareto_parts", "pareto_figure", "pareto_frame", "pareto_animation",
     "pareto_comparison_figure",
 ]
@@ -62,12 +63,13 @@ def _k_color(k: int, k_max: int) -> str:
 
 def _k_max(result: ClusteringResult) -> int:
     """Largest number of clusters any member of any step can have (fixes the k colours)."""
-    values = [1]
-    for step in result:
-        values.append(int(step.n_max))
-        if len(step.population_n_clusters):
-            values.append(int(np.max(step.population_n_clusters)))
-    return max(values)
+    return max([1, *(step_k_max(step) for step in result)])
+
+
+def step_k_max(step: StepResult) -> int:
+    """Largest number of clusters a member of ``step`` can have (its ``n_max`` or more)."""
+    counts = step.population_n_clusters
+    return max(int(step.n_max), int(np.max(counts)) if len(counts) else 1)
 
 
 def _marker_key() -> list[go.Scatter]:
@@ -169,7 +171,7 @@ def _title(result: ClusteringResult, t: int, accumulated: bool) -> str:
     kind = "accumulated" if accumulated else "raw"
     return (
         f"{escape(result.algorithm)} final population at time {escape(step.time)} "
-        f"(step {step.t}, {kind} objectives)"
+        f"({kind} objectives)"
     )
 
 
@@ -190,6 +192,7 @@ def pareto_parts(
     selected: int | None = None,
     fixed: bool = False,
     title: str | None = None,
+    k_max: int | None = None,
 ) -> Parts:
     """Parts of :func:`pareto_figure` (``fixed=True``: of :func:`pareto_frame`).
 
@@ -199,6 +202,11 @@ def pareto_parts(
         As in :func:`pareto_figure`.
     fixed : bool, default=False
         The same traces at every step (see :func:`pareto_frame`).
+    k_max : int, optional
+        Largest number of clusters of any member of any step (fixes the
+        traces and the k colours); default found by scanning every step of
+        ``result``.  A view of a growing run keeps it up to date itself, so
+        that one step's parts cost the same at any length of the run.
 
     Returns
     -------
@@ -206,7 +214,7 @@ def pareto_parts(
     """
     result = as_result(result)
     t = step_index(result, t)
-    k_max = _k_max(result)
+    k_max = _k_max(result) if k_max is None else int(k_max)
     traces, annotations = _traces(
         result[t], accumulated=accumulated, k_values=range(1, k_max + 1) if fixed else None,
         k_max=k_max, selected=selected, fixed=fixed,
@@ -379,7 +387,7 @@ def pareto_comparison_figure(
     fig.update_layout(
         template=TEMPLATE, width=1000, height=460, margin=dict(l=60, r=20, t=80, b=55),
         title=dict(text=title or (
-            f"{escape(result.algorithm)} at time {escape(step.time)} (step {step.t}): raw vs "
+            f"{escape(result.algorithm)} at time {escape(step.time)}: raw vs "
             f"accumulated objectives, knee = member {step.knee}"
         )),
         legend=dict(title=dict(text="members by number of clusters")),

@@ -134,17 +134,17 @@ class PartitionLayer:
         return np.flatnonzero(mask)
 
     def title(self, t: int, member: int | None = None) -> str:
-        """Dataset, algorithm (and member), time, step and number of clusters."""
+        """Dataset, algorithm (and member), time and number of clusters (the position once: its time)."""
         step = self.result[t]
         name = f"{escape(self.dataset.name)}: " if self.dataset.name else ""
         algorithm = escape(self.result.algorithm)
         time = escape(step.time)
         if member is None or int(member) == step.knee:
-            return f"{name}{algorithm} partition at time {time} (step {step.t}, {step.n_clusters} clusters)"
+            return f"{name}{algorithm} partition at time {time} ({step.n_clusters} clusters)"
         partition = self.partition(t, member)
         return (
             f"{name}{algorithm} member {int(member)} at time {time} "
-            f"(step {step.t}, {partition.n_clusters} clusters; knee is member {step.knee})"
+            f"({partition.n_clusters} clusters; knee is member {step.knee})"
         )
 
     def id_texts(self, t: int) -> np.ndarray:

@@ -1,18 +1,25 @@
-"""Shared frame of the figure views: one persistent figure, controls, static copy."""
+"""Shared frame of the figure views: one persistent figure, controls, static copy, the state followed."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import ipywidgets as W
 import plotly.graph_objects as go
 
 from .. import figures
+from ..data import TemporalDataset
 from ..figures import Parts
+from ..result import ClusteringResult
 from ._figure_widget import SyncedFigureWidget, apply_values, replace_content
+from ._messages import explain
+from ._state import AppState
 
-__all__ = ["FigureView", "CachedStepView", "Parts", "placeholder_parts"]
+__all__ = ["FigureView", "CachedStepView", "Parts", "placeholder_parts", "STATE_TRAITS"]
+
+STATE_TRAITS = ("dataset", "runs", "run", "revision", "n_done", "step", "member")
+"""The :class:`AppState` traits a view draws from."""
 
 
 def placeholder_parts(text: str, title: str = "") -> Parts:
@@ -94,6 +101,108 @@ class FigureView(W.VBox):
         """A plain Plotly figure of what the view shows (no kernel needed)."""
         raise NotImplementedError
 
+    # -- following an AppState ---------------------------------------------------------------
+    state: AppState | None = None
+    run_name: str | None = None
+    _when: Callable[[TemporalDataset], bool] | None = None
+    _drawn: tuple[tuple[Any, ...], Any] | None = None
+
+    def follow(self, state: AppState, *, run: str | None = None,
+               when: Callable[[TemporalDataset], bool] | None = None,
+               drawn: bool = False) -> FigureView:
+        """Draw ``state`` from now on: its dataset, run, step and member, and nothing else.
+
+        The view observes the state and redraws only what changed: another
+        dataset or run is loaded, a grown run is taken in, another step or
+        member is shown.  An error while drawing goes to the state's status
+        line.
+
+        Parameters
+        ----------
+        state : AppState
+        run : str, optional
+            Always show this run (Compare's one view per algorithm);
+            default the state's selected run, and its member.
+        when : callable, optional
+            Draw only datasets for which ``when(dataset)`` is true (the
+            video view and the scatter view share a place in the page).
+        drawn : bool, default=False
+            The view was just made from the state's dataset, run and step:
+            it is not drawn a second time.
+
+        Returns
+        -------
+        FigureView
+            This view.
+        """
+        self.unfollow()
+        self.state, self.run_name, self._when, self._drawn = state, run, when, None
+        if drawn:
+            self._drawn = (self._state_content(), self._state_size())
+        state.observe(self._state_changed, names=list(STATE_TRAITS))
+        self._state_changed()
+        return self
+
+    def unfollow(self) -> None:
+        """Stop drawing the state (the figure keeps what it shows)."""
+        if self.state is not None:
+            self.state.unobserve(self._state_changed, names=list(STATE_TRAITS))
+            self.state = None
+
+    def state_run(self) -> ClusteringResult | None:
+        """The run of the state this view shows (None: the dataset)."""
+        state = self.state
+        name = state.run if self.run_name is None else self.run_name
+        return state.runs.get(name) if name is not None else None
+
+    def state_member(self) -> int | None:
+        """The front member to show instead of the knee (only of the state's selected run)."""
+        return self.state.member if self.run_name is None else None
+
+    def _state_changed(self, change: dict[str, Any] | None = None) -> None:
+        state = self.state
+        if state is None or state.dataset is None or (self._when is not None
+                                                       and not self._when(state.dataset)):
+            return  # unfollowed since the change began, or another view's data
+        try:
+            with state.lock:
+                content, size = self._state_content(), self._state_size()
+                drawn = self._drawn
+                if drawn is None or len(drawn[0]) != len(content) or any(
+                        a is not b for a, b in zip(drawn[0], content)):
+                    self._draw_content()
+                elif drawn[1] != size:
+                    self._draw_growth()
+                self._draw_step()
+                self._drawn = (content, size)
+        except Exception as exc:  # noqa: BLE001 - shown in the status line, logged
+            self._drawn = None  # redo it all at the next change
+            state.status = explain(exc, f"drawing the {type(self).__name__}")
+
+    # what the view draws, for _state_changed; a view of one run draws that run
+    def _state_content(self) -> tuple[Any, ...]:
+        return (self.state.dataset, self.state_run())
+
+    def _state_size(self) -> Any:
+        result = self.state_run()
+        return len(result) if result is not None else 0
+
+    def _draw_content(self) -> None:
+        """Load the state's dataset and run, at its step."""
+        raise NotImplementedError
+
+    def _draw_step(self) -> None:
+        """Show the state's step (and member), if not shown."""
+        raise NotImplementedError
+
+    def _draw_growth(self) -> None:
+        """Take in the steps a live run added (then :meth:`_draw_step` runs)."""
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Take in the steps a live run added."""
+        raise NotImplementedError
+
 
 _Payload = tuple[dict[str, list[Any]], str]
 
@@ -173,6 +282,18 @@ class CachedStepView(FigureView):
         """Replace the trace layout (new data, run or axes): values are sent afresh."""
         self._show(parts)
         self._shown_values = None
+
+    def _draw_content(self) -> None:
+        self.load(self.state.dataset, self.state_run(), step=self.state.step)
+
+    def _draw_step(self) -> None:
+        step, member = self.state.step, self.state_member()
+        if (self._requested, self._member) != (step, member):
+            self.show_step(step, member)
+
+    def load(self, dataset: TemporalDataset, result: ClusteringResult | None = None, *,
+             step: int = 0) -> None:
+        raise NotImplementedError
 
     def precompute(self, steps: Sequence[int] | None = None) -> None:
         """Compute and cache the values of ``steps`` (default: as many as the cache holds)."""

@@ -233,18 +233,19 @@ class Runner:
     """Fits a queue of estimators on one dataset, one after another, in one daemon thread.
 
     Each fit is a :class:`FitJob`.  Its run enters ``state.runs`` at its
-    first finished step (the result object then grows in place) and every
-    further step calls :meth:`AppState.grow`; all state changes happen
-    under :attr:`lock`, which the apps also hold while they handle the
-    user's actions.  A fit whose dataset is no longer the state's (the user
-    switched the data during the run) is stopped and left out of the state,
+    first finished step (the result object then grows in place); further
+    steps call :meth:`AppState.grow` at the rate :attr:`pace` allows, and
+    the end of the fit always does, so that the views that redraw a grown
+    run spend a bounded share of the run time.  All state changes happen
+    under the state's lock.  Loading other data stops the fit going on; a
+    fit whose dataset is no longer the state's is left out of the state,
     and its end does not touch the status line.
 
     Parameters
     ----------
     state : AppState
     lock : threading.RLock, optional
-        Shared with the app; default a new one.
+        Default (and best): the state's lock.
     select : bool, default=True
         Show each new run as it starts (the Explorer); Compare shows all
         its runs at once and passes False.
@@ -258,12 +259,17 @@ class Runner:
         The fits of the current or last :meth:`start`.
     job : FitJob or None
         The fit going on, or the last one.
+    pace : RateLimit
+        How often a growing run is shown (redrawing takes at most a tenth
+        of the time: what a time line of every step so far costs grows with
+        the run, so it is redrawn ever more rarely).
     """
 
     def __init__(self, state: AppState, lock: threading.RLock | None = None, *,
                  select: bool = True, numbered: bool = True) -> None:
         self.state = state
-        self.lock = lock if lock is not None else threading.RLock()
+        self.lock = lock if lock is not None else state.lock
+        self.pace = RateLimit(min_interval=0.25, share=0.1)
         self.select = select
         self.numbered = numbered
         self.jobs: list[FitJob] = []
@@ -275,6 +281,7 @@ class Runner:
         self._step_listeners: list[Callable[[FitJob, StepResult], None]] = []
         self._finish_listeners: list[JobListener] = []
         self._done_listeners: list[Callable[[Runner], None]] = []
+        state.observe(self._on_dataset, names="dataset")
 
     # -- listeners ------------------------------------------------------------------------------
     def on_start(self, listener: JobListener) -> None:
@@ -356,6 +363,10 @@ class Runner:
         """Whether ``job`` was fitted on the dataset the state shows now."""
         return job.dataset is self.state.dataset
 
+    def _on_dataset(self, change: dict[str, Any]) -> None:
+        if self.state.running:
+            self.stop()  # the fit belongs to the data shown before
+
     # -- worker -----------------------------------------------------------------------------------
     def _run_all(self) -> None:
         try:
@@ -363,6 +374,7 @@ class Runner:
                 if self._stop.is_set() or not self.current(job):
                     break
                 self.job = job
+                self.pace.reset()
                 for listener in self._start_listeners:
                     listener(job)
                 job.run()
@@ -396,8 +408,9 @@ class Runner:
                 return
             known = id(job) in self.names
             name = self._record(job)
-            if name is not None and known:
-                self.state.grow(name)
+            if name is not None and known and self.pace.ready():
+                with self.pace.track():  # the views redraw inside: their cost sets the pace
+                    self.state.grow(name)
             for listener in self._step_listeners:
                 listener(job, step)
 
@@ -410,7 +423,7 @@ class Runner:
                     known = id(job) in self.names
                     name = self._record(job)  # algorithms without live steps arrive now
                     if name is not None and known:
-                        self.state.grow(name)
+                        self.state.grow(name)  # the whole run shown
                 for listener in self._finish_listeners:
                     listener(job)
             except Exception as exc:  # noqa: BLE001 - shown in the UI, logged

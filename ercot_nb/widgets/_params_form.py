@@ -21,7 +21,9 @@ from ..params import Param
 __all__ = ["ParamsForm", "tooltip"]
 
 _LABEL_STYLE = {"description_width": "150px"}  # "evaluations per step" fits
-_WIDTH = "245px"
+# a grid column: an input (width auto) fills it, its 2 px margins included; columns narrow
+# where the form has less room (inside the "more parameters" section) instead of spilling over
+_COLUMN = "minmax(0, 249px)"
 
 
 def tooltip(param: Param) -> str:
@@ -37,7 +39,7 @@ class _Field:
         self.param, self.owner = param, owner
         label = param.label + (f" ({param.unit})" if param.unit else "")
         common: dict[str, Any] = dict(description=label, tooltip=tooltip(param),
-                                      style=_LABEL_STYLE, layout=W.Layout(width=_WIDTH))
+                                      style=_LABEL_STYLE, layout=W.Layout(width="auto"))
         kind = param.kind
         self.text = False  # a free-text entry parsed with Param.parse
         if kind == "choice":
@@ -117,7 +119,7 @@ class ParamsForm(W.VBox):
         names = [param.name for param in self.params]
         top = [name for name in names if primary is None or name in primary]
         rest = [name for name in names if name not in top]
-        grid = dict(grid_template_columns=f"repeat(2, {_WIDTH})", grid_gap="2px 8px")
+        grid = dict(grid_template_columns=f"repeat(2, {_COLUMN})", grid_gap="2px 8px")
         children: list[W.Widget] = [
             W.GridBox([self.fields[name].widget for name in top], layout=W.Layout(**grid))
         ]

@@ -7,14 +7,18 @@ runner adds runs and reports finished steps, the scrubber sets the step, a
 click on the Pareto front sets the member) and views only render it: they
 observe its traits and never keep a second copy of what is selected.
 
-During a live run the state changes once per finished step, and that change
-is O(1): the run's result object grows in place (it is the estimator's own
-``result_``) and only the :attr:`AppState.n_done` counter of the selected run
-moves.  What a view does with that notification is the view's business
-(the apps redraw time lines at a bounded rate, see :mod:`.explorer`).
+During a live run the run's result object grows in place (it is the
+estimator's own ``result_``); the runner tells the state at a bounded rate
+(:class:`~ercot_nb.widgets._job.RateLimit`) with :meth:`AppState.grow`, an
+O(1) change (a counter), so that what the views redraw for a live run is a
+bounded share of the run time.  Every change goes through the methods of
+:class:`AppState`, under its :attr:`~AppState.lock`: the runner's thread and
+the user's actions never interleave.
 """
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +27,7 @@ import traitlets
 from ..data import TemporalDataset
 from ..result import ClusteringResult
 
-__all__ = ["AppState", "Status", "LEVELS"]
+__all__ = ["AppState", "Status", "LEVELS", "DatasetCheck"]
 
 LEVELS = ("", "info", "success", "warning", "error")
 """Status levels; ``""`` is no message."""
@@ -56,6 +60,10 @@ class Status:
             raise ValueError(f"status level must be one of {LEVELS}, got {self.level!r}")
 
 
+DatasetCheck = Callable[[TemporalDataset, str], "Status | None"]
+"""``check(dataset, name)``: why a view cannot show ``dataset`` (a status), or None."""
+
+
 class AppState(traitlets.HasTraits):
     """What an app shows, as observable traits.
 
@@ -75,8 +83,11 @@ class AppState(traitlets.HasTraits):
     run : str or None
         The run shown; None shows the dataset (ground truth preview).
     n_done : int
-        Steps of the selected run available so far (grows during a live
-        run; the number of dataset steps when no run is selected).
+        Steps of the selected run shown so far (grows during a live run, at
+        the rate the runner allows; the number of dataset steps when no run
+        is selected).
+    revision : int
+        Counts the growths of any run (Compare shows several runs at once).
     step : int
         The step shown by every view (0-based).
     member : int or None
@@ -86,6 +97,12 @@ class AppState(traitlets.HasTraits):
         Whether a run is going on.
     status : Status
         The status line: the answer to the user's last action.
+    lock : threading.RLock
+        Held by every change (the runner's thread changes the state too).
+    checks : list of DatasetCheck
+        Asked by :meth:`set_dataset` before anything changes: the views
+        register what they cannot show, so refused data leaves every view
+        as it was.
     """
 
     dataset = traitlets.Instance(TemporalDataset, allow_none=True)
@@ -94,6 +111,7 @@ class AppState(traitlets.HasTraits):
     runs = traitlets.Dict()
     run = traitlets.Unicode(None, allow_none=True)
     n_done = traitlets.Int(0)
+    revision = traitlets.Int(0)
     step = traitlets.Int(0)
     member = traitlets.Int(None, allow_none=True)
     running = traitlets.Bool(False)
@@ -102,6 +120,8 @@ class AppState(traitlets.HasTraits):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._count = 0
+        self.lock = threading.RLock()
+        self.checks: list[DatasetCheck] = []
 
     # -- queries ------------------------------------------------------------------------------
     @property
@@ -116,21 +136,36 @@ class AppState(traitlets.HasTraits):
 
     # -- changes -------------------------------------------------------------------------------
     def set_dataset(self, dataset: TemporalDataset, name: str = "",
-                    params: dict[str, Any] | None = None) -> None:
+                    params: dict[str, Any] | None = None) -> bool:
         """Show a new dataset: its runs are dropped, the step goes back to 0.
 
-        The traits change in one ``hold_trait_notifications`` block, so an
+        The :attr:`checks` are asked first: data a view cannot show is
+        refused (the status line says why, nothing else changes).  The
+        traits change in one ``hold_trait_notifications`` block, so an
         observer never sees the new dataset with the old runs.
+
+        Returns
+        -------
+        bool
+            Whether the dataset is now shown.
         """
-        with self.hold_trait_notifications():
-            self.member = None
-            self.run = None
-            self.runs = {}
-            self.step = 0
-            self.n_done = len(dataset)
-            self.dataset_name = name or (dataset.name or "")
-            self.dataset_params = dict(params or {})
-            self.dataset = dataset
+        name = name or (dataset.name or "")
+        with self.lock:
+            for check in self.checks:
+                refusal = check(dataset, name)
+                if refusal is not None:
+                    self.status = refusal
+                    return False
+            with self.hold_trait_notifications():
+                self.member = None
+                self.run = None
+                self.runs = {}
+                self.step = 0
+                self.n_done = len(dataset)
+                self.dataset_name = name
+                self.dataset_params = dict(params or {})
+                self.dataset = dataset
+        return True
 
     def add_run(self, algorithm: str, result: ClusteringResult, *, select: bool = True,
                 name: str | None = None) -> str:
@@ -156,16 +191,21 @@ class AppState(traitlets.HasTraits):
         if name is None:
             self._count += 1
             name = f"{algorithm} #{self._count}"
-        runs = dict(self.runs)
-        runs[name] = result
-        with self.hold_trait_notifications():
-            self.runs = runs
-            if select:
-                self.select_run(name, step=self.step)
+        with self.lock:
+            runs = dict(self.runs)
+            runs[name] = result
+            with self.hold_trait_notifications():
+                self.runs = runs
+                if select:
+                    self.select_run(name, step=self.step)
         return name
 
     def select_run(self, name: str | None, *, step: int | None = None) -> None:
         """Show run ``name`` (None: the dataset) at ``step`` (default: the current one, clamped)."""
+        with self.lock:
+            self._select_run(name, step)
+
+    def _select_run(self, name: str | None, step: int | None) -> None:
         if name is not None and name not in self.runs:
             raise KeyError(f"no run called {name!r}; runs: {', '.join(self.runs) or 'none'}")
         result = self.runs[name] if name is not None else None
@@ -178,24 +218,36 @@ class AppState(traitlets.HasTraits):
             self.step = min(max(target, 0), max(n - 1, 0))
 
     def grow(self, name: str) -> None:
-        """Run ``name`` has a new finished step (O(1): only the counter moves).
+        """Show the steps run ``name`` added since the last call (O(1): counters move).
 
-        The step does not move here: an app decides at which rate its
-        views follow a live run (see :class:`~ercot_nb.widgets._job.RateLimit`).
+        When the selected run grows while its newest step is shown, the
+        step follows to the new newest one.  The runner calls this at a
+        bounded rate (see :class:`~ercot_nb.widgets._job.Runner`).
         """
-        if name == self.run:
-            self.n_done = len(self.runs[name])
+        with self.lock, self.hold_trait_notifications():
+            if name == self.run:
+                following = self.step >= self.n_done - 1
+                self.n_done = len(self.runs[name])
+                if following and self.step != self.n_done - 1:
+                    self.member = None
+                    self.step = self.n_done - 1
+            self.revision += 1
 
     def set_step(self, step: int) -> None:
         """Show ``step`` (clamped to the steps available); the member choice is dropped."""
-        step = min(max(int(step), 0), max(self.n_done - 1, 0))
-        if step != self.step:
-            with self.hold_trait_notifications():
-                self.member = None
-                self.step = step
+        with self.lock:
+            step = min(max(int(step), 0), max(self.n_done - 1, 0))
+            if step != self.step:
+                with self.hold_trait_notifications():
+                    self.member = None
+                    self.step = step
 
     def select_member(self, member: int | None) -> None:
         """Show population ``member`` at the current step (None or the knee: the knee)."""
+        with self.lock:
+            self._select_member(member)
+
+    def _select_member(self, member: int | None) -> None:
         result = self.result
         if member is not None:
             if result is None or not len(result):
@@ -210,4 +262,5 @@ class AppState(traitlets.HasTraits):
 
     def say(self, level: str, text: str, details: str = "", action: str = "") -> None:
         """Set the status line."""
-        self.status = Status(level, text, details, action)
+        with self.lock:
+            self.status = Status(level, text, details, action)

@@ -89,6 +89,13 @@ class AlphaView(FigureView):
             shapes={CURRENT_STEP: {"x0": time, "x1": time}},
         )
 
+    def _draw_content(self) -> None:
+        self.load(self.state_run(), step=self.state.step)
+
+    def _draw_step(self) -> None:
+        if self.state.step != self._step:
+            self.show_step(self.state.step)
+
     def static(self) -> go.Figure:
         """:func:`ercot_nb.figures.alpha_figure` of what is shown."""
         if not self._has_run():

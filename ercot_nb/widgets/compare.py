@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import html
-import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -11,15 +10,16 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .. import algorithms, figures
+from .. import algorithms
 from ..data import TemporalDataset
 from ..metrics import mean_scores
-from ..result import ClusteringResult, StepResult
-from ._job import FitJob, RateLimit, Runner
+from ..result import ClusteringResult
+from ._job import Runner
 from ._messages import MessageArea
 from ._params_form import ParamsForm
 from ._state import AppState
 from .dataset_picker import DatasetPicker
+from .partition_slot import PartitionSlot
 from .partition_view import PartitionView
 from .run_panel import algorithm_form, make_algorithm
 from .scores_view import ScoresView
@@ -65,9 +65,10 @@ class Compare(W.VBox):
 
     Built like :class:`~ercot_nb.widgets.Explorer`: one
     :class:`~ercot_nb.widgets._state.AppState` (dataset, runs by algorithm,
-    step, status) that the controls change and the views render, and the
-    same :class:`~ercot_nb.widgets._job.Runner`, here with one fit per
-    selected algorithm.
+    step, status) that the controls change and the views follow (each
+    partition view follows the run of its algorithm), and the same
+    :class:`~ercot_nb.widgets._job.Runner`, here with one fit per selected
+    algorithm.
 
     Parameters
     ----------
@@ -104,15 +105,17 @@ class Compare(W.VBox):
         chosen = [self._canonical(name, registry) for name in algorithms]
         if not chosen or len(chosen) > MAX_ALGORITHMS:
             raise ValueError(f"choose 1 to {MAX_ALGORITHMS} algorithms, got {len(chosen)}")
-        self.state = AppState()
-        self.lock = threading.RLock()
-        self.runner = Runner(self.state, self.lock, select=False, numbered=False)
-        self.message = MessageArea(self.state)
-        self.picker = DatasetPicker(dataset, seed=data_seed, params=data_params, state=self.state)
+        state = self.state = AppState()
+        self.lock = state.lock
+        self.runner = Runner(state, select=False, numbered=False)
+        self.message = MessageArea(state)
+        self._slots: dict[str, PartitionSlot] = {}
+        self._titled_boxes: dict[str, W.VBox] = {}
+        self.scores = ScoresView(None, width=620).follow(state)
+        self.picker = DatasetPicker(dataset, seed=data_seed, params=data_params, state=state)
         self._forms: dict[str, ParamsForm] = {}
         for name, values in (params or {}).items():
             self._form(self._canonical(name, registry)).set_values(values)
-        self._live = RateLimit(min_interval=0.25, share=0.2)
 
         self.choice = W.SelectMultiple(options=registry, value=tuple(chosen), rows=min(len(registry), 5),
                                        description="algorithms", style={"description_width": "80px"},
@@ -122,16 +125,11 @@ class Compare(W.VBox):
         self.stop_button = W.Button(description="Stop", icon="stop", button_style="danger", disabled=True)
         self.progress = W.IntProgress(value=0, min=0, max=1, description="steps",
                                       style={"description_width": "50px"})
-        self.scrubber = TimeScrubber(self.dataset.times)
-        self.partitions: dict[str, PartitionView | VideoView] = {}
-        self._titled_boxes: dict[str, W.VBox] = {}
+        self.scrubber = TimeScrubber().follow(state)
         self.views_box = W.HBox(layout=W.Layout(flex_flow="row wrap"))
-        self.scores = ScoresView(self.dataset, {}, width=620)
         self.table = W.HTML()
-        self._shown_dataset = self.dataset
-        self._loaded: dict[str, ClusteringResult | None] = {}  # the run each view shows
         self._sync_selection()
-        self._refresh_summary()
+        self._show_runs()
 
         controls = W.VBox([
             W.HBox([self.choice, W.HTML("<small>ctrl/shift-click to pick several</small>")]),
@@ -152,17 +150,11 @@ class Compare(W.VBox):
         ]
         self.choice.observe(self.message.guarded("changing the algorithms")(lambda _: self._sync_selection()),
                             names="value")
-        self.scrubber.observe_step(self.message.guarded("showing the step")(self._on_slider))
         self.run_button.on_click(self.message.guarded("starting the runs")(lambda _: self.run()))
         self.stop_button.on_click(lambda _: self.stop())
-        guarded = self.message.guarded("showing the runs")
-        self.state.observe(guarded(self._on_dataset), names="dataset")
-        self.state.observe(guarded(self._on_runs), names="runs")
-        self.state.observe(guarded(self._on_step), names="step")
-        self.state.observe(self._on_running, names="running")
-        self.runner.on_start(self._started)
-        self.runner.on_step(self._step_done)
-        self.runner.on_finish(self._finished)
+        state.observe(self.message.guarded("showing the runs")(self._show_runs),
+                      names=["dataset", "runs", "revision"])
+        state.observe(self._on_running, names="running")
         self.runner.on_done(self._done)
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -204,24 +196,23 @@ class Compare(W.VBox):
                               action="choose algorithms")
             names = names[:MAX_ALGORITHMS]
         for name in names:
-            if name not in self.partitions:
-                self.partitions[name] = self._new_view(name)
+            if name not in self._slots:
+                self._slots[name] = PartitionSlot(
+                    self.state, run=name, partition_options=dict(width=560, height=480),
+                    video_options=dict(truth=False, panel_width=280))
         self.views_box.children = [self._titled(name) for name in names]
         self.param_tabs.children = [self._form(name) for name in names]
         self.param_tabs.titles = tuple(names)
 
-    def _new_view(self, name: str) -> PartitionView | VideoView:
-        """A video's frames and segmentations, or a scatter partition for other data."""
-        data, result, step = self.dataset, self.runs.get(name), self.state.step
-        self._loaded[name] = result
-        if figures.is_video(data):
-            return VideoView(data, result, step=step, truth=False, panel_width=280)
-        return PartitionView(data, result, step=step, width=560, height=480)
+    @property
+    def partitions(self) -> dict[str, PartitionView | VideoView]:
+        """The partition view of each algorithm shown so far (a video view for a video)."""
+        return {name: slot.view for name, slot in self._slots.items()}
 
     def _titled(self, name: str) -> W.Widget:
         if name not in self._titled_boxes:
             self._titled_boxes[name] = W.VBox(
-                [W.HTML(f"<b>{html.escape(name)}</b>"), self.partitions[name]], layout=W.Layout(**_PANEL)
+                [W.HTML(f"<b>{html.escape(name)}</b>"), self._slots[name]], layout=W.Layout(**_PANEL)
             )
         return self._titled_boxes[name]
 
@@ -270,31 +261,7 @@ class Compare(W.VBox):
             self.scores.static()
         ]
 
-    # -- runner callbacks (worker thread, under the lock) ------------------------------------------
-    def _started(self, job: FitJob) -> None:
-        self._live.reset()
-
-    def _step_done(self, job: FitJob, step: StepResult) -> None:
-        if self._live.ready():  # redraws that grow with the run, at a bounded rate
-            with self._live.track():
-                self._show_progress()
-                view = self.partitions.get(job.name)
-                if view is not None and job.name in self.runs:
-                    view.refresh()
-                self.scores.load(self.dataset, self.runs, step=self.state.step)
-
-    def _finished(self, job: FitJob) -> None:
-        view = self.partitions.get(job.name)
-        if view is not None and job.name in self.runs:
-            if self._loaded.get(job.name) is not self.runs[job.name]:
-                view.load(self.dataset, self.runs[job.name], step=self.state.step)
-                self._loaded[job.name] = self.runs[job.name]
-            else:
-                view.refresh()
-        self._show_progress()
-        self.scores.load(self.dataset, self.runs, step=self.state.step)
-        self._refresh_summary()
-
+    # -- state -> progress and summary (worker thread, under the lock) ---------------------------------
     def _done(self, runner: Runner) -> None:
         self._show_progress()
         if not runner.current(runner.jobs[0]) if runner.jobs else True:
@@ -312,7 +279,10 @@ class Compare(W.VBox):
     def _show_progress(self) -> None:
         self.progress.value = sum(job.n_done for job in self.runner.jobs)
 
-    def _refresh_summary(self) -> None:
+    def _show_runs(self, change: dict[str, Any] | None = None) -> None:
+        """The progress and the summary table of the runs shown (at the pace of the views)."""
+        if self.state.running:
+            self._show_progress()
         table = summary_frame(self.dataset, self.runs)
         # algorithm names come from the registry (plugins): escaped by to_html
         self.table.value = (
@@ -325,52 +295,6 @@ class Compare(W.VBox):
         self.run_button.disabled = running
         self.stop_button.disabled = not running
         self.choice.disabled = running
-
-    # -- state -> views -----------------------------------------------------------------------------
-    def _on_dataset(self, change: dict[str, Any]) -> None:
-        with self.lock:
-            if self.state.running:
-                self.runner.stop()  # its steps belong to the old data
-            data = self.dataset
-            self.scrubber.set_steps(data.times, value=0)
-            if any(isinstance(view, VideoView) != figures.is_video(data)
-                   for view in self.partitions.values()):
-                # video <-> scatter: new views of the right kind, made on the new data
-                self.partitions.clear()
-                self._titled_boxes.clear()
-                self._sync_selection()
-            else:
-                for view in self.partitions.values():
-                    view.load(data, None)
-            self._loaded = {}
-            self._shown_dataset = data
-            self.scores.load(data, {})
-            self._refresh_summary()
-
-    def _on_runs(self, change: dict[str, Any]) -> None:
-        with self.lock:
-            if self.dataset is not self._shown_dataset:
-                return  # _on_dataset redraws everything
-            for name, view in self.partitions.items():
-                result = self.runs.get(name)
-                if self._loaded.get(name) is not result:
-                    view.load(self.dataset, result, step=self.state.step)
-                    self._loaded[name] = result
-            self.scores.load(self.dataset, self.runs, step=self.state.step)
-            self._refresh_summary()
-
-    def _on_slider(self, step: int) -> None:
-        with self.lock:
-            self.state.set_step(step)
-
-    def _on_step(self, change: dict[str, Any]) -> None:
-        with self.lock:
-            step = self.state.step
-            if self.scrubber.value != step:
-                self.scrubber.value = step
-            for name in self.selected[:MAX_ALGORITHMS]:
-                self.partitions[name].show_step(step)
-            self.scores.show_step(step)
 
 
 def _registry() -> list[str]:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import html
-import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -10,15 +9,15 @@ from typing import Any
 import ipywidgets as W
 import plotly.graph_objects as go
 
-from .. import figures
 from ..data import TemporalDataset
 from ..result import ClusteringResult
-from ._job import FitJob, RateLimit, Runner
-from ._messages import MessageArea
+from ._job import FitJob, Runner
+from ._messages import MessageArea, explain
 from ._state import AppState
 from .alpha_view import AlphaView
 from .dataset_picker import DatasetPicker
 from .pareto_view import ParetoView
+from .partition_slot import PartitionSlot
 from .partition_view import PartitionView
 from .run_panel import RunPanel
 from .sankey_view import SankeyView
@@ -44,11 +43,49 @@ def _panel(title: str, body: W.Widget, width: str | None = None) -> W.VBox:
                   layout=W.Layout(width=width, **_PANEL))
 
 
+class RunChoice(W.Dropdown):
+    """"show run": the state's runs, the selected one chosen; choosing one shows it."""
+
+    def __init__(self, state: AppState) -> None:
+        super().__init__(options=["(ground truth)"], description="show run",
+                         style={"description_width": "70px"}, layout=W.Layout(width="260px"))
+        self.state = state
+        self._setting = False
+        state.observe(self._state_changed, names=["runs", "run"])
+        self.observe(self._chosen, names="value")
+        self._state_changed()
+
+    def _state_changed(self, change: dict[str, Any] | None = None) -> None:
+        options = list(self.state.runs) or ["(ground truth)"]
+        value = self.state.run if self.state.run is not None else options[0]
+        self._setting = True
+        try:
+            if list(self.options) != options:
+                self.options = options
+            if self.value != value:
+                self.value = value
+        finally:
+            self._setting = False
+
+    def _chosen(self, change: dict[str, Any]) -> None:
+        name, state = change["new"], self.state
+        if self._setting or name not in state.runs or name == state.run:
+            return
+        try:
+            with state.lock:
+                state.select_run(name)
+                state.say("info", f"Showing {name}.", action="switch run")
+        except Exception as exc:  # noqa: BLE001 - shown in the status line, logged
+            state.status = explain(exc, "switching the run")
+
+
 class Explorer(W.VBox):
     """The whole app: dataset picker, run panel, time scrubber and linked views.
 
     Everything shown is one :class:`~ercot_nb.widgets._state.AppState`
-    (:attr:`state`): the controls change it and the views only render it.
+    (:attr:`state`): the controls change it and every view follows it
+    (:meth:`~ercot_nb.widgets._base.FigureView.follow`); the Explorer only
+    builds the state and lays the views out.
     A run goes on in a background thread (the shared
     :class:`~ercot_nb.widgets._job.Runner`): views follow the finished steps
     at a rate that keeps redrawing to a small share of the run time, the
@@ -122,34 +159,24 @@ class Explorer(W.VBox):
         if unknown:
             raise ValueError(f"unknown view(s) {sorted(unknown)}; choose from {VIEWS}")
         super().__init__()
-        self.state = AppState()
-        self.lock = threading.RLock()
-        self.runner = Runner(self.state, self.lock)
-        self.message = MessageArea(self.state)
-        self.picker = DatasetPicker(dataset, seed=data_seed, params=data_params, state=self.state)
-        self.run_panel = RunPanel(algorithm, params, state=self.state, runner=self.runner,
+        state = self.state = AppState()
+        self.lock = state.lock
+        self.runner = Runner(state)
+        self.message = MessageArea(state)
+        # views first: they say which data they cannot show before the picker loads any
+        self._slot = PartitionSlot(state) if "partition" in views else None
+        self.pareto = ParetoView().follow(state) if "pareto" in views else None
+        self.alpha = AlphaView().follow(state) if "alpha" in views else None
+        self.scores = ScoresView(None).follow(state) if "scores" in views else None
+        self.sankey = SankeyView().follow(state) if "sankey" in views else None
+        self.picker = DatasetPicker(dataset, seed=data_seed, params=data_params, state=state)
+        self.run_panel = RunPanel(algorithm, params, state=state, runner=self.runner,
                                   precheck=lambda: self.picker.pending)
+        self.scrubber = TimeScrubber().follow(state)
+        self.run_choice = RunChoice(state)
         if result is not None:
-            self.state.add_run(result.algorithm, result)
-        self._live = RateLimit(min_interval=0.25, share=0.2)
-        self._shown: dict[str, Any] = {}
-
-        data, shown = self.state.dataset, self.state.result
-        self.scrubber = TimeScrubber(self._times(data, shown))
-        self.run_choice = W.Dropdown(options=["(ground truth)"], description="show run",
-                                     style={"description_width": "70px"},
-                                     layout=W.Layout(width="260px"))
-        self.partition: PartitionView | None = None
-        self.video: VideoView | None = None
-        # partition and video view stay in the page once shown (hidden when not in use):
-        # a plotly figure taken out of the page loses its front-end view, and one put
-        # back is drawn from stale state (issue: frozen partition after a video)
-        self._slot = W.HBox(layout=W.Layout(flex_flow="row wrap"))
-        self._with_partition = "partition" in views
-        self.pareto = ParetoView(shown) if "pareto" in views else None
-        self.alpha = AlphaView(shown) if "alpha" in views else None
-        self.scores = ScoresView(data, self.state.runs) if "scores" in views else None
-        self.sankey = SankeyView(shown) if "sankey" in views else None
+            state.add_run(result.algorithm, result)
+            self._precompute()
 
         header = W.HTML(
             "<h3 style='margin:4px 0'>ERCOT explorer</h3><small>Pick data, run an algorithm "
@@ -162,25 +189,11 @@ class Explorer(W.VBox):
                           layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
         timeline = W.HBox([self.scrubber, self.run_choice],
                           layout=W.Layout(flex_flow="row wrap", align_items="center"))
-        rows = [
-            [view for view in (self._slot if self._with_partition else None, self.pareto)
-             if view is not None],
-            [view for view in (self.alpha, self.scores) if view is not None],
-            [view for view in (self.sankey,) if view is not None],
-        ]
-        grid = [W.HBox(row, layout=W.Layout(flex_flow="row wrap")) for row in rows if row]
+        rows = [[self._slot, self.pareto], [self.alpha, self.scores], [self.sankey]]
+        grid = [W.HBox([view for view in row if view is not None],
+                       layout=W.Layout(flex_flow="row wrap"))
+                for row in rows if any(view is not None for view in row)]
         self.children = [header, controls, self.message, _panel("3 · Time", timeline), *grid]
-
-        self._render()
-        self.scrubber.observe_step(self.message.guarded("showing the step")(self._on_slider))
-        self.run_choice.observe(self.message.guarded("switching the run")(self._on_run_choice),
-                                names="value")
-        if self.pareto is not None:
-            self.pareto.on_select(self.message.guarded("showing the member")(self.state.select_member))
-        self.state.observe(self._on_state,
-                           names=["dataset", "runs", "run", "n_done", "step", "member", "running"])
-        self.runner.on_done(lambda runner: self._render(force=True))
-        self._precompute()
 
     # -- public state --------------------------------------------------------------------------
     @property
@@ -205,15 +218,22 @@ class Explorer(W.VBox):
 
     @step.setter
     def step(self, value: int) -> None:
-        with self.lock:
-            self.state.set_step(value)
+        self.state.set_step(value)
+
+    @property
+    def partition(self) -> PartitionView | None:
+        """The scatter view (made for the first dataset that is not a video)."""
+        return self._slot.partition if self._slot is not None else None
+
+    @property
+    def video(self) -> VideoView | None:
+        """The video view (made for the first video)."""
+        return self._slot.video if self._slot is not None else None
 
     @property
     def partition_view(self) -> PartitionView | VideoView | None:
         """The view of one step's partition shown: :attr:`video` for a video, else :attr:`partition`."""
-        if not self._with_partition or self.dataset is None:
-            return None
-        return self.video if figures.is_video(self.dataset) else self.partition
+        return self._slot.view if self._slot is not None else None
 
     @property
     def views(self) -> list[Any]:
@@ -247,13 +267,11 @@ class Explorer(W.VBox):
 
     def select_member(self, member: int | None) -> None:
         """Show the partition of population ``member`` at the current step (None: knee)."""
-        with self.lock:
-            self.state.select_member(member)
+        self.state.select_member(member)
 
     def select_run(self, name: str | None) -> None:
         """Show run ``name`` (None: the dataset) at the current step (like "show run")."""
-        with self.lock:
-            self.state.select_run(name)
+        self.state.select_run(name)
 
     def static(self) -> list[go.Figure]:
         """Plain Plotly figures of every view as shown (no kernel needed)."""
@@ -271,176 +289,8 @@ class Explorer(W.VBox):
             raise ValueError("no run to export yet: run an algorithm first")
         return self.result.to_html(path, self.dataset)
 
-    # -- rendering the state -------------------------------------------------------------------
-    @staticmethod
-    def _times(dataset: TemporalDataset | None, result: ClusteringResult | None) -> list[Any]:
-        if result is not None:
-            return list(result.times)
-        return list(dataset.times) if dataset is not None else []
-
-    def _snapshot(self) -> dict[str, Any]:
-        state = self.state
-        return {name: getattr(state, name) for name in
-                ("dataset", "dataset_name", "dataset_params", "runs", "run", "n_done", "step")}
-
-    def _on_state(self, change: dict[str, Any]) -> None:
-        state = self.state
-        if state.dataset is self._good["dataset"]:
-            with self.message.guard("showing the data"):
-                self._render()
-            return
-        # new data: the running fit belongs to the old data; data the views cannot show is refused
-        if state.running:
-            self.runner.stop()
-        try:
-            self._render()
-        except Exception as exc:  # noqa: BLE001 - shown to the user, previous data kept
-            name = state.dataset_name or "the data"
-            good = self._good
-            self._shown = {}  # some views may show the refused data: redo all
-            with state.hold_trait_notifications():
-                for key, value in good.items():
-                    setattr(state, key, value)
-                state.member = None
-            self.message.guard("showing the previous data")(self._render)()
-            self.message.show_error(exc, f"showing {name} (the data shown is still "
-                                         f"{good['dataset_name'] or 'the previous one'})")
-            return
-
-    def _render(self, *, force: bool = False) -> None:
-        """Make every view show the state; only what changed since the last call is redone.
-
-        ``force`` redraws a grown live run at once (the end of a run);
-        otherwise growth is drawn at the rate :attr:`_live` allows.
-        """
-        with self.lock:
-            state, shown = self.state, self._shown
-            data, result = state.dataset, state.result
-            if (shown.get("dataset") is not data or shown.get("run") != state.run
-                    or shown.get("result") is not result):
-                self._load(data, result)
-            if shown.get("runs") != list(state.runs):
-                self._show_runs()
-            if shown.get("n") != state.n_done and (force or self._live.ready()):
-                with self._live.track():
-                    self._grow()
-            if shown.get("step") != state.step or shown.get("member") != state.member:
-                self._show_step()
-            if force and not state.running:
-                self._precompute()
-            self._good = self._snapshot()  # the last state the views could show
-
-    def _load(self, data: TemporalDataset, result: ClusteringResult | None) -> None:
-        """Show ``result`` on ``data`` (None: the data) in every view, at the state's step."""
-        state = self.state
-        step = state.step
-        self.scrubber.set_steps(self._times(data, result)[: max(state.n_done, 1)], value=step)
-        for view in (self.pareto, self.alpha, self.sankey):
-            if view is not None:
-                view.load(result, step=step)
-        if self.scores is not None and self._shown.get("dataset") is not data:
-            self.scores.load(data, state.runs, step=step)
-        self._load_partition_slot(data, result, step)
-        self._shown.update(dataset=data, run=state.run, result=result, n=state.n_done,
-                           step=step, member=None)
-        self._show_runs()
-
-    def _show_runs(self) -> None:
-        state = self.state
-        options = list(state.runs) or ["(ground truth)"]
-        value = state.run if state.run is not None else options[0]
-        if list(self.run_choice.options) != options:
-            self._choosing = True
-            try:
-                self.run_choice.options = options
-            finally:
-                self._choosing = False
-        if self.run_choice.value != value:
-            self._choosing = True
-            try:
-                self.run_choice.value = value
-            finally:
-                self._choosing = False
-        if self.scores is not None and self._shown.get("runs") != list(state.runs):
-            self.scores.load(state.dataset, state.runs, step=state.step)
-        self._shown["runs"] = list(state.runs)
-
-    def _grow(self) -> None:
-        """Take in the steps a live run added since the last redraw."""
-        state, shown = self.state, self._shown
-        following = shown.get("step", 0) >= shown.get("n", 0) - 1
-        n = state.n_done
-        self.scrubber.set_steps(self._times(state.dataset, state.result)[:n],
-                                value=n - 1 if following else state.step)
-        for view in (self.partition_view, self.pareto, self.alpha, self.sankey, self.scores):
-            if view is not None:
-                view.refresh()
-        shown["n"] = n
-        if following:
-            state.set_step(n - 1)  # views then show the newest step
-
-    def _show_step(self) -> None:
-        state, shown = self.state, self._shown
-        step, member = state.step, state.member
-        if self.scrubber.value != step:
-            if step > self.scrubber.max:
-                self.scrubber.set_steps(self._times(state.dataset, state.result)[: state.n_done],
-                                        value=step)
-            else:
-                self.scrubber.value = step
-        if shown.get("step") != step:
-            for view in self.views:
-                view.show_step(step)
-        partition = self.partition_view
-        if partition is not None and (member is not None or shown.get("member") is not None
-                                      or partition.member is not None):
-            partition.show_step(step, member)
-        if self.pareto is not None and self.pareto.selected != member:
-            self.pareto.select(member)
-        shown.update(step=step, member=member)
-
     def _precompute(self) -> None:
-        """Fill the per-step caches of a finished run, so that scrubbing is cheap."""
-        if self.partition_view is not None:
-            self.partition_view.precompute()
-        if self.pareto is not None:
-            self.pareto.precompute()
-
-    def _load_partition_slot(self, data: TemporalDataset, result: ClusteringResult | None,
-                             step: int) -> None:
-        """Show ``data`` in the video view (a video) or the scatter view, creating each once."""
-        if not self._with_partition:
-            return
-        if figures.is_video(data):
-            if self.video is None:
-                self.video = VideoView(data, result, step=step)
-            else:
-                self.video.load(data, result, step=step)
-            view: W.Widget = self.video
-        else:
-            if self.partition is None:
-                self.partition = PartitionView(data, result, step=step)
-            else:
-                self.partition.load(data, result, step=step)
-            view = self.partition
-        children = [child for child in (self.partition, self.video) if child is not None]
-        if list(self._slot.children) != children:
-            self._slot.children = children
-        for child in children:
-            child.layout.display = None if child is view else "none"
-
-    # -- the user's actions --------------------------------------------------------------------
-    def _on_slider(self, step: int) -> None:
-        with self.lock:
-            self.state.set_step(step)
-            if self.scrubber.value != self.state.step:  # a step not computed yet: back
-                self.scrubber.value = self.state.step
-
-    def _on_run_choice(self, change: dict[str, Any]) -> None:
-        name = change["new"]
-        if getattr(self, "_choosing", False) or name not in self.state.runs:
-            return
-        with self.lock:
-            if name != self.state.run:
-                self.state.select_run(name)
-                self.state.say("info", f"Showing {name}.", action="switch run")
+        """Fill the per-step caches of a run given at the start, so that scrubbing is cheap."""
+        for view in (self.partition_view, self.pareto):
+            if view is not None:
+                view.precompute()

@@ -1,6 +1,7 @@
 """Pareto view: a step's final population, raw or accumulated; click to pick a member."""
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -8,7 +9,7 @@ import ipywidgets as W
 import plotly.graph_objects as go
 
 from .. import figures
-from ..figures.pareto import is_member_trace
+from ..figures.pareto import is_member_trace, step_k_max
 from ..result import ClusteringResult
 from ._base import FigureView, Parts, placeholder_parts
 from ._figure_widget import apply_values, trace_values
@@ -36,6 +37,9 @@ class ParetoView(FigureView):
     step : int, default=0
     accumulated : bool, default=True
         Show the accumulated objectives the knee was chosen on, or the raw.
+    cache_steps : int, default=128
+        Steps whose values are kept (a step costs the same at any length of
+        the run: the largest k is kept up to date as the run grows).
     width, height : int
         Figure size in pixels.
     """
@@ -46,10 +50,14 @@ class ParetoView(FigureView):
         *,
         step: int = 0,
         accumulated: bool = True,
+        cache_steps: int = 128,
         width: int = 560,
         height: int = 480,
     ) -> None:
         self.result = result
+        self.cache_steps = cache_steps
+        self._k_max, self._k_seen = 1, 0
+        self._take_in_steps()
         self._step = step
         self._selected: int | None = None
         self._handlers: list[Callable[[int | None], None]] = []
@@ -61,7 +69,8 @@ class ParetoView(FigureView):
         self.knee_button = W.Button(description="back to the knee", icon="star", disabled=True,
                                     layout=W.Layout(width="150px"))
         self.hint = W.HTML("<small>click a point to show its partition</small>")
-        self._cache: dict[tuple[int, bool, int | None], tuple[dict[str, list[Any]], dict[str, Any]]] = {}
+        self._cache: OrderedDict[tuple[int, bool, int | None],
+                                 tuple[dict[str, list[Any]], dict[str, Any]]] = OrderedDict()
         self._shown_values: dict[str, list[Any]] | None = None
         super().__init__(self._parts(), [self.objectives, self.knee_button, self.hint],
                          width=width, height=height)
@@ -89,7 +98,16 @@ class ParetoView(FigureView):
                                      "Pareto front")
         t = min(self._step, len(self.result) - 1)
         return figures.pareto_parts(self.result, t, accumulated=self.accumulated,
-                                    selected=self._selected, fixed=True)
+                                    selected=self._selected, fixed=True, k_max=self._k_max)
+
+    def _take_in_steps(self) -> bool:
+        """Update the largest k with the steps added since the last call; whether it grew."""
+        steps = self.result.steps if self.result is not None else []
+        if len(steps) < self._k_seen:  # another run
+            self._k_max, self._k_seen = 1, 0
+        k_max = max([self._k_max, *(step_k_max(step) for step in steps[self._k_seen:])])
+        grew, self._k_max, self._k_seen = k_max != self._k_max, k_max, len(steps)
+        return grew
 
     def _step_values(self) -> tuple[dict[str, list[Any]], dict[str, Any]]:
         """Per-trace and layout values of the current step, cached."""
@@ -101,6 +119,10 @@ class ParetoView(FigureView):
             cached = (trace_values(traces, _STEP_PATHS),
                       {"title.text": layout["title"]["text"], "annotations": layout["annotations"]})
             self._cache[key] = cached
+            while len(self._cache) > self.cache_steps:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(key)
         return cached
 
     def _redraw(self) -> None:
@@ -111,18 +133,21 @@ class ParetoView(FigureView):
         self._shown_values = values
 
     def precompute(self) -> None:
-        """Compute the content of every step (knee selected) ahead of scrubbing."""
+        """Compute the content of the first steps the cache holds (knee selected) ahead of scrubbing."""
         if self.result is None:
             return
-        step = self._step
-        for t in range(len(self.result)):
+        step, selected = self._step, self._selected
+        self._selected = None
+        for t in range(min(len(self.result), self.cache_steps)):
             self._step = t
             self._step_values()
-        self._step = step
+        self._step, self._selected = step, selected
 
     def load(self, result: ClusteringResult | None, *, step: int = 0) -> None:
         """Show another run (None: a placeholder) at ``step``, with the knee selected."""
         self.result = result
+        self._k_max, self._k_seen = 1, 0
+        self._take_in_steps()
         self._step, self._selected = step, None
         self._cache.clear()
         self.knee_button.disabled = True
@@ -131,11 +156,14 @@ class ParetoView(FigureView):
         self._connect_clicks()
 
     def refresh(self) -> None:
-        """Redraw after the result grew (live runs): the range of k may have changed."""
-        self._cache.clear()
-        self._show(self._parts())
-        self._shown_values = None
-        self._connect_clicks()
+        """Take in the steps a live run added: new traces only when a larger k appeared."""
+        if self._take_in_steps() or self._shown_values is None:
+            self._cache.clear()
+            self._show(self._parts())
+            self._shown_values = None
+            self._connect_clicks()
+        else:
+            self._redraw()
 
     def show_step(self, step: int) -> None:
         """Show ``step``'s population; a selection made at another step is dropped."""
@@ -148,17 +176,34 @@ class ParetoView(FigureView):
     def select(self, member: int | None) -> None:
         """Pick ``member`` of the current step (None or the knee: back to the knee).
 
-        Registered handlers (:meth:`on_select`) are called with the member,
-        or None for the knee.
+        A view that follows an :class:`~ercot_nb.widgets._state.AppState`
+        sets the state's member (and draws it from there).  Registered
+        handlers (:meth:`on_select`) are called with the member, or None for
+        the knee.
         """
         if member is not None and self.result is not None and len(self.result):
             knee = self.result[min(self._step, len(self.result) - 1)].knee
             member = None if int(member) == knee else int(member)
+        if self.state is not None:
+            self.state.select_member(member)
+        else:
+            self._show_member(member)
+        for handler in self._handlers:
+            handler(member)
+
+    def _show_member(self, member: int | None) -> None:
         self._selected = member
         self.knee_button.disabled = member is None
         self._redraw()
-        for handler in self._handlers:
-            handler(member)
+
+    def _draw_content(self) -> None:
+        self.load(self.state_run(), step=self.state.step)
+
+    def _draw_step(self) -> None:
+        if self.state.step != self._step:
+            self.show_step(self.state.step)
+        if self.state_member() != self._selected:
+            self._show_member(self.state_member())
 
     def on_select(self, handler: Callable[[int | None], None]) -> None:
         """Call ``handler(member)`` when a member is picked (None: the knee)."""

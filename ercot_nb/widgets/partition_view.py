@@ -74,14 +74,14 @@ class PartitionView(CachedStepView):
         self.webgl = webgl
         self.cache_steps = cache_steps
         self._configuring = False
-        self.axes = W.ToggleButtons(
-            options=list(_AXES_2D), description="axes", style={"description_width": "40px"},
-            tooltip="what the plot's axes show",
-        )
+        # the label beside the buttons, not their description: one row (a description sits above)
+        self.axes = W.ToggleButtons(options=list(_AXES_2D), tooltip="what the plot's axes show")
         self._chosen_axes = axes  # the user's choice, kept for other data with >= 3 features
         self._configure(dataset, result, axes)
         self._reset(step)
-        super().__init__(self._structure_parts(), [self.axes], width=width, height=height)
+        super().__init__(self._structure_parts(),
+                         [W.Label("axes", layout=W.Layout(margin="0 6px 0 2px")), self.axes],
+                         width=width, height=height)
         self.show_step(self._step)
         self.axes.observe(self._on_axes, names="value")
 

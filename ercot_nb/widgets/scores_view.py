@@ -20,8 +20,9 @@ class ScoresView(FigureView):
 
     Parameters
     ----------
-    dataset : TemporalDataset
-        Needs ground-truth labels for scores (otherwise the view says so).
+    dataset : TemporalDataset or None
+        Needs ground-truth labels for scores (otherwise the view says so);
+        None until a state it follows has data.
     runs : mapping of str to ClusteringResult, optional
         Name in the legend -> run; runs may be shorter than the dataset.
     step : int, default=0
@@ -32,7 +33,7 @@ class ScoresView(FigureView):
 
     def __init__(
         self,
-        dataset: TemporalDataset,
+        dataset: TemporalDataset | None,
         runs: Mapping[str, ClusteringResult] | None = None,
         *,
         step: int = 0,
@@ -55,7 +56,7 @@ class ScoresView(FigureView):
         return self._step
 
     def _parts(self) -> Parts:
-        if not self.dataset.has_labels:
+        if self.dataset is None or not self.dataset.has_labels:
             return placeholder_parts("This dataset has no ground-truth labels, so no RI/NMI.",
                                      "scores per step")
         runs = {name: run for name, run in self.runs.items() if len(run)}
@@ -81,6 +82,19 @@ class ScoresView(FigureView):
         if any(shape.name == CURRENT_STEP for shape in self.figure.layout.shapes):
             time = plain_times([self.dataset.times[min(step, len(self.dataset) - 1)]])[0]
             figures.update_by_name(self.figure, shapes={CURRENT_STEP: {"x0": time, "x1": time}})
+
+    def _state_content(self) -> tuple[object, ...]:
+        return (self.state.dataset, *self.state.runs.values())
+
+    def _state_size(self) -> tuple[int, ...]:
+        return tuple(len(run) for run in self.state.runs.values())
+
+    def _draw_content(self) -> None:
+        self.load(self.state.dataset, self.state.runs, step=self.state.step)
+
+    def _draw_step(self) -> None:
+        if self.state.step != self._step:
+            self.show_step(self.state.step)
 
     def static(self) -> go.Figure:
         """:func:`ercot_nb.figures.scores_figure` of what is shown."""

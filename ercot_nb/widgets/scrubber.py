@@ -7,7 +7,34 @@ from typing import Any
 
 import ipywidgets as W
 
-__all__ = ["TimeScrubber"]
+from ._state import AppState
+
+__all__ = ["TimeScrubber", "StepTimes"]
+
+
+class StepTimes(Sequence[Any]):
+    """The time labels of the first ``n`` steps of a run or dataset, read when asked (O(1) to make).
+
+    Parameters
+    ----------
+    steps : ClusteringResult or TemporalDataset
+        Anything whose items have a ``time``.
+    n : int
+        Steps reachable.
+    """
+
+    def __init__(self, steps: Any, n: int) -> None:
+        self.steps, self.n = steps, min(int(n), len(steps))
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(self.n)[index]]
+        if not -self.n <= index < self.n:
+            raise IndexError(f"step {index} is not among the {self.n} reachable steps")
+        return self.steps[index % self.n].time
 
 
 class TimeScrubber(W.HBox):
@@ -20,6 +47,10 @@ class TimeScrubber(W.HBox):
     ``jslink``: a kernel-side change of either (a test, a live run following
     the newest step) moves both, and a browser-side change reaches the
     kernel, so views update in both worlds.
+
+    Following an :class:`~ercot_nb.widgets._state.AppState` (:meth:`follow`),
+    it reaches the steps of the state's run (or dataset) shown so far and
+    moves the state's step; the state moves it back when it clamps.
 
     Parameters
     ----------
@@ -48,7 +79,9 @@ class TimeScrubber(W.HBox):
         # the last computed step, from inside an update would break a traitlets link)
         self.play.observe(self._play_moved, names="value")
         self.slider.observe(self._slider_moved, names="value")
-        self._times = list(times)
+        self._times: Sequence[Any] = list(times)
+        self.state: AppState | None = None
+        self._drawn: tuple[Any, int] | None = None
         super().__init__([self.play, self.slider, self.time_label],
                          layout=W.Layout(align_items="center"))
         self.slider.observe(self._show_time, names="value")
@@ -96,7 +129,7 @@ class TimeScrubber(W.HBox):
         keeps a range of two with the slider disabled (noUiSlider needs a
         non-empty range).
         """
-        self._times = list(times)
+        self._times = times if isinstance(times, StepTimes) else list(times)
         last = max(len(self._times) - 1, 0)
         target = min(max(self.value if value is None else int(value), 0), last)
         top = max(last, 1)
@@ -108,6 +141,39 @@ class TimeScrubber(W.HBox):
             self.slider.max = self.play.max = top
         self.slider.disabled = self.play.disabled = last == 0
         self._show_time()
+
+    def follow(self, state: AppState) -> TimeScrubber:
+        """Reach the steps of ``state``'s run or dataset shown so far and move its step.
+
+        Returns
+        -------
+        TimeScrubber
+            This scrubber.
+        """
+        self.state = state
+        state.observe(self._state_changed, names=["dataset", "runs", "run", "n_done", "step"])
+        self.observe_step(self._moved)
+        self._state_changed()
+        return self
+
+    def _state_changed(self, change: dict[str, Any] | None = None) -> None:
+        state = self.state
+        with state.lock:
+            steps = state.result if state.result is not None else state.dataset
+            if steps is None:
+                return
+            if self._drawn is None or self._drawn[0] is not steps or self._drawn[1] != state.n_done:
+                self._drawn = (steps, state.n_done)
+                self.set_steps(StepTimes(steps, max(state.n_done, 1)), value=state.step)
+            elif self.value != state.step:
+                self.value = state.step
+
+    def _moved(self, step: int) -> None:
+        state = self.state
+        with state.lock:
+            state.set_step(step)
+            if self.value != state.step:  # a step not reached yet: back
+                self.value = state.step
 
     def observe_step(self, handler: Callable[[int], None]) -> None:
         """Call ``handler(step)`` whenever the step changes."""

@@ -92,6 +92,28 @@ PARTITION = """() => {
 }"""
 
 
+LAYOUT = """() => {
+    const box = e => e.getBoundingClientRect();
+    const clipped = [];  // parameter entries running past their form's grid
+    for (const grid of document.querySelectorAll('.widget-gridbox')) {
+        if (grid.offsetParent === null) continue;
+        const edge = box(grid).right;
+        for (const item of grid.children) {
+            const input = item.querySelector('input, select') || item;
+            if (box(item).right > edge + 0.5 || box(input).right > edge + 0.5)
+                clipped.push(item.textContent.trim() + ': ' + box(input).right + ' > ' + edge);
+        }
+    }
+    const axes = [...document.querySelectorAll('.widget-toggle-buttons')]
+        .find(t => t.textContent.includes('first two features'));
+    const label = [...axes.parentElement.querySelectorAll('.widget-label, .widget-html-content')]
+        .find(n => n.textContent.trim() === 'axes');
+    const middles = [label, ...axes.querySelectorAll('button')]
+        .map(e => (box(e).top + box(e).bottom) / 2);
+    return JSON.stringify({clipped, axes_rows_apart: Math.max(...middles) - Math.min(...middles)});
+}"""
+
+
 def test_explorer_in_chromium(app_url, scratch, capsys):
     from playwright.sync_api import sync_playwright
 
@@ -119,6 +141,11 @@ def test_explorer_in_chromium(app_url, scratch, capsys):
                 ".js-plotly-plot .gtitle", "nodes => nodes.map(n => n.textContent)")
             assert any("final population" in t for t in titles)
             assert any("cluster flow" in t for t in titles)
+            page.get_by_text("more parameters").first.click()  # its entries must fit too
+            page.wait_for_timeout(500)
+            layout = json.loads(page.evaluate(LAYOUT))
+            assert layout["clipped"] == [], "parameter entries cut off at the right"
+            assert layout["axes_rows_apart"] < 4, "the axes switch is not one row"
             before = json.loads(page.evaluate(PARTITION))
             assert sum(len(x) for x in before["x"]) >= 200  # every sample drawn
 
@@ -129,7 +156,7 @@ def test_explorer_in_chromium(app_url, scratch, capsys):
                 handle.press("ArrowLeft")
             page.wait_for_function(
                 "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent"
-                ".includes('(step 6,')", timeout=20_000,
+                ".includes('at time 7 (')", timeout=20_000,
             )
             after = json.loads(page.evaluate(PARTITION))
             assert after["x"] != before["x"], "the partition plot did not change"

@@ -86,6 +86,22 @@ def test_the_position_is_shown_once_as_the_time_label():
     assert scrubber.time_label.value == "time <b>10</b>"
 
 
+def test_figure_titles_name_the_position_once_by_its_time():
+    """Titles said "at time 10 (step 9, ...)": the slider's position three times over."""
+    explorer = Explorer("syn1", params=FAST, views=("partition", "pareto"))
+    explorer.run(wait=True)
+    explorer.step = 4
+    step = explorer.result[4]
+    member = next(m for m in range(len(step.population)) if m != step.knee)
+    titles = [explorer.partition.figure.layout.title.text, explorer.pareto.figure.layout.title.text]
+    explorer.select_member(member)
+    titles += [explorer.partition.figure.layout.title.text, explorer.pareto.figure.layout.title.text]
+    for title in titles:
+        assert "time 5" in title and "step" not in title, title
+    assert titles[0] == f"syn1: ERCOT partition at time 5 ({step.n_clusters} clusters)"
+    assert titles[1] == "ERCOT final population at time 5 (accumulated objectives)"
+
+
 def test_time_labels_from_data_are_escaped():
     evil = "<img src=x onerror=alert(1)>"
     scrubber = TimeScrubber([evil, "b"])

@@ -69,8 +69,8 @@ def test_a_background_run_updates_the_views_live_and_stops_on_the_button():
     assert job.state == "stopped" and 2 <= job.n_done < 10
     assert len(explorer.result) == job.n_done
     # each finished step was shown as it arrived (the views followed the newest step)
-    assert titles[0].endswith("(step 0, {} clusters)".format(explorer.result[0].n_clusters))
-    assert any("step 1," in title for title in titles)
+    assert titles[0].endswith("at time 1 ({} clusters)".format(explorer.result[0].n_clusters))
+    assert any("at time 2 (" in title for title in titles)
     assert explorer.scrubber.max == job.n_done - 1
     assert not explorer.run_panel.run_button.disabled
 
