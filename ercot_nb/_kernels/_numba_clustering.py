@@ -24,8 +24,9 @@ function, so their results are identical whatever the number of threads.
 
 Contract shared by every kernel here (the model is scikit-learn's
 ``_k_means_lloyd.pyx``): one step per call, outputs and scratch sized by the
-data are allocated by the caller, nothing is validated, nothing is printed,
-no randomness.  Parallel loops run over solutions (or sample blocks) and
+data are allocated by the caller (the one exception: the feature-major copy
+of X, 3 x n_samples, made once per call), nothing is validated, nothing is
+printed, no randomness.  Parallel loops run over solutions (or sample blocks) and
 never reduce across iterations, so results do not depend on the number of
 threads.  Ties go to the lowest centroid index.
 """
