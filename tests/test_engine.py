@@ -38,6 +38,44 @@ def test_every_kernel_compiles_once_in_a_fit():
     assert counts["evaluate_population"] == counts["nondominated_rank"] == 1
 
 
+_COMPILED = r"""
+import json
+from numba.core import event
+compiled = []
+class Listener(event.Listener):
+    def on_start(self, ev):
+        pass
+    def on_end(self, ev):
+        func = ev.data["dispatcher"].py_func
+        if func.__module__.startswith("ercot_nb"):
+            compiled.append(func.__name__)
+event.register("numba:compile", Listener())
+from ercot_nb import ERCOT, datasets
+ERCOT(seed=0, pop_size=20, n_evaluations=60).fit(datasets.load("syn1", seed=0)[:3])
+print(json.dumps(compiled))
+"""
+
+
+def test_first_fit_compiles_each_kernel_once_and_no_helper_but_the_shared_loop(tmp_path):
+    # Cold start: every numba function compiled separately costs a fixed ~0.2 s
+    # (typing, LLVM, machine code) and is optimised again in each caller, so
+    # per-solution helpers are inlined; only the sample loop (_nearest_block)
+    # and the merge sort are shared functions.  A second process loads every
+    # kernel from the disk cache and compiles nothing.
+    from ercot_nb._kernels import KERNEL_NAMES
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), NUMBA_CACHE_DIR=str(tmp_path))
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", _COMPILED], env=env, check=True,
+                             capture_output=True, text=True)
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    cold, warm = runs
+    assert len(cold) == len(set(cold)), cold
+    assert set(cold) - set(KERNEL_NAMES) <= {"_nearest_block", "_stable_sort_by"}, cold
+    assert warm == []
+
+
 def _same(a, b):
     for s, t in zip(a, b):
         np.testing.assert_array_equal(s.labels, t.labels)

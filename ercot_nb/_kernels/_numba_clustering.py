@@ -8,7 +8,14 @@ is active when its mask is ``>= 0.5``.
 
 Each solution's active centroids are first gathered into a small contiguous
 array; samples are then processed in blocks of ``_BLOCK`` by
-``_nearest_block``.
+``_nearest_block``.  For D <= 3 the samples are copied once per kernel call
+into a feature-major array padded to 3 features (``_feature_major``), which
+every solution's pass reads.  Scratch arrays are allocated once per call
+(serial kernels) or once per solution (parallel kernels), never per block.
+
+Compile time: the per-solution functions are inlined into the kernels
+(``inline="always"``); only ``_nearest_block`` is a separate function,
+compiled once per process and linked into each kernel's cache entry.
 
 Every population kernel comes twice: a serial one (the default: it compiles
 quickly and small calls gain nothing from threads) and a ``*_parallel`` twin
@@ -17,8 +24,9 @@ function, so their results are identical whatever the number of threads.
 
 Contract shared by every kernel here (the model is scikit-learn's
 ``_k_means_lloyd.pyx``): one step per call, outputs and scratch sized by the
-data are allocated by the caller, nothing is validated, nothing is printed,
-no randomness.  Parallel loops run over solutions (or sample blocks) and
+data are allocated by the caller (the one exception: the feature-major copy
+of X, 3 x n_samples, made once per call), nothing is validated, nothing is
+printed, no randomness.  Parallel loops run over solutions (or sample blocks) and
 never reduce across iterations, so results do not depend on the number of
 threads.  Ties go to the lowest centroid index.
 """
@@ -34,7 +42,7 @@ _MIN_SEPARATION = 1e-12
 _TINY = 2.2250738585072014e-308  # smallest normal float64: floor of constant data
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _gather_active(chromosome, n_max, n_features, centroids, slots):  # pragma: no cover
     """Copy the active centroids into ``centroids[:n_active]``; return n_active."""
     n_active = 0
@@ -51,18 +59,35 @@ def _gather_active(chromosome, n_max, n_features, centroids, slots):  # pragma: 
 _BLOCK = 256  # samples per call of _nearest_block (its scratch size)
 
 
-@njit(cache=True)
-def _nearest_block(X, start, stop, centroids, n_active, nearest, best):  # pragma: no cover
+@njit(inline="always")
+def _feature_major(X):  # pragma: no cover
+    """``X`` transposed to shape (3, n_samples), zero-padded to 3 features, for D <= 3.
+
+    Larger D gives an empty (3, 0) array: ``_nearest_block`` then reads ``X``.
+    """
+    n_samples, n_features = X.shape
+    if n_features > 3:
+        return np.empty((3, 0))
+    xt = np.empty((3, n_samples))
+    for d in range(3):
+        for s in range(n_samples):
+            xt[d, s] = X[s, d] if d < n_features else 0.0
+    return xt
+
+
+@njit  # not cached itself: linked into (and cached with) each kernel that calls it
+def _nearest_block(X, xt, start, stop, centroids, n_active, nearest, best):  # pragma: no cover
     """Nearest centroid (index into ``centroids``) and squared distance of samples ``start:stop``.
 
     Results go to ``nearest[:stop - start]`` and ``best[:stop - start]``.
-    For D <= 3 (the paper's 2-D data and RGB pixels) the block is copied
-    feature-major, padded to 3 features with zeros, and the loop runs
-    centroid-outer, sample-inner without branches, which vectorises (measured
-    1.2-1.5x faster per sample-centroid pair than the sample-outer loop); the
-    sum ``0 + e0^2 + e1^2 + e2^2`` and the ties (lowest index) are those of the
-    generic loop, so the result is the same.  Every kernel's sample loop runs
-    through this one function, a block at a time, so it is compiled once.
+    For D <= 3 (the paper's 2-D data and RGB pixels) the loop reads the
+    feature-major copy ``xt`` (see ``_feature_major``) and runs
+    centroid-outer, sample-inner without branches, which vectorises
+    (measured 1.2-1.5x faster per sample-centroid pair than the sample-outer
+    loop); the sum ``0 + e0^2 + e1^2 + e2^2`` and the ties (lowest index) are
+    those of the generic loop, so the result is the same.  Every kernel's
+    sample loop runs through this one function, a block at a time, so it is
+    compiled once.
     """
     n_features = X.shape[1]
     n = stop - start
@@ -71,18 +96,17 @@ def _nearest_block(X, start, stop, centroids, n_active, nearest, best):  # pragm
         best[j] = np.inf
     if n_features <= 3:
         # centroid-outer, sample-inner: the inner loop has no branch and vectorises
-        xt = np.empty((3, _BLOCK))
-        for j in range(n):
-            for d in range(3):
-                xt[d, j] = X[start + j, d] if d < n_features else 0.0
+        x0 = xt[0, start:stop]
+        x1 = xt[1, start:stop]
+        x2 = xt[2, start:stop]
         for a in range(n_active):
             c0 = centroids[a, 0]
             c1 = centroids[a, 1] if n_features > 1 else 0.0
             c2 = centroids[a, 2] if n_features > 2 else 0.0
             for j in range(n):
-                e0 = xt[0, j] - c0
-                e1 = xt[1, j] - c1
-                e2 = xt[2, j] - c2
+                e0 = x0[j] - c0
+                e1 = x1[j] - c1
+                e2 = x2[j] - c2
                 d2 = 0.0 + e0 * e0 + e1 * e1 + e2 * e2
                 better = d2 < best[j]
                 best[j] = d2 if better else best[j]
@@ -100,7 +124,7 @@ def _nearest_block(X, start, stop, centroids, n_active, nearest, best):  # pragm
                 nearest[j] = a
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _separation_floor(X):  # pragma: no cover
     """Floor of the centroid distance in f_sep: 1e-12 x the widest feature range of ``X``."""
     n_samples, n_features = X.shape
@@ -115,13 +139,15 @@ def _separation_floor(X):  # pragma: no cover
     return max(_MIN_SEPARATION * widest, _TINY)
 
 
-@njit(cache=True)
-def _evaluate_one(X, chromosome, n_max, nonempty_only, floor, counts_row):  # pragma: no cover
-    """f_cp and f_sep of one chromosome; members per slot into ``counts_row``."""
+@njit(inline="always")
+def _evaluate_one(X, xt, chromosome, n_max, nonempty_only, floor, counts_row,
+                  centroids, slots, local_counts, nearest, best):  # pragma: no cover
+    """f_cp and f_sep of one chromosome; members per slot into ``counts_row``.
+
+    ``centroids`` (n_max, D), ``slots``, ``local_counts`` (n_max,), ``nearest``
+    and ``best`` (_BLOCK,) are scratch.
+    """
     n_samples, n_features = X.shape
-    centroids = np.empty((n_max, n_features))
-    slots = np.empty(n_max, dtype=np.int64)
-    local_counts = np.empty(n_max, dtype=np.int64)
     n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
     for c in range(n_max):
         counts_row[c] = 0
@@ -129,14 +155,21 @@ def _evaluate_one(X, chromosome, n_max, nonempty_only, floor, counts_row):  # pr
     if n_active == 0:
         return np.inf, np.inf
     total = 0.0
-    nearest = np.empty(_BLOCK, dtype=np.int64)
-    best = np.empty(_BLOCK)
     for start in range(0, n_samples, _BLOCK):
         stop = min(start + _BLOCK, n_samples)
-        _nearest_block(X, start, stop, centroids, n_active, nearest, best)
-        for j in range(stop - start):
-            total += np.sqrt(best[j])
-            local_counts[nearest[j]] += 1
+        _nearest_block(X, xt, start, stop, centroids, np.int64(n_active), nearest, best)
+        m = stop - start
+        # square roots vectorise; the sum stays sequential (same rounding as before);
+        # counts by comparison vectorise where a histogram update waits on memory
+        for j in range(m):
+            best[j] = np.sqrt(best[j])
+        for j in range(m):
+            total += best[j]
+        for a in range(n_active):
+            cnt = 0
+            for j in range(m):
+                cnt += 1 if nearest[j] == a else 0
+            local_counts[a] += cnt
     for a in range(n_active):
         counts_row[slots[a]] = local_counts[a]
 
@@ -179,24 +212,37 @@ def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # p
     counts : int64 ndarray of shape (n_solutions, n_max)    OUT, members per centroid.
     """
     floor = _separation_floor(X)
+    xt = _feature_major(X)
+    centroids = np.empty((n_max, X.shape[1]))
+    slots = np.empty(n_max, dtype=np.int64)
+    local_counts = np.empty(n_max, dtype=np.int64)
+    nearest = np.empty(_BLOCK, dtype=np.int64)
+    best = np.empty(_BLOCK)
     for i in range(pop.shape[0]):
-        f_cp[i], f_sep[i] = _evaluate_one(X, pop[i], n_max, nonempty_only, floor, counts[i])
+        f_cp[i], f_sep[i] = _evaluate_one(X, xt, pop[i], n_max, nonempty_only, floor, counts[i],
+                                          centroids, slots, local_counts, nearest, best)
 
 
 @njit(cache=True, parallel=True)
 def evaluate_population_parallel(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # pragma: no cover
     """:func:`evaluate_population` with solutions spread over numba's threads."""
     floor = _separation_floor(X)
+    xt = _feature_major(X)
     for i in prange(pop.shape[0]):
-        f_cp[i], f_sep[i] = _evaluate_one(X, pop[i], n_max, nonempty_only, floor, counts[i])
+        centroids = np.empty((n_max, X.shape[1]))
+        slots = np.empty(n_max, dtype=np.int64)
+        local_counts = np.empty(n_max, dtype=np.int64)
+        nearest = np.empty(_BLOCK, dtype=np.int64)
+        best = np.empty(_BLOCK)
+        f_cp[i], f_sep[i] = _evaluate_one(X, xt, pop[i], n_max, nonempty_only, floor, counts[i],
+                                          centroids, slots, local_counts, nearest, best)
 
 
-@njit(cache=True)
-def _recentre_one(X_assign, X_update, chromosome, n_max, reseed_empty, sums, counts_row):  # pragma: no cover
-    """One assign-then-average step of one chromosome, in place."""
+@njit(inline="always")
+def _recentre_one(X_assign, xt, X_update, chromosome, n_max, reseed_empty, sums, counts_row,
+                  centroids, slots, nearest, best):  # pragma: no cover
+    """One assign-then-average step of one chromosome, in place (scratch as in ``_evaluate_one``)."""
     n_samples, n_features = X_assign.shape
-    centroids = np.empty((n_max, n_features))
-    slots = np.empty(n_max, dtype=np.int64)
     n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
     for c in range(n_max):
         counts_row[c] = 0
@@ -206,19 +252,24 @@ def _recentre_one(X_assign, X_update, chromosome, n_max, reseed_empty, sums, cou
         return
     farthest = -1
     farthest_d2 = -1.0
-    nearest = np.empty(_BLOCK, dtype=np.int64)
-    best = np.empty(_BLOCK)
     for start in range(0, n_samples, _BLOCK):
         stop = min(start + _BLOCK, n_samples)
-        _nearest_block(X_assign, start, stop, centroids, n_active, nearest, best)
-        for s in range(start, stop):
+        _nearest_block(X_assign, xt, start, stop, centroids, np.int64(n_active), nearest, best)
+        m = stop - start
+        for a in range(n_active):  # counts by comparison: vectorises (see _evaluate_one)
+            cnt = 0
+            for j in range(m):
+                cnt += 1 if nearest[j] == a else 0
+            counts_row[a] += cnt
+        for s in range(start, stop):  # sums in sample order: the rounding of the mean is unchanged
             a = nearest[s - start]
-            counts_row[a] += 1
             for d in range(n_features):
                 sums[a, d] += X_update[s, d]
-            if best[s - start] > farthest_d2:
-                farthest_d2 = best[s - start]
-                farthest = s
+        if reseed_empty:
+            for j in range(m):
+                if best[j] > farthest_d2:
+                    farthest_d2 = best[j]
+                    farthest = start + j
     reseeded = not reseed_empty
     for a in range(n_active):
         base = n_max + slots[a] * n_features
@@ -259,24 +310,36 @@ def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, coun
     sums : ndarray of shape (n_solutions, n_max, n_features)          SCRATCH
     counts : int64 ndarray of shape (n_solutions, n_max)              OUT, members
     """
+    xt = _feature_major(X_assign)
+    centroids = np.empty((n_max, X_assign.shape[1]))
+    slots = np.empty(n_max, dtype=np.int64)
+    nearest = np.empty(_BLOCK, dtype=np.int64)
+    best = np.empty(_BLOCK)
     for i in range(pop.shape[0]):
-        _recentre_one(X_assign, X_update, pop[i], n_max, reseed_empty, sums[i], counts[i])
+        _recentre_one(X_assign, xt, X_update, pop[i], n_max, reseed_empty, sums[i], counts[i],
+                      centroids, slots, nearest, best)
 
 
 @njit(cache=True, parallel=True)
 def recentre_population_parallel(X_assign, X_update, pop, n_max, reseed_empty, sums, counts):  # pragma: no cover
     """:func:`recentre_population` with solutions spread over numba's threads."""
+    xt = _feature_major(X_assign)
     for i in prange(pop.shape[0]):
-        _recentre_one(X_assign, X_update, pop[i], n_max, reseed_empty, sums[i], counts[i])
+        centroids = np.empty((n_max, X_assign.shape[1]))
+        slots = np.empty(n_max, dtype=np.int64)
+        nearest = np.empty(_BLOCK, dtype=np.int64)
+        best = np.empty(_BLOCK)
+        _recentre_one(X_assign, xt, X_update, pop[i], n_max, reseed_empty, sums[i], counts[i],
+                      centroids, slots, nearest, best)
 
 
-@njit(cache=True)
-def _assign_range(X, start, stop, centroids, slots, n_active, labels, distances):  # pragma: no cover
+@njit(inline="always")
+def _assign_range(X, xt, start, stop, centroids, slots, n_active, labels, distances):  # pragma: no cover
     nearest = np.empty(_BLOCK, dtype=np.int64)
     best = np.empty(_BLOCK)
     for first in range(start, stop, _BLOCK):
         last = min(first + _BLOCK, stop)
-        _nearest_block(X, first, last, centroids, n_active, nearest, best)
+        _nearest_block(X, xt, first, last, centroids, np.int64(n_active), nearest, best)
         for s in range(first, last):
             labels[s] = slots[nearest[s - first]] if nearest[s - first] >= 0 else -1
             distances[s] = np.sqrt(best[s - first])
@@ -298,7 +361,7 @@ def assign_nearest(X, chromosome, n_max, labels, distances):  # pragma: no cover
     centroids = np.empty((n_max, n_features))
     slots = np.empty(n_max, dtype=np.int64)
     n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
-    _assign_range(X, 0, X.shape[0], centroids, slots, n_active, labels, distances)
+    _assign_range(X, _feature_major(X), 0, X.shape[0], centroids, slots, n_active, labels, distances)
 
 
 _ASSIGN_CHUNK = 4096
@@ -311,7 +374,8 @@ def assign_nearest_parallel(X, chromosome, n_max, labels, distances):  # pragma:
     centroids = np.empty((n_max, n_features))
     slots = np.empty(n_max, dtype=np.int64)
     n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
+    xt = _feature_major(X)
     n_chunks = (n_samples + _ASSIGN_CHUNK - 1) // _ASSIGN_CHUNK
     for k in prange(n_chunks):
         stop = min((k + 1) * _ASSIGN_CHUNK, n_samples)
-        _assign_range(X, k * _ASSIGN_CHUNK, stop, centroids, slots, n_active, labels, distances)
+        _assign_range(X, xt, k * _ASSIGN_CHUNK, stop, centroids, slots, n_active, labels, distances)

@@ -150,7 +150,7 @@ def repair_min_active(pop, n_max, min_active, pick, value):  # pragma: no cover
             k += 1
 
 
-@njit(cache=True)
+@njit  # not cached itself: linked into (and cached with) its callers
 def _stable_sort_by(values, order, tmp):  # pragma: no cover
     """Sort the indices in ``order`` by ``values[order]``, stably, in place.
 
@@ -185,7 +185,7 @@ def _stable_sort_by(values, order, tmp):  # pragma: no cover
             order[k] = src[k]
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _rank_two_objectives(F, last, rank):  # pragma: no cover
     """Sweep for two objectives: O(n log n + n * n_fronts).
 

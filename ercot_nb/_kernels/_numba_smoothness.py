@@ -4,7 +4,7 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined into stacking_em_loop: one compilation
 def stacking_em_step(density_ratio, alpha):  # pragma: no cover
     """One EM update of the weight of phi_2 in (1 - alpha) phi_1 + alpha phi_2.
 

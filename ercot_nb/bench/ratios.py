@@ -101,28 +101,47 @@ def pymoo_ratio(dataset, repeats: int = 2, seed: int = 0, pop_size: int = 100,
 
 
 _FIRST_FIT = """
+from numba.core import event
+compiled = []
+class Listener(event.Listener):
+    def on_start(self, ev):
+        pass
+    def on_end(self, ev):
+        compiled.append(ev.data["dispatcher"].py_func.__module__)
+event.register("numba:compile", Listener())
 from ercot_nb import ERCOT, datasets
 ERCOT(seed=0).fit(datasets.load("syn1", seed=0)[:2])
+print(sum(module.startswith("ercot_nb") for module in compiled))
 """
 
 
-def _child_cpu_seconds(env: dict) -> float:
+def _child_cpu_seconds(env: dict) -> tuple[float, int]:
+    """CPU seconds of the first-fit child and the number of ercot_nb functions numba compiled in it."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([sys.executable, "-c", _FIRST_FIT], env=env, check=True, capture_output=True)
+    out = subprocess.run([sys.executable, "-c", _FIRST_FIT], env=env, check=True, capture_output=True,
+                         text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, int(out.stdout.strip().splitlines()[-1])
 
 
 def cold_warm_ratio(repeats: int = 2) -> dict:
-    """CPU seconds of import + first Syn1 fit, empty vs filled numba cache (fresh processes)."""
-    cold, warm = [], []
+    """CPU seconds of import + first Syn1 fit, empty vs filled numba cache (fresh processes).
+
+    Also returns how many ercot_nb functions numba compiled in each (the warm
+    run should compile none: every kernel comes from the disk cache).
+    """
+    cold, warm, compiled = [], [], (0, 0)
     for _ in range(repeats):
         with tempfile.TemporaryDirectory() as cache:
             env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-            cold.append(_child_cpu_seconds(env))
-            warm.append(_child_cpu_seconds(env))
+            (c, n_cold), (w, n_warm) = _child_cpu_seconds(env), _child_cpu_seconds(env)
+            cold.append(c)
+            warm.append(w)
+            compiled = (n_cold, n_warm)
     c, w = float(np.median(cold)), float(np.median(warm))
-    return {"cold_cpu_s": c, "warm_cpu_s": w, "ratio": c / w}
+    return {"cold_cpu_s": c, "warm_cpu_s": w, "ratio": c / w,
+            "cold_compiled": compiled[0], "warm_compiled": compiled[1]}
 
 
 def _spin(cpu: int) -> None:  # pragma: no cover - runs in the child

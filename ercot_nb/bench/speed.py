@@ -87,6 +87,8 @@ def speed_report(numpy_steps: int = 2) -> pd.DataFrame:
     rows.append(("import + first fit CPU s, empty numba cache", ratio["cold_cpu_s"]))
     rows.append(("import + first fit CPU s, warm numba cache", ratio["warm_cpu_s"]))
     rows.append(("cold / warm first-fit CPU ratio", ratio["ratio"]))
+    rows.append(("numba functions compiled, cold first fit", float(ratio["cold_compiled"])))
+    rows.append(("numba functions compiled, warm first fit", float(ratio["warm_compiled"])))
     kmeans = kmeans_ratio(syn1, n_clusters=4)
     if kmeans is not None:
         rows.append(("Syn1: s/step, KMeans(n_init=10, k=4)", kmeans["kmeans_s_per_step"]))

@@ -31,3 +31,22 @@ def test_missing_optional_tools_give_no_column(monkeypatch, birds):
         monkeypatch.setitem(sys.modules, module, None)  # import fails as if not installed
     assert ratios.pymoo_ratio(birds) is None
     assert ratios.kmeans_ratio(birds, n_clusters=3) is None
+
+
+def test_bench_extra_installs_the_tools_the_ratios_import_and_the_tests_do_not_need_pymoo():
+    import tomllib
+    from pathlib import Path
+
+    extras = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    names = {extra: {req.split(">")[0].split("=")[0].split("[")[0].strip() for req in reqs}
+             for extra, reqs in extras.items()}
+    assert {"pymoo", "scikit-learn"} <= names["bench"]
+    assert "pymoo" not in names["test"]  # the test suite runs without it (columns are left out)
+
+
+def test_cold_warm_ratio_counts_the_compilations_and_the_warm_fit_compiles_none():
+    out = ratios.cold_warm_ratio(repeats=1)
+    assert out["ratio"] == pytest.approx(out["cold_cpu_s"] / out["warm_cpu_s"])
+    assert out["cold_compiled"] >= 1
+    assert out["warm_compiled"] == 0  # every kernel loaded from the disk cache
