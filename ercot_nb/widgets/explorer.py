@@ -1,7 +1,6 @@
 """Explorer: pick data, run an algorithm live, scrub through time, pick front members."""
 from __future__ import annotations
 
-import copy
 import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -12,6 +11,7 @@ import plotly.graph_objects as go
 
 from ..data import TemporalDataset
 from ..result import ClusteringResult
+from ._fits import Adoption, SeedEnsemble, ensemble_seeds
 from ._job import FitJob, Runner
 from ._messages import MessageArea, explain
 from ._state import AppState
@@ -78,31 +78,6 @@ class RunChoice(W.Dropdown):
                 state.say("info", f"Showing {name}.", action="switch run")
         except Exception as exc:  # noqa: BLE001 - shown in the status line, logged
             state.status = explain(exc, "switching the run")
-
-
-class _Adoption:
-    """A fitted run continued from step ``t`` with population ``member`` (see ``ERCOT.adopt``).
-
-    The shared :class:`~ercot_nb.widgets._job.Runner` fits it like any
-    estimator: ``fit`` adopts on a copy of the estimator (the original run
-    stays as it was, and can be adopted from again) and reports every step
-    of the new run, so the runner records it as a run of its own.
-    """
-
-    def __init__(self, estimator: Any, t: int, member: int) -> None:
-        self.estimator = copy.deepcopy(estimator)
-        self.t, self.member = int(t), int(member)
-
-    @property
-    def result_(self) -> ClusteringResult | None:
-        return getattr(self.estimator, "result_", None)
-
-    def fit(self, data: TemporalDataset, *, callback: Any = None) -> "_Adoption":
-        self.estimator.adopt(self.t, self.member)
-        for step in self.estimator.result_:
-            if callback is not None and callback(step) is False:
-                break
-        return self
 
 
 class Explorer(W.VBox):
@@ -224,7 +199,19 @@ class Explorer(W.VBox):
         grid = [W.HBox([view for view in row if view is not None],
                        layout=W.Layout(flex_flow="row wrap"))
                 for row in rows if any(view is not None for view in row)]
-        self.children = [header, controls, self.message, _panel("3 · Time", timeline), *grid]
+        self.seeds = W.BoundedIntText(5, min=2, max=50, description="seeds",
+                                      style={"description_width": "40px"}, layout=W.Layout(width="110px"))
+        sure_button = W.Button(description="Run the seeds", icon="clone",
+                               tooltip="Fit the shown run's algorithm with this many seeds and show "
+                                       "their consensus", layout=W.Layout(width="130px"))
+        sure_button.on_click(lambda _: self.run_seeds())
+        sure = W.VBox([W.HBox([self.seeds, sure_button]), W.HTML(
+            "<small>Repeats the shown run with other seeds; in their consensus each point's "
+            "opacity is the share of runs that agree on its cluster.</small>",
+            layout=W.Layout(width="300px"))])
+        bottom = W.HBox([_panel("3 · Time", timeline), _panel("4 · How sure?", sure)],
+                        layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
+        self.children = [header, controls, self.message, bottom, *grid]
 
     # -- public state --------------------------------------------------------------------------
     @property
@@ -341,7 +328,53 @@ class Explorer(W.VBox):
             time = state.dataset.times[t]
             state.say("info", f"Continuing {name} from member {member} at time {time}…", action="adopt")
         label = f"{name} · member {member} at time {time}"
-        return self.runner.start([(label, _Adoption(estimator, t, member))], state.dataset, wait=wait)[0]
+        return self.runner.start([(label, Adoption(estimator, t, member))], state.dataset, wait=wait)[0]
+
+    def run_seeds(self, n_seeds: int | None = None, *, wait: bool = False) -> FitJob | None:
+        """How sure is the run shown? Fit its algorithm with ``n_seeds`` seeds (the "How sure?" button).
+
+        The shown run's estimator (same parameters) is fitted once per seed,
+        starting at its own seed, one after another through the shared
+        runner; the runs are merged into a consensus partition
+        (:func:`ercot_nb.ensemble.consensus`), shown as a new run, and every
+        point is drawn with its agreement (the share of runs that put it in
+        its consensus cluster) as opacity.  Stop merges the seeds done.
+
+        Parameters
+        ----------
+        n_seeds : int, optional
+            Default the number in the "seeds" box.
+        wait : bool, default=False
+            Block until done.
+
+        Returns
+        -------
+        FitJob or None
+            None when nothing started (the status line says why).
+        """
+        state = self.state
+        n_seeds = self.seeds.value if n_seeds is None else int(n_seeds)
+        with self.lock:
+            name = state.run
+            estimator = self.estimators.get(name)
+            problem = (
+                "A run is going on; stop it first." if state.running
+                else "Run an algorithm first: the seeds repeat the run shown." if name is None
+                else "Agreement is drawn on the scatter of samples, not on a video." if self.partition_view
+                is not self.partition or self.partition is None
+                else f"{name} cannot be repeated here (only runs fitted in this app, by an algorithm "
+                     "with a seed, can)." if estimator is None or "seed" not in estimator.get_params()
+                else f"Choose at least 2 seeds (got {n_seeds})." if n_seeds < 2 else None
+            )
+            if problem:
+                state.say("warning", problem, action="how sure")
+                return None
+            seeds = ensemble_seeds(estimator, n_seeds)
+            state.say("info", f"Fitting {name}'s algorithm with seeds {seeds[0]}-{seeds[-1]}…",
+                      action="how sure")
+        fit = SeedEnsemble(estimator, seeds, should_stop=lambda: self.runner.stop_requested)
+        return self.runner.start([(f"consensus of {n_seeds} seeds of {name}", fit)], state.dataset,
+                                 wait=wait)[0]
 
     def show_agreement(self, ensemble: Any) -> None:
         """Draw every sample with its agreement across ``ensemble``'s runs as opacity (None: off).
@@ -358,9 +391,13 @@ class Explorer(W.VBox):
 
     def _keep_estimator(self, job: FitJob) -> None:
         name = self.runner.names.get(id(job))
-        if name is not None and job.state != "failed":
-            estimator = job.estimator
-            self.estimators[name] = estimator.estimator if isinstance(estimator, _Adoption) else estimator
+        if name is None or job.state == "failed":
+            return
+        estimator = job.estimator
+        if isinstance(estimator, SeedEnsemble):  # a consensus has no population to continue
+            self.show_agreement(estimator.ensemble)
+            return
+        self.estimators[name] = estimator.estimator if isinstance(estimator, Adoption) else estimator
 
     def select_run(self, name: str | None) -> None:
         """Show run ``name`` (None: the dataset) at the current step (like "show run")."""

@@ -1,10 +1,11 @@
-"""Issue 14 in a real browser: click a front member at step 5, "use this partition from here on".
+"""Issue 14 in a real browser: click a front member at step 5, "use this partition from here on", then "how sure?".
 
 The Explorer app (Voila) in headless Chromium, as a student uses it: scrub to
 step 5, click a member of the first front with another number of clusters
 than the knee, press the button, and check that the run shown continues from
 that member: the Sankey's clusters and flows before step 5 are unchanged and
-those after it changed.  Uses the harness of ``test_voila_explorer.py``.
+those after it changed.  Then "Run the seeds" (3 seeds) shows their
+consensus, each point drawn with its agreement as opacity.  Uses the harness of ``test_voila_explorer.py``.
 """
 from __future__ import annotations
 
@@ -24,6 +25,12 @@ SANKEY = """() => {
         links: Array.from(flow.link.customdata || []).map((row, i) => [row[4], row[1], row[3], flow.link.value[i]]),
     });
 }"""
+
+# the per-point opacities of the partition plot's cluster traces (the first plot)
+AGREEMENT = """() => JSON.stringify(document.querySelector('.js-plotly-plot').data
+    .filter(trace => (trace.name || '').startsWith('cluster ') && trace.x && trace.x.length)
+    .map(trace => typeof trace.marker.opacity === 'number' ? [trace.marker.opacity]
+        : Array.from(trace.marker.opacity)))"""
 
 PARETO = """() => [...document.querySelectorAll('.js-plotly-plot')]
     .find(p => p.querySelector('.gtitle')?.textContent.includes('final population'))"""
@@ -119,6 +126,20 @@ def test_use_a_front_member_from_step_5_on(app_url, scratch, capsys):
                 if after != before or time.monotonic() > deadline:
                     break
                 page.wait_for_timeout(250)
+
+            # how sure? repeat the run shown with 3 seeds: the consensus is shown, each point's
+            # opacity its agreement
+            seeds = page.locator(".widget-inline-hbox", has_text="seeds").locator("input").first
+            seeds.fill("3")
+            seeds.press("Enter")
+            page.get_by_role("button", name="Run the seeds").click()
+            page.wait_for_function(
+                f"() => ({STATUS})().includes('consensus of 3 seeds') && ({STATUS})().includes('finished')",
+                timeout=120_000)
+            page.wait_for_function(
+                "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent.includes('agreement')",
+                timeout=30_000)
+            opacities = json.loads(page.evaluate(AGREEMENT))
             page.screenshot(path=str(shot), full_page=True)
         finally:
             if not shot.exists():
@@ -138,4 +159,8 @@ def test_use_a_front_member_from_step_5_on(app_url, scratch, capsys):
     assert len(nodes_after[STEP]) == target["k"] != len(nodes_before[STEP])
     assert any(nodes_after[t] != nodes_before[t] or links_after.get(t) != links_before.get(t)
                for t in range(STEP + 1, n_steps)), "the steps after step 5 did not change"
+    # every point drawn with its agreement: one opacity per point, some below full
+    points = [value for trace in opacities for value in trace]
+    assert opacities and all(len(trace) > 1 for trace in opacities), opacities
+    assert all(0 < value <= 1 for value in points) and min(points) < 1
     assert not errors, f"errors in the page console: {errors[:3]}"

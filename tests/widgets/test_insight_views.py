@@ -13,6 +13,7 @@ from ercot_nb.figures.lines import score_trace_name
 from ercot_nb.metrics import label_free_steps
 from ercot_nb.result import ClusteringResult
 from ercot_nb.widgets import Explorer
+from ercot_nb.widgets._fits import SeedEnsemble, ensemble_seeds
 from ercot_nb.widgets.partition_view import PartitionView
 from ercot_nb.widgets.sankey_view import SankeyView
 from ercot_nb.widgets.scores_view import LABEL_FREE, ScoresView
@@ -137,6 +138,53 @@ def test_use_without_a_fitted_run_says_why(syn3):
     assert "cannot be continued" in explorer.message.text
 
 
+def cluster_opacities(figure) -> list:
+    return [tr.marker.opacity for tr in figure.data if tr.name.startswith("cluster ") and len(tr.x)]
+
+
+def test_how_sure_runs_the_seeds_and_draws_their_agreement(syn3):
+    data, _ = syn3
+    explorer = Explorer(data, params={**FAST, "seed": 7}, views=("partition", "pareto"))
+    explorer.run(wait=True)
+    original = explorer.result
+    explorer.seeds.value = 3
+    job = explorer.run_seeds(wait=True)
+    assert job is not None and job.state == "finished"
+    runs = job.estimator.ensemble
+    assert runs.seeds == [7, 8, 9]  # starting at the run's own seed: the first run is the one shown
+    for first, shown in zip(runs.results[0], original):
+        np.testing.assert_array_equal(first.labels, shown.labels)
+    assert explorer.state.run.startswith("consensus of 3 seeds of ERCOT #1")
+    assert "finished" in explorer.message.text
+    for t in (0, 6):
+        explorer.step = t
+        expected = figures.partition_figure(data, runs.to_result(data), t, agreement=runs)
+        shown = cluster_opacities(explorer.partition.figure)
+        assert shown and all(np.ndim(o) == 1 for o in shown)
+        for got, want in zip(shown, cluster_opacities(expected)):
+            np.testing.assert_allclose(got, want)
+    # the consensus has no population: it cannot be continued, and says so
+    assert explorer.adopt(member=0) is None and "cannot be continued" in explorer.message.text
+
+
+def test_how_sure_says_why_when_it_cannot_run(syn3):
+    data, result = syn3
+    explorer = Explorer(data, params=FAST, views=("partition",))
+    assert explorer.run_seeds(3) is None and "Run an algorithm first" in explorer.message.text
+    given = Explorer(data, result=result, params=FAST, views=("partition",))
+    assert given.run_seeds(3) is None and "cannot be repeated" in given.message.text
+    explorer.run(wait=True)
+    assert explorer.run_seeds(1) is None and "at least 2 seeds" in explorer.message.text
+    assert list(explorer.runs) == ["ERCOT #1"]  # nothing was added
+
+
+def test_a_stopped_ensemble_merges_the_seeds_done(syn3):
+    data, _ = syn3
+    fit = SeedEnsemble(ERCOT(**FAST), [0, 1, 2], should_stop=lambda: True).fit(data)
+    assert fit.ensemble.seeds == [0] and len(fit.result_) == len(data)
+    assert ensemble_seeds(ERCOT(seed=None), 3) == [0, 1, 2]
+
+
 @settings(max_examples=4, stateful_step_count=6, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 class AdoptSequences(RuleBasedStateMachine):
@@ -153,13 +201,15 @@ class AdoptSequences(RuleBasedStateMachine):
     def scrub(self, step):
         self.explorer.step = step
 
+    @precondition(lambda self: self.explorer.state.run in self.adoptable())
     @rule(pick=st.integers(0, 50))
     def pick(self, pick):
         step = self.explorer.result[self.explorer.step]
         front = np.flatnonzero(step.first_front)
         self.explorer.select_member(int(front[pick % len(front)]))
 
-    @precondition(lambda self: self.explorer.state.member is not None)
+    @precondition(lambda self: self.explorer.state.member is not None
+                  and self.explorer.state.run in self.adoptable())
     @rule()
     def use(self):
         before, t, member = self.explorer.result, self.explorer.step, self.explorer.state.member
@@ -171,6 +221,18 @@ class AdoptSequences(RuleBasedStateMachine):
             np.testing.assert_array_equal(after[s].labels, before[s].labels)
         assert after[t].knee == member
         self.kept[self.explorer.state.run] = after
+
+    @precondition(lambda self: self.explorer.state.run in self.adoptable())
+    @rule()
+    def how_sure(self):
+        self.explorer.run_seeds(2, wait=True)
+        consensus = self.explorer.result
+        assert self.explorer.state.run.startswith("consensus of 2 seeds")
+        assert self.explorer.partition.agreement is not None
+        self.kept[self.explorer.state.run] = consensus
+
+    def adoptable(self):
+        return [name for name in self.kept if not name.startswith("consensus")]
 
     @rule(data=st.data())
     def switch(self, data):
