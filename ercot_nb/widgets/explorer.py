@@ -135,6 +135,8 @@ class Explorer(W.VBox):
         Runs the fits (shared design with :class:`~ercot_nb.widgets.Compare`).
     message : MessageArea
         The status line: the answer to the user's last action.
+    seeds : BoundedIntText
+        How many seeds "How sure?" runs (:meth:`run_seeds`).
 
     Examples
     --------
