@@ -108,12 +108,25 @@ def match_clusters(
     overlaps : ndarray of shape (n_pairs,)
         Number of common samples shared by each pair.
     """
+    pairs, overlaps, _ = _match_codes(labels_curr, labels_prev)
+    return pairs, overlaps
+
+
+def _match_codes(labels_curr: np.ndarray, labels_prev: np.ndarray) -> tuple:
+    """:func:`match_clusters`, plus the clusters as integer codes.
+
+    Returns ``pairs``, ``overlaps`` and ``(codes_curr, codes_prev, code_pairs,
+    sizes_curr, sizes_prev)``: each sample's cluster index into the sorted
+    labels of its step, the matched pairs as such indices, and the sizes of
+    the matched clusters.
+    """
     labels_curr = np.asarray(labels_curr).ravel()
     labels_prev = np.asarray(labels_prev).ravel()
     if labels_curr.shape != labels_prev.shape:
         raise ValueError("labels_curr and labels_prev must have the same length")
     if labels_curr.size == 0:
-        return np.empty((0, 2), dtype=np.int64), np.empty(0, dtype=np.int64)
+        empty = np.empty(0, dtype=np.int64)
+        return np.empty((0, 2), dtype=np.int64), empty, (empty, empty, np.empty((0, 2), dtype=np.int64), empty, empty)
 
     uniq_curr, idx_curr = np.unique(labels_curr, return_inverse=True)
     uniq_prev, idx_prev = np.unique(labels_prev, return_inverse=True)
@@ -125,8 +138,11 @@ def match_clusters(
     rows, cols = linear_sum_assignment(contingency, maximize=True)
     overlaps = contingency[rows, cols]
     keep = overlaps > 0
-    pairs = np.column_stack([uniq_curr[rows[keep]], uniq_prev[cols[keep]]])
-    return pairs, overlaps[keep].astype(np.int64)
+    rows, cols = rows[keep], cols[keep]
+    pairs = np.column_stack([uniq_curr[rows], uniq_prev[cols]])
+    codes = (idx_curr.astype(np.int64), idx_prev.astype(np.int64), np.column_stack([rows, cols]).astype(np.int64),
+             contingency.sum(axis=1)[rows], contingency.sum(axis=0)[cols])
+    return pairs, overlaps[keep].astype(np.int64), codes
 
 
 # --------------------------------------------------------------------------- #
@@ -480,9 +496,8 @@ def smoothness_weight(
     X_prev = X_prev_common - np.asarray(X_prev_all, dtype=float).mean(axis=0)
     X_curr = X_curr_common - np.asarray(X_curr_all, dtype=float).mean(axis=0)
 
-    pairs, _ = match_clusters(labels_curr_common, labels_prev_common)
-    sizes_curr = (labels_curr_common == pairs[:, :1]).sum(axis=1)
-    sizes_prev = (labels_prev_common == pairs[:, 1:]).sum(axis=1)
+    pairs, _, (codes_curr, codes_prev, code_pairs, sizes_curr, sizes_prev) = _match_codes(
+        labels_curr_common, labels_prev_common)
     # Fold orders of all pairs, concatenated; the random splits are drawn in pair order.
     orders = []
     for n_curr, n_prev in zip(sizes_curr.tolist(), sizes_prev.tolist()):
@@ -492,7 +507,7 @@ def smoothness_weight(
     # Steps 3-4 of every pair in one kernel call.
     n_dims = X_curr.shape[1]
     alpha_pairs = get_backend(backend).smoothness_pair_alphas(
-        X_curr, labels_curr_common, X_prev, labels_prev_common, pairs, order, n_folds_max,
+        X_curr, codes_curr, X_prev, codes_prev, code_pairs, order, n_folds_max,
         1e-10, 100, np.empty_like(X_curr), np.empty(n_common), np.empty((4, n_dims)),
         np.empty((3, n_dims, n_dims)), np.empty(pairs.shape[0]),
     )
