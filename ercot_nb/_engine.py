@@ -221,8 +221,13 @@ class Engine:
         crowding: np.ndarray,
         lower: np.ndarray,
         upper: np.ndarray,
+        out: np.ndarray | None = None,
     ) -> np.ndarray:
-        """Tournament, single-point crossover, polynomial mutation and repair."""
+        """Tournament, single-point crossover, polynomial mutation and repair.
+
+        The children are written into ``out`` (a C-contiguous float64 array
+        shaped like ``pop``, not overlapping it) when given, else into a new array.
+        """
         cfg = self.config
         n, n_genes = pop.shape
         k = self.kernels
@@ -232,7 +237,7 @@ class Engine:
         k.binary_tournament(rank, crowding, candidates, coin, parents)
         draw = rng.random(n // 2)
         cut = rng.integers(1, n_genes, size=n // 2) if n_genes > 1 else np.ones(n // 2, np.int64)
-        children = np.empty_like(pop)
+        children = np.empty_like(pop) if out is None else out
         k.single_point_crossover(pop, parents, cfg.crossover_rate, draw, cut, children)
         mutate_draw = rng.random((n, n_genes))
         mutate_r = rng.random((n, n_genes))
