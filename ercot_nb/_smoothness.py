@@ -112,6 +112,15 @@ def match_clusters(
     return pairs, overlaps
 
 
+def _unique_inverse(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(labels, return_inverse=True)``; by counting for small non-negative integer labels."""
+    if labels.dtype.kind in "iu" and labels.min() >= 0 and labels.max() <= 4 * labels.size:
+        present = np.bincount(labels) > 0
+        code = np.cumsum(present) - 1
+        return np.flatnonzero(present).astype(labels.dtype), code[labels]
+    return np.unique(labels, return_inverse=True)
+
+
 def _match_codes(labels_curr: np.ndarray, labels_prev: np.ndarray) -> tuple:
     """:func:`match_clusters`, plus the clusters as integer codes.
 
@@ -128,8 +137,8 @@ def _match_codes(labels_curr: np.ndarray, labels_prev: np.ndarray) -> tuple:
         empty = np.empty(0, dtype=np.int64)
         return np.empty((0, 2), dtype=np.int64), empty, (empty, empty, np.empty((0, 2), dtype=np.int64), empty, empty)
 
-    uniq_curr, idx_curr = np.unique(labels_curr, return_inverse=True)
-    uniq_prev, idx_prev = np.unique(labels_prev, return_inverse=True)
+    uniq_curr, idx_curr = _unique_inverse(labels_curr)
+    uniq_prev, idx_prev = _unique_inverse(labels_prev)
     n_curr, n_prev = uniq_curr.size, uniq_prev.size
     contingency = np.bincount(
         idx_curr * n_prev + idx_prev, minlength=n_curr * n_prev
@@ -511,8 +520,9 @@ def smoothness_weight(
         1e-10, 100, np.empty_like(X_curr), np.empty(n_common), np.empty((4, n_dims)),
         np.empty((3, n_dims, n_dims)), np.empty(pairs.shape[0]),
     )
-    offsets = np.concatenate([[0], np.cumsum(sizes_curr)])
-    for i in np.flatnonzero(alpha_pairs == -1.0):  # a covariance lost definiteness to rounding
+    failed = np.flatnonzero(alpha_pairs == -1.0)  # a covariance lost definiteness to rounding
+    offsets = np.concatenate([[0], np.cumsum(sizes_curr)]) if failed.size else None
+    for i in failed:
         A_curr = X_curr[labels_curr_common == pairs[i, 0]]
         A_prev = X_prev[labels_prev_common == pairs[i, 1]]
         ridge = pair_ridge(A_curr, A_prev)
@@ -528,7 +538,7 @@ def smoothness_weight(
     weights = np.where(usable, (sizes_prev + sizes_curr) / (2.0 * n_common), 0.0)
     if aggregate == "matched":
         weights = weights / weights.sum()
-    alpha = float(np.clip(np.sum(weights[usable] * alpha_pairs[usable]), 0.0, 1.0))
+    alpha = min(max(float(np.sum(weights[usable] * alpha_pairs[usable])), 0.0), 1.0)
     return SmoothnessWeight(
         alpha=alpha,
         pairs=pairs,

@@ -426,3 +426,17 @@ def test_pair_the_kernel_cannot_factor_is_recomputed_in_numpy(monkeypatch) -> No
     assert flagged.alpha_pairs[0] == expected.alpha_pairs[0]
     assert flagged.alpha_pairs[1] == pytest.approx(expected.alpha_pairs[1], abs=1e-9)
     assert flagged.alpha_pairs[1] != -1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-3, 40), min_size=1, max_size=50), st.sampled_from(["int64", "int32", "uint8", "float64", "str"]))
+def test_unique_inverse_equals_numpy_unique(values, dtype) -> None:
+    from ercot_nb._smoothness import _unique_inverse
+
+    labels = np.array(values)
+    labels = labels.astype(dtype) if dtype != "uint8" else np.abs(labels).astype(dtype)
+    uniq, inverse = _unique_inverse(labels)
+    expected_uniq, expected_inverse = np.unique(labels, return_inverse=True)
+    assert uniq.dtype == expected_uniq.dtype
+    np.testing.assert_array_equal(uniq, expected_uniq)
+    np.testing.assert_array_equal(inverse, expected_inverse)
