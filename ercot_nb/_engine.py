@@ -84,6 +84,7 @@ class Engine:
         self.kernels = get_backend(backend)
         self._buffers: dict[tuple, np.ndarray] = {}
         self._copies: list[tuple[np.ndarray, np.ndarray]] = []
+        self._bounds_of: tuple | None = None  # (X, lower, upper) of the last bounds() call
         self._numba = None
         if backend == "numba":
             import numba
@@ -132,10 +133,18 @@ class Engine:
 
     # -- chromosome helpers ------------------------------------------------
     def bounds(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Gene bounds at one step: masks in [0, 1], centroids in the data's box."""
+        """Gene bounds at one step: masks in [0, 1], centroids in the data's box.
+
+        The last result is reused when called again with the same read-only
+        array (a step's data: the step and its generations ask twice); callers
+        must not modify the returned arrays.
+        """
+        if self._bounds_of is not None and self._bounds_of[0] is X and not X.flags.writeable:
+            return self._bounds_of[1], self._bounds_of[2]
         cfg = self.config
         lower = np.concatenate([np.zeros(cfg.n_max), np.tile(X.min(axis=0), cfg.n_max)])
         upper = np.concatenate([np.ones(cfg.n_max), np.tile(X.max(axis=0), cfg.n_max)])
+        self._bounds_of = (X, lower, upper)
         return lower, upper
 
     def _pin_or_repair(self, pop: np.ndarray, rng: np.random.Generator) -> None:

@@ -129,3 +129,19 @@ def test_readonly_data_is_copied_once_per_array():
     np.testing.assert_array_equal(first, X)
     writable = np.ones((3, 2))
     assert engine._data(writable) is writable
+
+
+def test_bounds_are_reused_only_for_the_same_read_only_array():
+    engine = Engine(ERCOT(seed=0)._config(2))
+    X = np.array([[0.0, 1.0], [2.0, -1.0]])
+    X.flags.writeable = False
+    first = engine.bounds(X)
+    assert all(a is b for a, b in zip(engine.bounds(X), first))
+    other = X.copy() * 2  # a different (writeable) array: recomputed, every time
+    lower, upper = engine.bounds(other)
+    assert upper[-1] == 2.0 and lower[-1] == -2.0
+    other[0, 1] = 5.0
+    assert engine.bounds(other)[1][-1] == 5.0
+    expected = (np.r_[np.zeros(8), np.tile([0.0, -1.0], 8)], np.r_[np.ones(8), np.tile([2.0, 1.0], 8)])
+    for got, want in zip(engine.bounds(X), expected):
+        np.testing.assert_array_equal(got, want)
