@@ -517,7 +517,7 @@ def smoothness_weight(
     n_dims = X_curr.shape[1]
     alpha_pairs = get_backend(backend).smoothness_pair_alphas(
         X_curr, codes_curr, X_prev, codes_prev, code_pairs, order, n_folds_max,
-        1e-10, 100, np.empty_like(X_curr), np.empty(n_common), np.empty((4, n_dims)),
+        1e-10, 100, np.empty((2 * n_common, n_dims)), np.empty((2, n_common)), np.empty((4, n_dims)),
         np.empty((3, n_dims, n_dims)), np.empty(pairs.shape[0]),
     )
     failed = np.flatnonzero(alpha_pairs == -1.0)  # a covariance lost definiteness to rounding

@@ -328,7 +328,7 @@ def test_smoothness_pair_alphas(step):
         alpha_pairs = np.full(len(pairs), 7.0)
         backend.smoothness_pair_alphas(
             X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, 0.0, 50,
-            np.empty((n_common, n_dims)), np.empty(n_common), np.empty((4, n_dims)),
+            np.empty((2 * n_common, n_dims)), np.empty((2, n_common)), np.empty((4, n_dims)),
             np.empty((3, n_dims, n_dims)), alpha_pairs)
         results.append(alpha_pairs)
     # tol = 0: both run the same 50 EM steps, so only rounding separates them.
