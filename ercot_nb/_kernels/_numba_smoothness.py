@@ -52,7 +52,7 @@ def stacking_em_loop(density_ratio, alpha, tol, max_iter):  # pragma: no cover
 _LOG_2PI = 1.8378770664093453  # log(2 pi)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy")
 def _cholesky_in_place(mats, m, n_dims):  # pragma: no cover
     """Lower Cholesky factor of the lower triangle of ``mats[m]`` in place; False if a pivot is not > 0."""
     for j in range(n_dims):
@@ -71,7 +71,7 @@ def _cholesky_in_place(mats, m, n_dims):  # pragma: no cover
     return True
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy")
 def _gaussian_loglik_rows(rows, first, stop, order, use_order, vecs, mats, loglik, out):  # pragma: no cover
     """``loglik[out, r]`` = log N(rows[r]; vecs[0], L L^T), L = ``mats[0]``, for r = order[s]
     (or s without ``use_order``), s in first..stop-1; ``vecs[3]`` is scratch."""
@@ -91,7 +91,7 @@ def _gaussian_loglik_rows(rows, first, stop, order, use_order, vecs, mats, logli
         loglik[out, r] = -0.5 * (n_dims * _LOG_2PI + maha) - half_logdet
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy")
 def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max,
                            tol, max_iter, rows, loglik, vecs, mats, alpha_pairs):  # pragma: no cover
     """Stacking weight alpha_i of every matched pair, in one call.
@@ -133,13 +133,13 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order,
     offset = zero
     for p in range(pairs.shape[0]):
         alpha_pairs[p] = np.nan
-        n_curr = 0
+        n_curr = zero
         for j in range(n_common):
             if codes_curr[j] == pairs[p, 0]:
                 for d in range(n_dims):
                     rows[n_curr, d] = X_curr[j, d]
                 n_curr += 1
-        n_prev = 0
+        n_prev = zero
         for j in range(n_common):
             if codes_prev[j] == pairs[p, 1]:
                 for d in range(n_dims):
