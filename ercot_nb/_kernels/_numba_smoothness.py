@@ -53,45 +53,6 @@ _LOG_2PI = 1.8378770664093453  # log(2 pi)
 
 
 @njit(cache=True, error_model="numpy")
-def _cholesky_in_place(mats, m, n_dims):  # pragma: no cover
-    """Lower Cholesky factor of the lower triangle of ``mats[m]`` in place; False if a pivot is not > 0."""
-    for j in range(n_dims):
-        pivot = mats[m, j, j]
-        for k in range(j):
-            pivot -= mats[m, j, k] * mats[m, j, k]
-        if not pivot > 0.0:
-            return False
-        diag = np.sqrt(pivot)
-        mats[m, j, j] = diag
-        for i in range(j + 1, n_dims):
-            dot = mats[m, i, j]
-            for k in range(j):
-                dot -= mats[m, i, k] * mats[m, j, k]
-            mats[m, i, j] = dot / diag
-    return True
-
-
-@njit(cache=True, error_model="numpy")
-def _gaussian_loglik_rows(rows, first, stop, order, use_order, vecs, mats, loglik, out):  # pragma: no cover
-    """``loglik[out, r]`` = log N(rows[r]; vecs[0], L L^T), L = ``mats[0]``, for r = order[s]
-    (or s without ``use_order``), s in first..stop-1; ``vecs[3]`` is scratch."""
-    n_dims = rows.shape[1]
-    half_logdet = 0.0
-    for a in range(n_dims):
-        half_logdet += np.log(mats[0, a, a])
-    for s in range(first, stop):
-        r = order[s] if use_order else s
-        maha = 0.0
-        for i in range(n_dims):
-            acc = rows[r, i] - vecs[0, i]
-            for k in range(i):
-                acc -= mats[0, i, k] * vecs[3, k]
-            vecs[3, i] = acc / mats[0, i, i]
-            maha += vecs[3, i] * vecs[3, i]
-        loglik[out, r] = -0.5 * (n_dims * _LOG_2PI + maha) - half_logdet
-
-
-@njit(cache=True, error_model="numpy")
 def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max,
                            tol, max_iter, rows, loglik, vecs, mats, alpha_pairs):  # pragma: no cover
     """Stacking weight alpha_i of every matched pair, in one call.
@@ -127,19 +88,18 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order,
     n_common, n_dims = X_curr.shape
     # vecs rows: 0 mean, 1 fold sum, 2 total sum, 3 scratch; mats: 0 covariance or its
     # factor, 1 fold scatter, 2 total scatter (indexed in place: views cost compile time).
-    # Helper arguments as typed, non-literal values: each helper then compiles once
-    # (literal constants would compile it again per literal during type inference).
-    zero, one, yes, no = np.int64(0), np.int64(1), np.bool_(True), np.bool_(False)
-    offset = zero
+    # Cold-start compile time grows with the code: each statistic, the Cholesky factor and
+    # the log-density are written once, inside one loop over the Gaussians of a pair.
+    offset = 0
     for p in range(pairs.shape[0]):
         alpha_pairs[p] = np.nan
-        n_curr = zero
+        n_curr = 0
         for j in range(n_common):
             if codes_curr[j] == pairs[p, 0]:
                 for d in range(n_dims):
                     rows[n_curr, d] = X_curr[j, d]
                 n_curr += 1
-        n_prev = zero
+        n_prev = 0
         for j in range(n_common):
             if codes_prev[j] == pairs[p, 1]:
                 for d in range(n_dims):
@@ -169,81 +129,98 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order,
         variance = scatter / (n_union - 1) / n_dims
         ridge = 1e-3 * variance + 1e-12 * min(1.0, variance + level) if variance + level > 0 else 1e-12
 
-        # Both Gaussians: k = 0 the historical one (A_{t-1}, evaluated on A_t into
-        # loglik[1]); k = 1 the total statistics of A_t, shifted in place by its mean.
-        for k in range(2):
-            lo = n_curr if k == 0 else 0
-            n_rows = n_prev if k == 0 else n_curr
-            for d in range(n_dims):
-                vecs[0, d] = 0.0
-            for r in range(lo, lo + n_rows):
-                for d in range(n_dims):
-                    vecs[0, d] += rows[r, d]
-            for d in range(n_dims):
-                vecs[0, d] /= n_rows
-            for a in range(n_dims):
-                vecs[2, a] = 0.0
-                for b in range(n_dims):
-                    mats[0, a, b] = 0.0
-            for r in range(lo, lo + n_rows):
-                for a in range(n_dims):
-                    if k == 1:
-                        rows[r, a] -= vecs[0, a]
-                for a in range(n_dims):
-                    if k == 0:
-                        for b in range(a + 1):
-                            mats[0, a, b] += (rows[r, a] - vecs[0, a]) * (rows[r, b] - vecs[0, b])
-                    else:
-                        vecs[2, a] += rows[r, a]
-                        for b in range(a + 1):
-                            mats[0, a, b] += rows[r, a] * rows[r, b]
-            if k == 0:
-                for a in range(n_dims):
-                    for b in range(a + 1):
-                        mats[0, a, b] /= n_prev - 1.0
-                    mats[0, a, a] += ridge
-                if not _cholesky_in_place(mats, zero, n_dims):
-                    break
-                _gaussian_loglik_rows(rows, zero, n_curr, order, no, vecs, mats, loglik, one)
-            else:
-                for a in range(n_dims):
-                    for b in range(a + 1):
-                        mats[2, a, b] = mats[0, a, b]
-        if k == 0:  # the historical covariance could not be factored
-            alpha_pairs[p] = -1.0
-            continue
-
-        # Folds: downdate, factor, evaluate the held-out samples into loglik[0].
+        # Gaussian g = 0: the historical one (A_{t-1}), evaluated on all of A_t into
+        # loglik[1]; g >= 1: fold g - 1, fitted on the other folds (downdated from the
+        # total statistics of A_t) and evaluated on its held-out samples into loglik[0].
+        # Before the factor of g = 0 (g = 1), the rows of A_{t-1} (A_t) are shifted in
+        # place by their mean, summed into vecs[3] (vecs[2]) and scattered into mats[0]
+        # (mats[2]); the historical Gaussian is evaluated on A_t before that shift.
         n_folds = min(n_folds_max, n_curr)
         base = n_curr // n_folds
         extra = n_curr - base * n_folds
         start = first
+        stop = first + n_curr
         ok = True
-        for fold in range(n_folds):
-            stop = start + base + (1 if fold < extra else 0)
+        for g in range(n_folds + 1):
+            if g <= 1:
+                lo = n_curr if g == 0 else 0
+                n_rows = n_prev if g == 0 else n_curr
+                for d in range(n_dims):
+                    vecs[g, d] = 0.0
+                for r in range(lo, lo + n_rows):
+                    for d in range(n_dims):
+                        vecs[g, d] += rows[r, d]
+                for a in range(n_dims):
+                    vecs[g, a] /= n_rows
+                    vecs[3 - g, a] = 0.0
+                    for b in range(a + 1):
+                        mats[2 * g, a, b] = 0.0
+                for r in range(lo, lo + n_rows):
+                    for a in range(n_dims):
+                        rows[r, a] -= vecs[g, a]
+                        vecs[3 - g, a] += rows[r, a]
+                        for b in range(a + 1):
+                            mats[2 * g, a, b] += rows[r, a] * rows[r, b]
+            if g == 0:
+                for a in range(n_dims):
+                    for b in range(a + 1):
+                        mats[0, a, b] /= n_prev - 1.0
+                    mats[0, a, a] += ridge
+            else:
+                stop = start + base + (1 if g - 1 < extra else 0)
+                for a in range(n_dims):
+                    vecs[1, a] = 0.0
+                    for b in range(a + 1):
+                        mats[1, a, b] = 0.0
+                for s in range(start, stop):
+                    r = order[s]
+                    for a in range(n_dims):
+                        vecs[1, a] += rows[r, a]
+                        for b in range(a + 1):
+                            mats[1, a, b] += rows[r, a] * rows[r, b]
+                n_train = n_curr - (stop - start)
+                for a in range(n_dims):
+                    vecs[0, a] = (vecs[2, a] - vecs[1, a]) / n_train
+                for a in range(n_dims):
+                    for b in range(a + 1):
+                        scatter_ab = mats[2, a, b] - mats[1, a, b] - n_train * vecs[0, a] * vecs[0, b]
+                        mats[0, a, b] = scatter_ab / (n_train - 1.0) if n_train >= 2 else 0.0
+                    mats[0, a, a] += ridge
+            # Lower Cholesky factor of mats[0] in place; a pivot not > 0 fails the pair.
+            half_logdet = 0.0
+            for j in range(n_dims):
+                pivot = mats[0, j, j]
+                for k in range(j):
+                    pivot -= mats[0, j, k] * mats[0, j, k]
+                if not pivot > 0.0:
+                    ok = False
+                    break
+                diag = np.sqrt(pivot)
+                mats[0, j, j] = diag
+                for i in range(j + 1, n_dims):
+                    dot = mats[0, i, j]
+                    for k in range(j):
+                        dot -= mats[0, i, k] * mats[0, j, k]
+                    mats[0, i, j] = dot / diag
+            if not ok:
+                break
             for a in range(n_dims):
-                vecs[1, a] = 0.0
-                for b in range(a + 1):
-                    mats[1, a, b] = 0.0
+                half_logdet += np.log(mats[0, a, a])
+            # log N(rows[r]; vecs[0], L L^T) for r = order[s], s in start..stop-1 (any
+            # order of A_t's rows for g = 0: each row is independent).
+            out = 1 if g == 0 else 0
             for s in range(start, stop):
                 r = order[s]
-                for a in range(n_dims):
-                    vecs[1, a] += rows[r, a]
-                    for b in range(a + 1):
-                        mats[1, a, b] += rows[r, a] * rows[r, b]
-            n_train = n_curr - (stop - start)
-            for a in range(n_dims):
-                vecs[0, a] = (vecs[2, a] - vecs[1, a]) / n_train
-            for a in range(n_dims):
-                for b in range(a + 1):
-                    scatter_ab = mats[2, a, b] - mats[1, a, b] - n_train * vecs[0, a] * vecs[0, b]
-                    mats[0, a, b] = scatter_ab / (n_train - 1.0) if n_train >= 2 else 0.0
-                mats[0, a, a] += ridge
-            if not _cholesky_in_place(mats, zero, n_dims):
-                ok = False
-                break
-            _gaussian_loglik_rows(rows, start, stop, order, yes, vecs, mats, loglik, zero)
-            start = stop
+                maha = 0.0
+                for i in range(n_dims):
+                    acc = rows[r, i] - vecs[0, i]
+                    for k in range(i):
+                        acc -= mats[0, i, k] * vecs[3, k]
+                    vecs[3, i] = acc / mats[0, i, i]
+                    maha += vecs[3, i] * vecs[3, i]
+                loglik[out, r] = -0.5 * (n_dims * _LOG_2PI + maha) - half_logdet
+            if g > 0:
+                start = stop
         if not ok:
             alpha_pairs[p] = -1.0
             continue
