@@ -14,7 +14,7 @@ from .. import datasets
 from ..data import TemporalDataset
 from ..figures import is_video
 from ._messages import MessageArea
-from ..params import SCALINGS, dataset_params
+from ..params import SCALING_WORDS, SCALINGS, dataset_params
 from ._params_form import ParamsForm
 from ._state import AppState, Status
 
@@ -23,12 +23,6 @@ __all__ = ["DatasetPicker", "MAX_UPLOAD_BYTES", "INTERACTIVE_DEFAULTS"]
 MAX_UPLOAD_BYTES = 50 * 2**20
 """Largest CSV file the picker accepts (50 MiB)."""
 
-SCALING_LABELS = {
-    "none": "none (raw units)",
-    "standardize": "standardise (mean 0, sd 1)",
-    "minmax": "min-max to [0, 1]",
-}
-"""Words for :data:`ercot_nb.params.SCALINGS` in the upload form."""
 _SCALING_DONE = {"standardize": "standardised", "minmax": "min-max scaled"}
 
 INTERACTIVE_DEFAULTS: dict[str, dict[str, Any]] = {"video_rc": {"scale": 0.25}}
@@ -166,7 +160,7 @@ class DatasetPicker(W.VBox):
             tooltip="none selected = every other numeric column",
         )
         self.scaling = W.Dropdown(
-            options=[(SCALING_LABELS[value], value) for value in SCALINGS], value="none",
+            options=[(SCALING_WORDS[value], value) for value in SCALINGS], value="none",
             description="scaling", style={"description_width": "120px"}, layout=W.Layout(width="380px"),
             tooltip="scale: rescale every feature over all steps, so that features in different "
                     "units weigh alike (TemporalDataset.scaled)",

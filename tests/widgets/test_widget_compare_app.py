@@ -201,7 +201,8 @@ def test_forms_follow_the_parameter_specs_of_the_estimator():
     assert len(form.children) == 2  # main fields, then "more parameters"
     assert "progress" not in form.fields
     knee = form.fields["knee"].widget
-    assert list(knee.options) == [(rule, rule) for rule in KNEE_RULES]
+    spec = {p.name: p for p in estimator_params("ERCOT")}["knee"]
+    assert list(knee.options) == [(spec.choice_label(rule), rule) for rule in KNEE_RULES]
     # labels are words; the code name and the help are in the tooltip, never "null"
     pop = form.fields["pop_size"].widget
     assert pop.description == "population size" and "(code name: pop_size)" in pop.tooltip
@@ -235,3 +236,44 @@ def test_dataset_forms_keep_the_value_types_of_choices():
     assert syn1.fields["n_per_cluster"].widget.description == "points per cluster"
     gapminder = ParamsForm(dataset_params("gapminder"), "gapminder", skip=("seed",))
     assert gapminder.values()["features"] == ("lifeExp", "gdpPercap", "pop")
+
+
+# a dropdown's text at 13 px is at most ~8 px per character, plus ~30 px for its arrow and padding
+_CHAR_PX, _ARROW_PX, _LABEL_PX, _COLUMN_PX = 8, 30, 150, 249
+
+
+@pytest.mark.parametrize("owner, specs", [
+    *[(name, estimator_params(name)) for name in ("ERCOT", "penaltyEC", "AFFECT", "E2SC", "k-meansCOT")],
+    *[(name, dataset_params(name)) for name in ("syn1", "bird_flocks", "gapminder")],
+])
+def test_choices_are_shown_in_words_in_a_dropdown_wide_enough_for_them(owner, specs):
+    """Dropdowns showed code names ("per_solution") cut off in a narrow column."""
+    form = ParamsForm(specs, owner)
+    for name, field in form.fields.items():
+        spec = field.param
+        if spec.kind not in ("choice", "subset"):
+            continue
+        widget = field.widget
+        assert [label for label, _ in widget.options] == [spec.choice_label(c) for c in spec.choices]
+        assert [value for _, value in widget.options] == list(spec.choices)  # code values
+        assert all("_" not in label for label, _ in widget.options), widget.options
+        for choice in spec.choices:
+            assert f"{spec.choice_label(choice)} ({choice!r})" in widget.tooltip, widget.tooltip
+        columns = 2 if widget.layout.grid_column == "1 / -1" else 1
+        room = columns * _COLUMN_PX + (columns - 1) * 8 - _LABEL_PX
+        longest = max(len(label) for label, _ in widget.options)
+        assert longest * _CHAR_PX + _ARROW_PX <= room, (owner, name, longest, columns)
+    mode = ParamsForm(estimator_params("ERCOT"), "ERCOT").fields["mutation_mode"].widget
+    assert mode.value == "per_solution" and mode.label == "per solution"
+
+
+def test_a_number_or_a_word_parameter_gets_a_text_entry():
+    """AFFECT's alpha is a number or "estimate": choosing AFFECT in the app failed to build its form."""
+    form = ParamsForm(estimator_params("AFFECT"), "AFFECT")
+    alpha = form.fields["alpha"].widget
+    assert alpha.value == "estimate" and form.values()["alpha"] == "estimate"
+    alpha.value = "0.3"
+    assert form.values()["alpha"] == 0.3
+    alpha.value = "often"
+    with pytest.raises((ValueError, TypeError), match="AFFECT: alpha must be"):
+        form.values()
