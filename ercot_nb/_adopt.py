@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._engine import Engine
 from ._history import History
 from .result import ClusteringResult, compress_labels
 
@@ -74,6 +75,8 @@ def adopt(estimator: "_EvolutionaryClustering", t: int, member: int) -> Clusteri
         )
     snapshots = [snapshot for snapshot, _ in states]
     chromosome = np.ascontiguousarray(step.population[member])
+    if estimator._engine is None:  # a copied or unpickled estimator: built as the next step would
+        estimator._engine = Engine(estimator._config(snapshots[t].X.shape[1]), backend=estimator.backend)
     slot_labels, _ = estimator._engine.assign(snapshots[t].X, chromosome)
     labels, centroids = compress_labels(slot_labels, chromosome, step.n_max)
 

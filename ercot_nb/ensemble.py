@@ -107,6 +107,34 @@ class Ensemble:
             })
         return pd.DataFrame(rows)
 
+    def to_result(self, data: Any) -> ClusteringResult:
+        """The consensus partition as a result, for the figures of a run.
+
+        Parameters
+        ----------
+        data : TemporalDataset
+            The data the runs were fitted on (centroids are the consensus
+            clusters' means).
+
+        Returns
+        -------
+        ClusteringResult
+            Named ``"consensus of N runs"``; its time-aligned labels are
+            :attr:`aligned_labels`.  Draw :attr:`agreement` with it, e.g.
+            ``figures.partition_figure(data, ens.to_result(data), t, agreement=ens)``.
+
+        Raises
+        ------
+        ValueError
+            If ``data`` has other steps or ids than the runs.
+        """
+        if len(data) != len(self):
+            raise ValueError(f"data has {len(data)} steps but the ensemble {len(self)}: pass the data it was fitted on")
+        for t, (snapshot, ids) in enumerate(zip(data, self.ids)):
+            if not np.array_equal(snapshot.ids, ids):
+                raise ValueError(f"step {t} (time={self.times[t]!r}): data ids differ from the ensemble's")
+        return ClusteringResult.from_labels(data, self.labels, algorithm=f"consensus of {len(self.results)} runs")
+
     def to_frame(self) -> pd.DataFrame:
         """Long table: one row per (step, sample) with ``t, time, id, label, aligned_label, agreement``."""
         frames = [

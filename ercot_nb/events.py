@@ -220,6 +220,7 @@ def lifecycle_events(
     size_change: float = 0.2,
     n_permutations: int = 199,
     seed: Any = 0,
+    start: int = 0,
 ) -> pd.DataFrame:
     """Lifecycle events of every pair of consecutive steps of a run.
 
@@ -229,6 +230,10 @@ def lifecycle_events(
         A fitted run; clusters are named by its time-aligned labels.
     min_share, majority, size_change, n_permutations, seed
         As in :func:`step_events`; step t shuffles with the seed ``(seed, t)``.
+    start : int, default=0
+        Only the events of steps ``start..`` (each against the step before):
+        the rows of the whole table with ``t >= start``, so a growing run's
+        table can be extended.
 
     Returns
     -------
@@ -240,7 +245,9 @@ def lifecycle_events(
     _check_options(min_share, majority, size_change, n_permutations)
     frames = []
     steps = list(result)
-    if steps:
+    if not isinstance(start, (int, np.integer)) or not 0 <= start <= len(steps):
+        raise ValueError(f"start must be an int in [0, {len(steps)}], got {start!r}")
+    if steps and start == 0:
         first = steps[0]
         labels, sizes = np.unique(first.aligned_labels, return_counts=True)
         frames.append(pd.DataFrame({
@@ -249,7 +256,7 @@ def lifecycle_events(
             "size_before": 0, "size_after": sizes.astype(int), "n_common_moved": 0,
             "strength": 0.0, "p_value": np.nan,
         }))
-    for previous, step in zip(steps, steps[1:]):
+    for previous, step in zip(steps[max(start - 1, 0):], steps[max(start, 1):]):
         frame = step_events(
             previous.ids, previous.aligned_labels, step.ids, step.aligned_labels,
             min_share=min_share, majority=majority, size_change=size_change, n_permutations=n_permutations,

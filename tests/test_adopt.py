@@ -104,3 +104,16 @@ def test_choose_rules_and_hypervolume_column(data) -> None:
         assert step.population_n_clusters[result.choose(t, "fixed_k", k=k)] == k
     with pytest.raises(ValueError, match="mock"):
         result.choose(0, "mock")
+
+
+def test_a_copied_or_unpickled_estimator_adopts_like_the_original(data) -> None:
+    # a copy (the Explorer adopts on a copy so both runs stay adoptable) or a pickle drops the
+    # compiled engine; adopt rebuilds it like the next fitted step would
+    import copy
+    import pickle
+
+    model = ERCOT(**SMALL).fit(data)
+    member = int(np.flatnonzero(model.result_[5].first_front)[0])
+    expected = snapshot_of(copy.deepcopy(model).adopt(5, member).result_)  # a copy first: model stays
+    assert_same_steps(snapshot_of(pickle.loads(pickle.dumps(model)).adopt(5, member).result_), expected)
+    assert_same_steps(snapshot_of(model.adopt(5, member).result_), expected)

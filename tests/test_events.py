@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -169,3 +170,16 @@ def test_a_small_cluster_halved_into_two_big_ones_dies() -> None:
     ids = np.arange(len(prev))
     events = step_events(ids, prev, ids, curr, n_permutations=0)
     assert set(zip(events["event"], events["before"])) == {("death", (2,)), ("continue", (0,)), ("continue", (1,))}
+
+
+def test_events_from_a_later_step_are_the_tail_of_the_table() -> None:
+    result = ClusteringResult(algorithm="hand", params={})
+    result.append(_step(0, np.arange(60), np.repeat([0, 1], 30)))
+    result.append(_step(1, np.arange(60), np.repeat([0, 1, 2], [30, 15, 15])))
+    result.append(_step(2, np.arange(60), np.repeat([0, 1], [45, 15])))
+    whole = lifecycle_events(result, n_permutations=19, seed=0)
+    tail = lifecycle_events(result, n_permutations=19, seed=0, start=2)
+    pd.testing.assert_frame_equal(tail, whole[whole["t"] >= 2].reset_index(drop=True))
+    assert len(lifecycle_events(result, start=3)) == 0
+    with pytest.raises(ValueError, match="start"):
+        lifecycle_events(result, start=4)

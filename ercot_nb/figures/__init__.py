@@ -38,7 +38,8 @@ One module per topic: :mod:`.style` (colours, template), :mod:`.layers`
 (the parts protocol the widget views share), :mod:`.partition`
 (with :mod:`.projection`), :mod:`.pareto`, :mod:`.lines` (time lines),
 :mod:`.flows` (Sankey, memberships), :mod:`.video` (with :mod:`.images`),
-:mod:`.animation` and :mod:`.export`.  Each view has a ``*_parts`` builder
+:mod:`.animation`, :mod:`.export`, and :mod:`.overview` (a run without ground truth:
+label-free scores, ensemble agreement, number of clusters, lifecycle events).  Each view has a ``*_parts`` builder
 returning :class:`Parts` (traces named by role and a layout dict): the
 figures above wrap them, and the widget views show the same parts and
 update traces by name (:func:`update_by_name`).
@@ -61,6 +62,7 @@ from .flows import (
 from .images import frame_image, is_video, segmentation_image
 from .layers import Parts, shape_index, trace_index, update_by_name
 from .lines import alpha_figure, alpha_parts, n_clusters_figure, scores_figure, scores_parts
+from .overview import overview_figure, overview_parts
 from .pareto import pareto_animation, pareto_comparison_figure, pareto_figure, pareto_frame, pareto_parts
 from .partition import (
     PartitionLayer, member_partition, partition_3d_figure, partition_animation, partition_figure,
@@ -106,6 +108,7 @@ __all__ = [
     "MEMBERSHIP_SORTS",
     "cluster_moves",
     "membership_figure",
+    "overview_figure",
     # the parts protocol shared with the widget views
     "Parts",
     "trace_index",
@@ -119,6 +122,7 @@ __all__ = [
     "scores_parts",
     "sankey_parts",
     "video_parts",
+    "overview_parts",
 ]
 
 

@@ -8,10 +8,11 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..data import Snapshot, TemporalDataset, common_ids
+from ..events import EVENT_COLUMNS
 from ..result import ClusteringResult
 from .layers import Parts
 from .style import (
-    MUTED, as_result, base_layout, escape, label_color, message_annotation, plain, plain_times,
+    INK, MUTED, as_result, base_layout, escape, label_color, message_annotation, plain, plain_times,
     rgba, step_index,
 )
 
@@ -19,12 +20,23 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "FLOW", "cluster_flows", "sankey_colors", "sankey_nodes", "sankey_parts", "sankey_figure", "sankey_title",
+    "FLOW", "SIGNIFICANCE", "EVENTS_LEGEND", "cluster_flows", "sankey_colors", "sankey_nodes", "event_marks",
+    "sankey_parts", "sankey_figure", "sankey_title",
     "MEMBERSHIP_SORTS", "cluster_moves", "membership_figure",
 ]
 
 FLOW = "cluster flow"
 """Name of the Sankey trace."""
+
+SIGNIFICANCE = 0.05
+"""An event with a permutation p-value at most this is shown as significant."""
+
+EVENTS_LEGEND = "events legend"
+"""Name of the annotation explaining the event marks."""
+
+_MARKED = ("birth", "death", "split", "merge", "grow", "shrink")  # "continue" is left unmarked
+# plotly.js draws one outline for all Sankey nodes (it ignores per-node outline colours, and
+# per-node widths leave the labels at x = NaN), so significance is written in the node's label
 
 
 def cluster_flows(result: ClusteringResult) -> list[dict[str, Any]]:
@@ -106,6 +118,7 @@ def sankey_figure(
     *,
     t: int | None = None,
     title: str | None = None,
+    events: "bool | pd.DataFrame" = False,
 ) -> go.Figure:
     """Cluster flow between consecutive steps: persistence, splits and merges.
 
@@ -118,6 +131,11 @@ def sankey_figure(
         it in strong colours, the rest faded (see :func:`sankey_colors`).
     title : str, optional
         Figure title.
+    events : bool or pandas.DataFrame, default=False
+        Mark cluster lifecycle events on the nodes: True computes
+        :meth:`ClusteringResult.events <ercot_nb.result.ClusteringResult.events>`
+        (a permutation null model gives each split, merge, grow and shrink a
+        p-value), or pass such a table.  See :func:`event_marks`.
 
     Returns
     -------
@@ -127,9 +145,91 @@ def sankey_figure(
         label; node ``customdata`` holds ``[step, label, size]``.  Links
         follow :func:`cluster_flows`, take the source cluster's colour and
         hold ``[time from, source, time to, target, step to]``.  Each
-        column is labelled with its time below.
+        column is labelled with its time below.  With ``events`` a node's
+        label adds its event words, its ``customdata`` a fourth entry (the
+        events in words, shown on hover), and an annotation named
+        ``"events legend"`` explains the marks.
     """
-    return sankey_parts(result, t=t, title=title).figure()
+    return sankey_parts(result, t=t, title=title, events=events).figure()
+
+
+def _event_words(row: Any, times: list[Any]) -> tuple[str, str, str]:
+    """Word on the node, sentence on hover, and significance class of one event row."""
+    kind, before, after = row.event, list(row.before), list(row.after)
+    time = escape(times[row.t])
+    if kind == "birth":
+        text = f"birth of cluster {after[0]} at time {time}"
+    elif kind == "death":
+        text = f"death of cluster {before[0]}: gone at time {time}"
+    elif kind == "split":
+        text = f"split of cluster {before[0]} into {', '.join(map(str, after))} at time {time}"
+    elif kind == "merge":
+        text = f"merge of clusters {', '.join(map(str, before))} into {after[0]} at time {time}"
+    else:
+        text = f"cluster {before[0]} {kind}s at time {time}: {row.size_before} → {row.size_after} samples"
+    p = float(row.p_value)
+    if np.isnan(p):
+        return kind, f"{text} (no p-value: births and deaths are not tested)", "untested"
+    if p <= SIGNIFICANCE:
+        return kind.upper(), f"{text} (p = {p:.3f}: significant, chance rarely gives it)", "significant"
+    return f"{kind}?", f"{text} (p = {p:.3f}: could be chance)", "doubtful"
+
+
+def event_marks(result: ClusteringResult, events: "pd.DataFrame") -> dict[tuple[int, int], list[tuple[str, str, str]]]:
+    """The lifecycle events to mark on each Sankey node.
+
+    A birth, split, merge, grow or shrink at step t marks the nodes of its
+    ``after`` clusters at t; a death marks the node of its ``before``
+    cluster at t-1 (its last step).  ``continue`` events and the births of
+    the first step are not marked.
+
+    Parameters
+    ----------
+    result : ClusteringResult
+    events : pandas.DataFrame
+        A table of :func:`ercot_nb.events.lifecycle_events` of ``result``.
+
+    Returns
+    -------
+    dict
+        ``(step, aligned label)`` -> list of (word on the node, sentence
+        on hover, class).  Class and word: ``"significant"`` (p-value at
+        most :data:`SIGNIFICANCE`) in capitals, ``"SPLIT"``; ``"doubtful"``
+        (larger p-value) with a question mark, ``"split?"``; ``"untested"``
+        (births and deaths) as is.
+
+    Raises
+    ------
+    ValueError
+        If ``events`` lacks a column of :data:`ercot_nb.events.EVENT_COLUMNS`.
+    """
+    missing = [column for column in EVENT_COLUMNS if column not in getattr(events, "columns", ())]
+    if missing:
+        raise ValueError(f"events must be a table of result.events(); missing column(s) {missing}")
+    times = plain_times(result.times)
+    marks: dict[tuple[int, int], list[tuple[str, str, str]]] = {}
+    for row in events.itertuples(index=False):
+        if row.event not in _MARKED or row.t == 0 or row.t >= len(result):
+            continue
+        if row.event == "death":
+            nodes = [(int(row.t) - 1, int(label)) for label in row.before]
+        else:
+            nodes = [(int(row.t), int(label)) for label in row.after]
+        for node in nodes:
+            marks.setdefault(node, []).append(_event_words(row, times))
+    return marks
+
+
+def _events_legend() -> dict[str, Any]:
+    """The note under the Sankey that says what the event marks mean."""
+    text = (
+        "Events on the nodes: <b>birth</b> (new cluster), <b>death</b> (last step of a cluster), "
+        "<b>split</b>, <b>merge</b>, <b>grow</b> / <b>shrink</b> (size ±20% or more); hover a node.<br>"
+        "CAPITALS (SPLIT): p ≤ 0.05, shuffling the labels rarely gives such an event, a real change; "
+        "'split?': p > 0.05, it could be chance; births and deaths are not tested."
+    )
+    return dict(name=EVENTS_LEGEND, text=text, x=0.0, y=-0.09, xref="paper", yref="paper", xanchor="left",
+                yanchor="top", showarrow=False, align="left", font=dict(size=11, color=INK))
 
 
 def sankey_nodes(result: ClusteringResult) -> dict[str, Any]:
@@ -168,10 +268,17 @@ def sankey_nodes(result: ClusteringResult) -> dict[str, Any]:
 
 
 def sankey_parts(
-    result: ClusteringResult, *, t: int | None = None, title: str | None = None
+    result: ClusteringResult,
+    *,
+    t: int | None = None,
+    title: str | None = None,
+    events: "bool | pd.DataFrame" = False,
 ) -> Parts:
     """Parts of :func:`sankey_figure` (same parameters): one trace named ``"cluster flow"``."""
     result = as_result(result)
+    if events is True:
+        events = result.events()
+    marks = None if events is False or events is None else event_marks(result, events)
     nodes = sankey_nodes(result)
     node_step, node_label, node_size = nodes["node_step"], nodes["node_label"], nodes["node_size"]
     node_x, node_y, index = nodes["node_x"], nodes["node_y"], nodes["index"]
@@ -214,6 +321,8 @@ def sankey_parts(
             ),
         ),
     )
+    if marks is not None:
+        _mark_nodes(trace, nodes, marks)
     layout = base_layout("line", title or sankey_title(result, highlight))
     layout.update(width=max(680, min(1200, 90 * len(result))), height=420)
     layout["margin"] = dict(l=30, r=30, t=60, b=45)
@@ -228,7 +337,26 @@ def sankey_parts(
         layout["annotations"].append(
             message_annotation("no flow yet: needs two steps sharing sample ids")
         )
+    if marks is not None:
+        layout["annotations"].append(_events_legend())
+        layout.update(height=480)
+        layout["margin"]["b"] = 100
     return Parts([trace], layout)
+
+
+def _mark_nodes(trace: go.Sankey, nodes: dict[str, Any], marks: dict) -> None:
+    """Event words in the node labels and sentences in the hover."""
+    labels, hover = [], []
+    for step, label in zip(nodes["node_step"], nodes["node_label"]):
+        found = marks.get((step, label), [])
+        labels.append(f"{label} {', '.join(word for word, _, _ in found)}" if found else f"{label}")
+        hover.append("<br>".join(text for _, text, _ in found) or "no event")
+    trace.node.label = labels
+    trace.node.customdata = [list(row) + [text] for row, text in zip(trace.node.customdata, hover)]
+    trace.node.hovertemplate = (
+        "step %{customdata[0]}<br>cluster %{customdata[1]}<br>"
+        "%{customdata[2]} samples<br>%{customdata[3]}<extra></extra>"
+    )
 
 
 def sankey_title(result: ClusteringResult, t: int | None) -> str:

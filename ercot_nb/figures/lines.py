@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..data import TemporalDataset
-from ..metrics import score_steps
+from ..metrics import label_free_steps, score_steps
 from ..result import ClusteringResult
 from .layers import Parts
 from .style import (
@@ -17,14 +17,28 @@ from .style import (
 )
 
 __all__ = [
-    "ALPHA", "PAIRS", "METRICS", "labels_of", "alpha_parts", "alpha_figure", "scores_parts",
-    "scores_figure", "n_clusters_figure",
+    "ALPHA", "PAIRS", "METRICS", "LABEL_FREE_SCORES", "LABEL_FREE_DEFAULT", "labels_of", "score_trace_name", "alpha_parts",
+    "alpha_figure", "scores_parts", "scores_figure", "n_clusters_figure",
 ]
 
 ALPHA = "smoothness weight α"
 PAIRS = "weight per matched cluster pair (αᵢ)"
 METRICS = {"RI": "Rand index", "NMI": "normalised mutual information"}
 """The scores per step, by code name, with their names in words."""
+
+LABEL_FREE_SCORES = {
+    "silhouette": ("silhouette", "silhouette<br>(higher: tighter,<br>better separated)"),
+    "consecutive_nmi": ("NMI with the previous step", "NMI with the<br>previous step<br>(1: same partition)"),
+    "churn": ("churn", "churn (share of<br>ids changing<br>cluster)"),
+    "n_clusters": ("number of clusters", "number of<br>clusters"),
+    "f_cp": ("f_cp", "f_cp (distances to<br>the nearest centroid;<br>lower: tighter)"),
+    "f_sep": ("f_sep", "f_sep (1 / closest<br>centroid distance;<br>lower: apart)"),
+}
+"""Label-free scores of :func:`ercot_nb.metrics.label_free_steps` a scores figure can show:
+column -> (name in the traces' names, y-axis title)."""
+
+LABEL_FREE_DEFAULT = ("silhouette", "consecutive_nmi", "churn", "n_clusters")
+"""The label-free scores shown unless others are asked for (f_cp and f_sep depend on the data's scale)."""
 
 
 def labels_of(run: Any) -> list[np.ndarray]:
@@ -137,20 +151,81 @@ def alpha_figure(
     return alpha_parts(result, show_pairs=show_pairs, title=title, t=t).figure()
 
 
+def score_trace_name(run: str, score: str) -> str:
+    """Name of the line of label-free ``score`` (a key of :data:`LABEL_FREE_SCORES`) of ``run``."""
+    return f"{escape(run)} · {LABEL_FREE_SCORES[score][0]}"
+
+
+def _label_free_rows(dataset: TemporalDataset, metric: str | None, label_free: Any) -> list[str]:
+    """The label-free scores to show, validated (``None``: all of them when there are no labels)."""
+    if label_free is None:
+        label_free = not dataset.has_labels or metric is None
+    if label_free is True:
+        return list(LABEL_FREE_DEFAULT)
+    if label_free is False:
+        return []
+    if isinstance(label_free, str) or not isinstance(label_free, Sequence):
+        raise TypeError(f"label_free must be None, a bool or a list of score names, got {label_free!r}")
+    unknown = [score for score in label_free if score not in LABEL_FREE_SCORES]
+    if unknown:
+        raise ValueError(f"label_free: unknown score(s) {unknown}; choose from {list(LABEL_FREE_SCORES)}")
+    return list(dict.fromkeys(label_free))
+
+
+def _as_run_result(dataset: TemporalDataset, name: str, run: Any) -> ClusteringResult:
+    """A run as a result on the dataset's first steps (label arrays become a result)."""
+    if isinstance(run, ClusteringResult) or isinstance(getattr(run, "result_", None), ClusteringResult):
+        return as_result(run)
+    labels = labels_of(run)
+    return ClusteringResult.from_labels(dataset, labels, algorithm=str(name))
+
+
+def _row_layout(layout: dict[str, Any], rows: list[tuple[str, str]], times: list[Any]) -> None:
+    """Stack one y axis per row (top to bottom), all sharing the bottom row's time axis."""
+    n = len(rows)
+    gap = 0.05 if n > 1 else 0.0
+    height = (1.0 - gap * (n - 1)) / n
+    for i, (key, axis_title) in enumerate(rows):
+        top = 1.0 - i * (height + gap)
+        axis = dict(title=dict(text=axis_title, font=dict(size=11)), domain=[max(top - height, 0.0), top],
+                    anchor="x", zeroline=False)
+        if key == "n_clusters":
+            axis.update(dtick=1, rangemode="tozero")
+        layout["yaxis" if i == 0 else f"yaxis{i + 1}"] = axis
+    layout["xaxis"] = dict(time_axis(times), anchor=f"y{n}" if n > 1 else "y")
+    layout["height"] = max(400, 90 + 140 * n)
+
+
 def scores_parts(
     dataset: TemporalDataset,
     runs: Mapping[str, Any],
-    metric: str = "RI",
+    metric: str | None = "RI",
     *,
     title: str | None = None,
     t: int | None = None,
+    label_free: bool | Sequence[str] | None = None,
+    sample_size: int | None = 500,
+    seed: Any = 0,
+    tables: Mapping[str, Any] | None = None,
 ) -> Parts:
     """Parts of :func:`scores_figure` (same parameters)."""
-    if metric not in METRICS:
-        raise ValueError(f"metric must be one of {sorted(METRICS)}, got {metric!r}")
+    if metric is not None and metric not in METRICS:
+        raise ValueError(f"metric must be one of {sorted(METRICS)} or None, got {metric!r}")
     if not runs:
         raise ValueError("runs is empty: give at least one {name: result} entry")
+    scores = _label_free_rows(dataset, metric, label_free)
+    with_labels = dataset.has_labels and metric is not None
+    if not with_labels and not scores:
+        raise ValueError(
+            f"dataset {dataset.name!r} has no labels (or metric=None) and label_free is off: "
+            "nothing to show; pass label_free=True"
+        )
     times = plain_times(dataset.times)
+    rows: list[tuple[str, str]] = []
+    if with_labels:
+        rows.append((metric, f"{METRICS[metric]} ({metric})"))
+    rows += [(score, LABEL_FREE_SCORES[score][1]) for score in scores]
+    axis_of = {key: "y" if i == 0 else f"y{i + 1}" for i, (key, _) in enumerate(rows)}
     traces = []
     for index, (name, run) in enumerate(runs.items()):
         labels = labels_of(run)
@@ -158,24 +233,56 @@ def scores_parts(
             raise ValueError(
                 f"run {name!r} has {len(labels)} steps but the dataset only {len(dataset)}"
             )
-        scores = (
-            score_steps(dataset[: len(labels)], labels)[metric].to_numpy()
-            if labels else np.empty(0)
-        )
         shown = escape(name)
-        traces.append(go.Scatter(
-            x=times[: len(labels)], y=scores, mode="lines+markers",
-            name=f"{shown} (mean {scores.mean():.3f})" if len(scores) else f"{shown} (no step yet)",
-            line=dict(color=label_color(index), width=2), marker=dict(size=7),
-            hovertemplate=f"{shown}<br>time %{{x}}<br>{metric} %{{y:.3f}}<extra></extra>",
-        ))
+        color = label_color(index)
+        x = times[: len(labels)]
+        if with_labels:
+            values = (
+                score_steps(dataset[: len(labels)], labels)[metric].to_numpy()
+                if labels else np.empty(0)
+            )
+            traces.append(go.Scatter(
+                x=x, y=values, mode="lines+markers", yaxis=axis_of[metric], legendgroup=shown,
+                name=f"{shown} (mean {values.mean():.3f})" if len(values) else f"{shown} (no step yet)",
+                line=dict(color=color, width=2), marker=dict(size=7),
+                hovertemplate=f"{shown}<br>time %{{x}}<br>{metric} %{{y:.3f}}<extra></extra>",
+            ))
+        if not scores:
+            continue
+        table = (tables or {}).get(name)
+        if table is not None and len(table) < len(labels):
+            raise ValueError(f"tables[{name!r}] has {len(table)} rows but the run {len(labels)} steps")
+        if labels and table is None:
+            result = _as_run_result(dataset[: len(labels)], name, run)
+            table = label_free_steps(result, dataset[: len(labels)], sample_size=sample_size, seed=seed)
+        for score in scores:
+            values = table[score].to_numpy(dtype=float)[: len(labels)] if labels else np.empty(0)
+            short = LABEL_FREE_SCORES[score][0]
+            traces.append(go.Scatter(
+                x=x, y=[_none_if_nan(v) for v in values], mode="lines+markers", yaxis=axis_of[score],
+                name=score_trace_name(name, score), legendgroup=shown,
+                showlegend=not with_labels and score == scores[0],
+                line=dict(color=color, width=2), marker=dict(size=6),
+                hovertemplate=(f"{shown}<br>time %{{x}}<br>{short} "
+                               f"%{{y:{'d' if score == 'n_clusters' else '.3f'}}}<extra></extra>"),
+            ))
     on = f" on {escape(dataset.name)}" if dataset.name else ""
+    if with_labels and not scores:
+        default = f"{METRICS[metric]} ({metric}) per time step{on}"
+    elif with_labels:
+        default = f"{metric} and label-free scores per time step{on}"
+    else:
+        default = f"Label-free scores per time step{on}"
     layout = base_layout(
-        "line", title or f"{METRICS[metric]} ({metric}) per time step{on}",
+        "line", title or default,
         xaxis=time_axis(times),
-        yaxis=dict(title=dict(text=f"{METRICS[metric]} ({metric})")),
+        yaxis=dict(title=dict(text=f"{METRICS[metric]} ({metric})" if with_labels else rows[0][1])),
         legend=dict(yanchor="bottom", y=0.02, xanchor="left", x=0.02, bgcolor="rgba(255,255,255,0.7)"),
     )
+    if len(rows) > 1:
+        _row_layout(layout, rows, times)
+        layout["legend"] = dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0.0)
+        layout["margin"] = dict(l=110, r=20, t=90, b=55)
     if t is not None:
         layout["shapes"] = [current_step_line(times[step_index(dataset, t, "dataset")])]
     return Parts(traces, layout)
@@ -184,34 +291,63 @@ def scores_parts(
 def scores_figure(
     dataset: TemporalDataset,
     runs: Mapping[str, Any],
-    metric: str = "RI",
+    metric: str | None = "RI",
     *,
     title: str | None = None,
     t: int | None = None,
+    label_free: bool | Sequence[str] | None = None,
+    sample_size: int | None = 500,
+    seed: Any = 0,
+    tables: Mapping[str, Any] | None = None,
 ) -> go.Figure:
-    """Rand index or NMI at every step, for one or more runs.
+    """Rand index or NMI at every step, and scores that need no labels, for one or more runs.
 
     Parameters
     ----------
     dataset : TemporalDataset
-        Data with ground-truth labels at every step.
+        The data the runs were fitted on; RI/NMI need its labels.
     runs : mapping of str to ClusteringResult, fitted estimator or list of arrays
         Name shown in the legend -> the run's per-step labels.  A run with
         fewer steps than the dataset (stopped, or still running) is scored
         on its first steps.
-    metric : {"RI", "NMI"}, default="RI"
+    metric : {"RI", "NMI"} or None, default="RI"
+        The score against the dataset's labels; None (or a dataset without
+        labels) shows only label-free scores.
     title : str, optional
         Figure title.
     t : int, optional
         Mark this step of the dataset with a dashed vertical line (a shape
-        named ``"current step"``).
+        named ``"current step"``) across every row.
+    label_free : bool, list of str or None, default=None
+        Label-free scores (keys of :data:`LABEL_FREE_SCORES`, from
+        :func:`ercot_nb.metrics.label_free_steps`) in rows below the RI/NMI
+        row, sharing its time axis.  ``None`` shows :data:`LABEL_FREE_DEFAULT`
+        when there are no labels (or ``metric`` is None) and none otherwise;
+        True those; ``f_cp`` and ``f_sep`` on request.
+    sample_size : int or None, default=500
+        Samples per step for the silhouette (see :func:`ercot_nb.metrics.silhouette`).
+    seed : int or None, default=0
+        Seed of the silhouette samples.
+    tables : mapping of str to pandas.DataFrame, optional
+        Run name -> its :func:`ercot_nb.metrics.label_free_steps` table,
+        already computed (a view of a growing run extends it step by step);
+        runs not named here are scored.
 
     Returns
     -------
     plotly.graph_objects.Figure
-        One line per run, named ``"<name> (mean <value>)"``.
+        With labels one line per run, named ``"<name> (mean <value>)"``;
+        label-free lines are named :func:`score_trace_name` (``"<name> ·
+        churn"``), one row (y axis ``y``, ``y2``, ... from the top) per score.
+
+    Raises
+    ------
+    ValueError
+        For an unknown metric or score, or when nothing is left to show (no
+        labels and ``label_free=False``).
     """
-    return scores_parts(dataset, runs, metric, title=title, t=t).figure()
+    return scores_parts(dataset, runs, metric, title=title, t=t, label_free=label_free,
+                        sample_size=sample_size, seed=seed, tables=tables).figure()
 
 
 def n_clusters_figure(

@@ -14,22 +14,62 @@ from .layers import Parts
 from .projection import Plane
 from .style import (
     INK, MUTED, WEBGL_THRESHOLD, as_result, base_layout, escape, label_color, padded_range,
-    plain_times, step_index,
+    plain_times, rgba, step_index,
 )
 
 __all__ = [
-    "ENTERED", "LEFT", "CENTROIDS", "cluster_name", "PartitionLayer", "partition_parts",
+    "ENTERED", "LEFT", "CENTROIDS", "MIN_OPACITY", "cluster_name", "step_agreement", "PartitionLayer",
+    "partition_parts",
     "partition_figure", "partition_3d_figure", "partition_animation", "member_partition",
 ]
 
 ENTERED = "entered since previous step"
 LEFT = "left since previous step"
 CENTROIDS = "centroids"
+MIN_OPACITY = 0.1
+"""Points drawn with their agreement as opacity never fade below this."""
 
 
 def cluster_name(label: int) -> str:
     """Name of the trace holding aligned cluster ``label``'s samples."""
     return f"cluster {int(label)}"
+
+
+def step_agreement(agreement: Any, t: int, n_samples: int) -> tuple[np.ndarray, str]:
+    """Step ``t``'s per-sample agreement and who agrees, checked.
+
+    Parameters
+    ----------
+    agreement : Ensemble or array-like
+        An :class:`ercot_nb.ensemble.Ensemble` (its ``agreement[t]``) or the
+        agreement of step ``t``'s samples, in the dataset's sample order.
+    t : int
+    n_samples : int
+        Samples at step ``t``.
+
+    Returns
+    -------
+    values : float ndarray of shape (n_samples,)
+    who : str
+        ``"N runs"`` for an ensemble of N runs, else ``"the runs"``.
+
+    Raises
+    ------
+    ValueError
+        If the length differs from the step's or a value is outside [0, 1].
+    """
+    if hasattr(agreement, "agreement") and hasattr(agreement, "results"):
+        values, who = agreement.agreement[t], f"{len(agreement.results)} runs"
+    else:
+        values, who = agreement, "the runs"
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape != (n_samples,):
+        raise ValueError(
+            f"agreement of step {t} must hold one value per sample ({n_samples}), got shape {values.shape}"
+        )
+    if len(values) and not (np.all(values >= 0.0) and np.all(values <= 1.0)):
+        raise ValueError(f"agreement of step {t} must be shares in [0, 1]")
+    return values, who
 
 
 class PartitionLayer:
@@ -174,11 +214,16 @@ class PartitionLayer:
         labels: Sequence[int],
         webgl: bool,
         partition: StepResult | None = None,
+        agreement: np.ndarray | None = None,
     ) -> list[go.Scatter | go.Scattergl | go.Scatter3d]:
         """Traces of step ``t``: one per label in ``labels``, entered and left samples, centroids.
 
         ``partition`` replaces the result's step ``t`` (e.g. the partition of
         another Pareto front member); its ``aligned_labels`` colour the points.
+        ``agreement`` (one share in [0, 1] per sample of step ``t``) becomes
+        each point's opacity (at least :data:`MIN_OPACITY`) and is shown on
+        hover (``customdata``); in 3-D, where plotly.js takes one opacity per
+        trace, it is the alpha of each point's colour.
         In 3-D every trace is a ``go.Scatter3d`` with an extra ``z``.
         """
         step = self.result[t] if partition is None else partition
@@ -198,11 +243,26 @@ class PartitionLayer:
         for label in labels:
             members = np.flatnonzero(step.aligned_labels == label)
             hover, token = self.id_hover(t, members, webgl)
+            marker: dict[str, Any] = dict(color=label_color(label), size=size, opacity=0.85)
+            extra = ""
+            if agreement is not None:
+                shares = agreement[members]
+                opacity = np.clip(shares, MIN_OPACITY, 1.0)
+                if self.is_3d:
+                    marker.update(color=[rgba(label_color(label), round(float(a), 3)) for a in opacity],
+                                  opacity=1.0)
+                else:
+                    marker.update(opacity=opacity)
+                if "customdata" in hover:  # ids travel as customdata already: add a column
+                    hover = {"customdata": np.column_stack([hover["customdata"], shares])}
+                    token, extra = "%{customdata[0]:d}", "<br>agreement %{customdata[1]:.2f}"
+                else:
+                    hover = dict(hover, customdata=shares)
+                    extra = "<br>agreement %{customdata:.2f}"
             traces.append(scatter(
                 **xyz(coords, members), mode="markers", name=cluster_name(label),
-                legendgroup=cluster_name(label),
-                marker=dict(color=label_color(label), size=size, opacity=0.85),
-                hovertemplate=f"id {token}<br>cluster {int(label)}<extra></extra>", **hover,
+                legendgroup=cluster_name(label), marker=marker,
+                hovertemplate=f"id {token}<br>cluster {int(label)}{extra}<extra></extra>", **hover,
             ))
         new = np.flatnonzero(self.entered(t))
         hover, token = self.id_hover(t, new, webgl)
@@ -270,6 +330,7 @@ class PartitionLayer:
         labels: Sequence[int] | None = None,
         webgl: bool | None = None,
         title: str | None = None,
+        agreement: Any = None,
     ) -> Parts:
         """Parts of step ``t`` (or of population ``member`` of step ``t``).
 
@@ -285,7 +346,10 @@ class PartitionLayer:
         webgl : bool, optional
             Default :meth:`use_webgl` of the step's number of points.
         title : str, optional
-            Default :meth:`title`.
+            Default :meth:`title`, plus a line saying what the opacity means
+            when ``agreement`` is given.
+        agreement : Ensemble or array-like, optional
+            Per-sample agreement drawn as opacity (see :func:`step_agreement`).
         """
         t = step_index(self.result, t)
         partition = self.partition(t, member)
@@ -293,7 +357,15 @@ class PartitionLayer:
             labels = sorted(int(k) for k in np.unique(partition.aligned_labels))
         if webgl is None:
             webgl = self.use_webgl(self.dataset[t].n_samples)
-        traces = self.traces(t, labels, webgl, None if member is None else partition)
+        shares = None
+        if agreement is not None:
+            shares, who = step_agreement(agreement, t, self.dataset[t].n_samples)
+            if title is None:
+                title = (
+                    f"{self.title(t, member)}<br><sup>marker opacity: agreement, the share of {who} "
+                    "that put the point in this cluster (faint: unsure)</sup>"
+                )
+        traces = self.traces(t, labels, webgl, None if member is None else partition, shares)
         return Parts(traces, self.layout(title or self.title(t, member)))
 
     def fixed_labels(self, member: int | None = None, t: int = 0) -> list[int]:
@@ -316,12 +388,13 @@ def partition_parts(
     webgl: bool | None = None,
     fixed: bool = False,
     title: str | None = None,
+    agreement: Any = None,
 ) -> Parts:
     """Parts of :func:`partition_figure` (see :mod:`ercot_nb.figures.layers`).
 
     Parameters
     ----------
-    dataset, result, t, member, features, projection, show_centroids, webgl, title
+    dataset, result, t, member, features, projection, show_centroids, webgl, title, agreement
         As in :func:`partition_figure`.
     fixed : bool, default=False
         The trace layout the animation and the widget view keep over all
@@ -336,9 +409,9 @@ def partition_parts(
                            show_centroids=show_centroids, webgl=webgl)
     t = step_index(layer.result, t)
     if not fixed:
-        return layer.parts(t, member, title=title)
+        return layer.parts(t, member, title=title, agreement=agreement)
     return layer.parts(t, member, labels=layer.fixed_labels(member, t),
-                       webgl=layer.use_webgl(layer.max_points), title=title)
+                       webgl=layer.use_webgl(layer.max_points), title=title, agreement=agreement)
 
 
 def partition_figure(
@@ -352,6 +425,7 @@ def partition_figure(
     webgl: bool | None = None,
     title: str | None = None,
     member: int | None = None,
+    agreement: Any = None,
 ) -> go.Figure:
     """Scatter of step ``t``'s samples coloured by their aligned cluster label.
 
@@ -384,6 +458,13 @@ def partition_figure(
     member : int, optional
         Show the partition of this member of step ``t``'s final population
         instead of the knee's (see :func:`member_partition`).
+    agreement : Ensemble or array-like, optional
+        How sure each point's cluster is: an
+        :class:`ercot_nb.ensemble.Ensemble` (its agreement at step ``t``) or
+        one share in [0, 1] per sample of step ``t``.  Drawn as marker
+        opacity (faint: few runs agree), shown on hover, and explained
+        under the title.  Draw an ensemble's consensus partition with
+        ``result=ensemble.to_result(dataset)``.
 
     Returns
     -------
@@ -397,7 +478,7 @@ def partition_figure(
     """
     return partition_parts(
         dataset, result, t, member=member, features=features, projection=projection,
-        show_centroids=show_centroids, webgl=webgl, title=title,
+        show_centroids=show_centroids, webgl=webgl, title=title, agreement=agreement,
     ).figure()
 
 

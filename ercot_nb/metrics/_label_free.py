@@ -177,7 +177,7 @@ def consecutive_nmi(ids_prev: Any, labels_prev: Any, ids_curr: Any, labels_curr:
 
 
 def label_free_steps(
-    result: Any, data: TemporalDataset, *, sample_size: int | None = 1000, seed: Any = 0
+    result: Any, data: TemporalDataset, *, sample_size: int | None = 1000, seed: Any = 0, start: int = 0
 ) -> pd.DataFrame:
     """Label-free scores of every step of a run, as one tidy table.
 
@@ -191,6 +191,10 @@ def label_free_steps(
         Samples per step for the silhouette (see :func:`silhouette`).
     seed : int or None, default=0
         Seed of the silhouette samples (step ``t`` draws with ``(seed, t)``).
+    start : int, default=0
+        Score steps ``start..`` only (compared with step ``start - 1``): the
+        rows equal those of the whole table, so a growing run's table can be
+        extended.
 
     Returns
     -------
@@ -213,9 +217,11 @@ def label_free_steps(
             f"the result has {len(steps)} step(s) but the data has {len(data)}; pass the "
             "dataset the run was fitted on"
         )
+    if not isinstance(start, (int, np.integer)) or not 0 <= start <= len(steps):
+        raise ValueError(f"start must be an int in [0, {len(steps)}], got {start!r}")
     rows = []
-    previous = None
-    for step, snapshot in zip(steps, data):
+    previous = steps[start - 1] if start else None
+    for step, snapshot in zip(steps[start:], list(data)[start:]):
         if len(step.ids) != len(snapshot.ids) or not np.array_equal(step.ids, snapshot.ids):
             raise ValueError(
                 f"step {step.t} (time={step.time!r}): the result's ids differ from the data's; "

@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 
 from ..data import TemporalDataset
 from ..result import ClusteringResult
+from ._fits import Adoption, SeedEnsemble, ensemble_seeds
 from ._job import FitJob, Runner
 from ._messages import MessageArea, explain
 from ._state import AppState
@@ -134,6 +135,8 @@ class Explorer(W.VBox):
         Runs the fits (shared design with :class:`~ercot_nb.widgets.Compare`).
     message : MessageArea
         The status line: the answer to the user's last action.
+    seeds : BoundedIntText
+        How many seeds "How sure?" runs (:meth:`run_seeds`).
 
     Examples
     --------
@@ -174,6 +177,11 @@ class Explorer(W.VBox):
                                   precheck=lambda: self.picker.pending)
         self.scrubber = TimeScrubber().follow(state)
         self.run_choice = RunChoice(state)
+        self.estimators: dict[str, Any] = {}  # run name -> its fitted estimator (for adopt)
+        self.runner.on_finish(self._keep_estimator)
+        state.observe(lambda _: self.estimators.clear(), names="dataset")  # its runs are dropped
+        if self.pareto is not None:
+            self.pareto.on_use(lambda step, member: self.adopt(step, member))
         if result is not None:
             state.add_run(result.algorithm, result)
             self._precompute()
@@ -193,7 +201,19 @@ class Explorer(W.VBox):
         grid = [W.HBox([view for view in row if view is not None],
                        layout=W.Layout(flex_flow="row wrap"))
                 for row in rows if any(view is not None for view in row)]
-        self.children = [header, controls, self.message, _panel("3 · Time", timeline), *grid]
+        self.seeds = W.BoundedIntText(5, min=2, max=50, description="seeds",
+                                      style={"description_width": "40px"}, layout=W.Layout(width="110px"))
+        sure_button = W.Button(description="Run the seeds", icon="clone",
+                               tooltip="Fit the shown run's algorithm with this many seeds and show "
+                                       "their consensus", layout=W.Layout(width="130px"))
+        sure_button.on_click(lambda _: self.run_seeds())
+        sure = W.VBox([W.HBox([self.seeds, sure_button]), W.HTML(
+            "<small>Repeats the shown run with other seeds; in their consensus each point's "
+            "opacity is the share of runs that agree on its cluster.</small>",
+            layout=W.Layout(width="300px"))])
+        bottom = W.HBox([_panel("3 · Time", timeline), _panel("4 · How sure?", sure)],
+                        layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
+        self.children = [header, controls, self.message, bottom, *grid]
 
     # -- public state --------------------------------------------------------------------------
     @property
@@ -268,6 +288,118 @@ class Explorer(W.VBox):
     def select_member(self, member: int | None) -> None:
         """Show the partition of population ``member`` at the current step (None: knee)."""
         self.state.select_member(member)
+
+    def adopt(self, t: int | None = None, member: int | None = None, *, wait: bool = False) -> FitJob | None:
+        """Use population ``member`` of step ``t`` from there on (the "Use this partition" button).
+
+        Continues the run shown from step ``t`` with that member as the
+        step's partition (``ERCOT.adopt``: earlier steps unchanged, later
+        steps fitted again from it), through the shared runner; the result
+        is a new run, shown at step ``t``, and the original run is kept.
+
+        Parameters
+        ----------
+        t : int, optional
+            Default the current step.
+        member : int, optional
+            Default the member picked on the Pareto front.
+        wait : bool, default=False
+            Block until done.
+
+        Returns
+        -------
+        FitJob or None
+            None when nothing started (the status line says why).
+        """
+        state = self.state
+        with self.lock:
+            name = state.run
+            t = state.step if t is None else int(t)
+            member = state.member if member is None else member
+            estimator = self.estimators.get(name)
+            problem = (
+                "A run is going on; stop it first." if state.running
+                else "Pick a member of the Pareto front first." if member is None
+                else f"{name} cannot be continued here (only runs fitted in this app, by an "
+                     "algorithm with a population, can)." if estimator is None
+                     or not hasattr(estimator, "adopt") else None
+            )
+            if problem:
+                state.say("warning", problem, action="adopt")
+                return None
+            time = state.dataset.times[t]
+            state.say("info", f"Continuing {name} from member {member} at time {time}…", action="adopt")
+        label = f"{name} · member {member} at time {time}"
+        return self.runner.start([(label, Adoption(estimator, t, member))], state.dataset, wait=wait)[0]
+
+    def run_seeds(self, n_seeds: int | None = None, *, wait: bool = False) -> FitJob | None:
+        """How sure is the run shown? Fit its algorithm with ``n_seeds`` seeds (the "How sure?" button).
+
+        The shown run's estimator (same parameters) is fitted once per seed,
+        starting at its own seed, one after another through the shared
+        runner; the runs are merged into a consensus partition
+        (:func:`ercot_nb.ensemble.consensus`), shown as a new run, and every
+        point is drawn with its agreement (the share of runs that put it in
+        its consensus cluster) as opacity.  Stop merges the seeds done.
+
+        Parameters
+        ----------
+        n_seeds : int, optional
+            Default the number in the "seeds" box.
+        wait : bool, default=False
+            Block until done.
+
+        Returns
+        -------
+        FitJob or None
+            None when nothing started (the status line says why).
+        """
+        state = self.state
+        n_seeds = self.seeds.value if n_seeds is None else int(n_seeds)
+        with self.lock:
+            name = state.run
+            estimator = self.estimators.get(name)
+            problem = (
+                "A run is going on; stop it first." if state.running
+                else "Run an algorithm first: the seeds repeat the run shown." if name is None
+                else "Agreement is drawn on the scatter of samples, not on a video." if self.partition_view
+                is not self.partition or self.partition is None
+                else f"{name} cannot be repeated here (only runs fitted in this app, by an algorithm "
+                     "with a seed, can)." if estimator is None or "seed" not in estimator.get_params()
+                else f"Choose at least 2 seeds (got {n_seeds})." if n_seeds < 2 else None
+            )
+            if problem:
+                state.say("warning", problem, action="how sure")
+                return None
+            seeds = ensemble_seeds(estimator, n_seeds)
+            state.say("info", f"Fitting {name}'s algorithm with seeds {seeds[0]}-{seeds[-1]}…",
+                      action="how sure")
+        fit = SeedEnsemble(estimator, seeds, should_stop=lambda: self.runner.stop_requested)
+        return self.runner.start([(f"consensus of {n_seeds} seeds of {name}", fit)], state.dataset,
+                                 wait=wait)[0]
+
+    def show_agreement(self, ensemble: Any) -> None:
+        """Draw every sample with its agreement across ``ensemble``'s runs as opacity (None: off).
+
+        Parameters
+        ----------
+        ensemble : Ensemble or None
+            :func:`ercot_nb.ensemble.ensemble` of runs on the current data,
+            e.g. ``ensemble(ERCOT(), explorer.dataset, seeds=range(5))``;
+            dropped when other data is loaded.
+        """
+        if self.partition is not None:
+            self.partition.show_agreement(ensemble)
+
+    def _keep_estimator(self, job: FitJob) -> None:
+        name = self.runner.names.get(id(job))
+        if name is None or job.state == "failed":
+            return
+        estimator = job.estimator
+        if isinstance(estimator, SeedEnsemble):  # a consensus has no population to continue
+            self.show_agreement(estimator.ensemble)
+            return
+        self.estimators[name] = estimator.estimator if isinstance(estimator, Adoption) else estimator
 
     def select_run(self, name: str | None) -> None:
         """Show run ``name`` (None: the dataset) at the current step (like "show run")."""

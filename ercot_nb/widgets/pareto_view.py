@@ -68,15 +68,22 @@ class ParetoView(FigureView):
         )
         self.knee_button = W.Button(description="back to the knee", icon="star", disabled=True,
                                     layout=W.Layout(width="150px"))
+        self.use_button = W.Button(
+            description="Use this partition from here on", icon="share", disabled=True,
+            layout=W.Layout(width="260px"),
+            tooltip="continue the run from this step with the member picked (steps before stay)")
         self.hint = W.HTML("<small>click a point to show its partition</small>")
+        self._use_handlers: list[Callable[[int, int], None]] = []
         self._cache: OrderedDict[tuple[int, bool, int | None],
                                  tuple[dict[str, list[Any]], dict[str, Any]]] = OrderedDict()
         self._shown_values: dict[str, list[Any]] | None = None
         super().__init__(self._parts(), [self.objectives, self.knee_button, self.hint],
                          width=width, height=height)
+        self.children = [self.controls, W.HBox([self.use_button]), self.figure]
         self._connect_clicks()
         self.objectives.observe(lambda _: self._redraw(), names="value")
         self.knee_button.on_click(lambda _: self.select(None))
+        self.use_button.on_click(lambda _: self._use())
 
     # -- content --------------------------------------------------------------------------
     @property
@@ -150,7 +157,7 @@ class ParetoView(FigureView):
         self._take_in_steps()
         self._step, self._selected = step, None
         self._cache.clear()
-        self.knee_button.disabled = True
+        self.knee_button.disabled = self.use_button.disabled = True
         self._show(self._parts())
         self._shown_values = None
         self._connect_clicks()
@@ -169,7 +176,7 @@ class ParetoView(FigureView):
         """Show ``step``'s population; a selection made at another step is dropped."""
         if step != self._step:
             self._selected = None
-            self.knee_button.disabled = True
+            self.knee_button.disabled = self.use_button.disabled = True
         self._step = step
         self._redraw()
 
@@ -194,7 +201,19 @@ class ParetoView(FigureView):
     def _show_member(self, member: int | None) -> None:
         self._selected = member
         self.knee_button.disabled = member is None
+        self.use_button.disabled = member is None or not self._use_handlers
         self._redraw()
+
+    def on_use(self, handler: Callable[[int, int], None]) -> None:
+        """Call ``handler(step, member)`` when "Use this partition from here on" is pressed."""
+        self._use_handlers.append(handler)
+
+    def _use(self) -> None:
+        if self._selected is None:
+            return
+        step, member = min(self._step, len(self.result) - 1), self._selected
+        for handler in self._use_handlers:
+            handler(step, member)
 
     def _draw_content(self) -> None:
         self.load(self.state_run(), step=self.state.step)

@@ -16,8 +16,8 @@ from ._figure_widget import trace_values
 __all__ = ["PartitionView"]
 
 # What differs between steps; everything else is fixed by the trace layout.
-_STEP_PATHS = ("x", "y", "text", "customdata", "marker.color", "marker.size")
-_STEP_PATHS_3D = ("x", "y", "z", "text", "customdata", "marker.color", "marker.size")
+_STEP_PATHS = ("x", "y", "text", "customdata", "marker.color", "marker.size", "marker.opacity")
+_STEP_PATHS_3D = ("x", "y", "z", "text", "customdata", "marker.color", "marker.size", "marker.opacity")
 
 _AXES_2D = [("first two features", "features"), ("PCA projection", "pca")]
 _AXES_3D = ("3-D (three features)", "3d")
@@ -35,6 +35,10 @@ class PartitionView(CachedStepView):
     use WebGL.  The figure's data is
     ``figures.partition_parts(dataset, result, step, fixed=True, ...)``'s: both
     draw with one :class:`ercot_nb.figures.PartitionLayer`.
+
+    With :meth:`show_agreement` (an :class:`ercot_nb.ensemble.Ensemble` of
+    runs on the same data) each point's opacity is its agreement: the share
+    of the runs that put it in its consensus cluster (faint: unsure).
 
     Data with three or more features opens in 3-D (a rotatable scatter of the
     first three features: a video's r, g, b, the 3-D synthetic sets); the
@@ -73,6 +77,7 @@ class PartitionView(CachedStepView):
     ) -> None:
         self.webgl = webgl
         self.cache_steps = cache_steps
+        self.agreement: Any = None
         self._configuring = False
         # the label beside the buttons, not their description: one row (a description sits above)
         self.axes = W.ToggleButtons(options=list(_AXES_2D), tooltip="what the plot's axes show")
@@ -132,6 +137,8 @@ class PartitionView(CachedStepView):
             Default: the dataset's ground truth.
         step : int, default=0
         """
+        if dataset is not self.dataset:
+            self.agreement = None  # an ensemble belongs to its data
         self._configure(dataset, result, self._chosen_axes if dataset.n_features >= 3 else None)
         self._reset(step)
         self._rebuild()
@@ -160,8 +167,29 @@ class PartitionView(CachedStepView):
                 self._slots = sorted(set(self._slots) | missing)
                 self._cache.clear()
                 self._rebuild()
-        traces, layout = self.layer.parts(t, member, labels=self._slots, webgl=self._webgl)
+        agreement = self.agreement if member is None and self._agrees(t) else None
+        traces, layout = self.layer.parts(t, member, labels=self._slots, webgl=self._webgl, agreement=agreement)
         return trace_values(traces, self._step_paths), layout["title"]["text"]
+
+    def _agrees(self, t: int) -> bool:
+        """Whether the agreement shown covers step ``t``'s samples."""
+        ensemble = self.agreement
+        return (ensemble is not None and t < len(ensemble)
+                and np.array_equal(ensemble.ids[t], self.dataset[t].ids))
+
+    def show_agreement(self, ensemble: Any) -> None:
+        """Draw each point with its agreement as opacity (None: plain markers again).
+
+        Parameters
+        ----------
+        ensemble : Ensemble or None
+            Runs of one estimator with several seeds on the data shown
+            (:func:`ercot_nb.ensemble.ensemble`); steps whose ids differ
+            from the data's (other data) are drawn plainly.
+        """
+        self.agreement = ensemble
+        self._cache.clear()
+        self.show_step(self._requested, self._member)
 
     def _on_axes(self, change: dict[str, Any]) -> None:
         if not self._configuring and self.dataset.n_features >= 3 and change["new"] != change["old"]:
@@ -173,5 +201,6 @@ class PartitionView(CachedStepView):
         fig = figures.partition_figure(
             self.dataset, self.result, self._step, member=self._member, webgl=self.webgl,
             projection=self._projection(self.axes.value),
+            agreement=self.agreement if self._member is None and self._agrees(self._step) else None,
         )
         return self._static(fig)

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import ipywidgets as W
+import pandas as pd
 import plotly.graph_objects as go
 
 from .. import figures
+from ..events import lifecycle_events
 from ..figures.flows import FLOW
 from ..result import ClusteringResult
 from ._base import FigureView, Parts, placeholder_parts
@@ -38,6 +41,12 @@ def _steps(result: ClusteringResult, lo: int, hi: int) -> ClusteringResult:
 class SankeyView(FigureView):
     """Cluster flow of a run around the current step, its clusters and flows in focus.
 
+    With "events" ticked (the default) every node carries its lifecycle
+    event (birth, death, split, merge, grow, shrink; in capitals when the
+    permutation test finds it significant, see
+    :func:`ercot_nb.figures.sankey_figure`); the run's events table is
+    computed once per step and extended as a live run grows.
+
     At most :data:`WINDOW` steps are drawn (all of a shorter run): the
     figure's cost is then the same at any length of the run, during a live
     run and when scrubbing.  The figure is
@@ -58,12 +67,16 @@ class SankeyView(FigureView):
         *,
         step: int = 0,
         width: int = 1140,
-        height: int = 380,
+        height: int = 440,
     ) -> None:
         self.result = result
         self._step = step
         self._window = (0, 0)
-        super().__init__(self._parts(), width=width, height=height)
+        self._events: tuple[ClusteringResult | None, dict[int, pd.DataFrame]] = (None, {})
+        self.show_events = W.Checkbox(value=True, description="events (hover a node)", indent=False,
+                                      tooltip="mark births, deaths, splits, merges, growth and shrinkage")
+        super().__init__(self._parts(), [self.show_events], width=width, height=height)
+        self.show_events.observe(lambda _: self.refresh(), names="value")
 
     @property
     def step(self) -> int:
@@ -80,14 +93,37 @@ class SankeyView(FigureView):
         n = len(self.result)
         t = min(self._step, n - 1)
         lo, hi = self._window = window(n, t)
+        events = False
+        if self.show_events.value:
+            events = self.events(lo + 1, hi).assign(t=lambda f: f["t"] - lo)
         traces, layout = figures.sankey_parts(_steps(self.result, lo, hi), t=t - lo,
-                                              title=self._title(t))
+                                              title=self._title(t), events=events)
         if lo:  # hover and focus name the steps of the whole run
             flow = traces[0]
             flow.node.customdata = [[row[0] + lo, *row[1:]] for row in flow.node.customdata]
             if flow.link.customdata is not None:
                 flow.link.customdata = [[*row[:4], row[4] + lo] for row in flow.link.customdata]
         return Parts(traces, layout)
+
+    def events(self, lo: int = 0, hi: int | None = None) -> pd.DataFrame:
+        """Lifecycle events of steps ``lo..hi-1`` of the run shown (each against the step before).
+
+        The rows of :meth:`ClusteringResult.events` with ``lo <= t < hi``
+        (births of the first step excepted), computed once per step: a
+        window or a grown run costs only its new steps.
+        """
+        steps = self.result.steps  # a live run grows in another thread: take what is there
+        hi = len(steps) if hi is None else min(hi, len(steps))
+        if self._events[0] is not self.result:
+            self._events = (self.result, {})
+        cache = self._events[1]
+        for t in range(max(lo, 1), hi):
+            if t not in cache:
+                pair = ClusteringResult(self.result.algorithm, self.result.params, [steps[t - 1], steps[t]])
+                cache[t] = lifecycle_events(pair, start=1)
+        frames = [cache[t] for t in range(max(lo, 1), hi)]
+        return pd.concat(frames, ignore_index=True) if frames else lifecycle_events(
+            ClusteringResult(self.result.algorithm, self.result.params, []))
 
     def _title(self, t: int) -> str:
         lo, hi = self._window

@@ -1,32 +1,46 @@
-"""Scores view: RI or NMI per step of every run on the current dataset."""
+"""Scores view: RI or NMI per step of every run on the current dataset, or scores without labels."""
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 import ipywidgets as W
+import pandas as pd
 import plotly.graph_objects as go
 
 from .. import figures
 from ..figures.style import CURRENT_STEP, plain_times
 from ..data import TemporalDataset
+from ..metrics import label_free_steps
 from ..result import ClusteringResult
 from ._base import FigureView, Parts, placeholder_parts
 
-__all__ = ["ScoresView"]
+__all__ = ["ScoresView", "LABEL_FREE", "LABEL_FREE_SHOWN"]
+
+LABEL_FREE = "label-free"
+"""The metric choice that shows the scores needing no labels."""
+
+LABEL_FREE_SHOWN = ("silhouette", "consecutive_nmi", "churn")
+"""The label-free scores the view shows (keys of :data:`ercot_nb.figures.lines.LABEL_FREE_SCORES`)."""
 
 
 class ScoresView(FigureView):
-    """Rand index or NMI per step, one line per run, the current step marked.
+    """Rand index or NMI per step, or label-free scores, one line per run, the current step marked.
+
+    Without labels (a CSV of your own) the view shows the label-free scores
+    of :func:`ercot_nb.metrics.label_free_steps` (silhouette, NMI with the
+    previous step, churn) in rows sharing the time axis; with labels the
+    "no labels needed" choice shows them instead of RI/NMI.  Each run's
+    table is computed once per step and extended as a live run grows.
 
     Parameters
     ----------
     dataset : TemporalDataset or None
-        Needs ground-truth labels for scores (otherwise the view says so);
-        None until a state it follows has data.
+        RI/NMI need its ground-truth labels; None until a state it follows
+        has data.
     runs : mapping of str to ClusteringResult, optional
         Name in the legend -> run; runs may be shorter than the dataset.
     step : int, default=0
-    metric : {"RI", "NMI"}, default="RI"
+    metric : {"RI", "NMI", "label-free"}, default="RI"
     width, height : int
         Figure size in pixels.
     """
@@ -44,33 +58,75 @@ class ScoresView(FigureView):
         self.dataset = dataset
         self.runs: dict[str, ClusteringResult] = dict(runs or {})
         self._step = step
-        self.metric = W.ToggleButtons(options=[("Rand index", "RI"), ("mutual information", "NMI")],
-                                      value=metric,
-                                      style={"button_width": "130px"},
-                                      tooltip="Rand index or normalised mutual information")
+        self._tables: dict[str, tuple[ClusteringResult, pd.DataFrame]] = {}
+        self.metric = W.ToggleButtons(
+            options=[("Rand index", "RI"), ("mutual information", "NMI"), ("no labels needed", LABEL_FREE)],
+            value=metric, style={"button_width": "130px"},
+            tooltips=["Rand index against the labels", "normalised mutual information against the labels",
+                      "silhouette, NMI with the previous step and churn: scores without labels"],
+        )
+        self._quiet = False
+        self._match_choice()
         super().__init__(self._parts(), [self.metric], width=width, height=height)
-        self.metric.observe(lambda _: self.refresh(), names="value")
+        self.metric.observe(lambda _: None if self._quiet else self.refresh(), names="value")
 
     @property
     def step(self) -> int:
         return self._step
 
+    @property
+    def label_free(self) -> bool:
+        """Whether the label-free scores are shown (no labels, or chosen)."""
+        return self.dataset is not None and (not self.dataset.has_labels or self.metric.value == LABEL_FREE)
+
     def _parts(self) -> Parts:
-        if self.dataset is None or not self.dataset.has_labels:
-            return placeholder_parts("This dataset has no ground-truth labels, so no RI/NMI.",
-                                     "scores per step")
+        if self.dataset is None:
+            return placeholder_parts("Load data to score runs on it.", "scores per step")
         runs = {name: run for name, run in self.runs.items() if len(run)}
         if not runs:
-            return placeholder_parts("Run an algorithm to score it against the labels.",
-                                     "scores per step")
+            what = "against the labels" if self.dataset.has_labels else "without labels"
+            return placeholder_parts(f"Run an algorithm to score it {what}.", "scores per step")
         t = min(self._step, len(self.dataset) - 1)
-        return figures.scores_parts(self.dataset, runs, self.metric.value, t=t)
+        if not self.label_free:
+            return figures.scores_parts(self.dataset, runs, self.metric.value, t=t)
+        return figures.scores_parts(self.dataset, runs, None, t=t, label_free=list(LABEL_FREE_SHOWN),
+                                    tables=self._label_free_tables(runs))
+
+    def _label_free_tables(self, runs: Mapping[str, ClusteringResult]) -> dict[str, pd.DataFrame]:
+        """Each run's label-free table, scoring only the steps added since the last call."""
+        tables = {}
+        for name, run in runs.items():
+            steps = list(run.steps)  # a live run grows in another thread: score what is there now
+            head = ClusteringResult(run.algorithm, run.params, steps)
+            known, table = self._tables.get(name, (None, None))
+            if known is not run or table is None or len(table) > len(steps):
+                table = label_free_steps(head, self.dataset[: len(steps)], sample_size=500)
+            elif len(table) < len(steps):
+                new = label_free_steps(head, self.dataset[: len(steps)], sample_size=500, start=len(table))
+                table = pd.concat([table, new], ignore_index=True)
+            self._tables[name] = (run, table)
+            tables[name] = table
+        return tables
 
     def load(self, dataset: TemporalDataset, runs: Mapping[str, ClusteringResult] | None = None,
              *, step: int = 0) -> None:
         """Show the runs of another dataset."""
+        if dataset is not self.dataset:
+            self._tables.clear()
         self.dataset, self.runs, self._step = dataset, dict(runs or {}), step
+        self._match_choice()
         self.refresh()
+
+    def _match_choice(self) -> None:
+        """Without labels only the label-free scores exist: chosen, and the choice locked."""
+        without_labels = self.dataset is not None and not self.dataset.has_labels
+        self.metric.disabled = without_labels
+        if without_labels and self.metric.value != LABEL_FREE:
+            self._quiet = True  # the caller redraws once
+            try:
+                self.metric.value = LABEL_FREE
+            finally:
+                self._quiet = False
 
     def refresh(self) -> None:
         """Redraw (runs were added or grew)."""

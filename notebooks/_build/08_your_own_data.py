@@ -8,7 +8,7 @@ ERCOT clusters **temporal data**: id-tracked samples observed at time steps 1..T
 
 This notebook shows how to bring your own table in (a long-format CSV or a pandas DataFrame), what a bad file's error looks like, why and how to scale features, and then runs ERCOT on real data: 142 countries over 12 years of the Gapminder table, asking **which countries move between clusters, and when**.
 
-Previous: [07 video segmentation](07_video_segmentation.ipynb) · Next: [classroom exercises](exercises/README.md) · or back to [01 quickstart](01_quickstart.ipynb)"""),
+Previous: [07 video segmentation](07_video_segmentation.ipynb) · Next: [09 without ground truth](09_without_ground_truth.ipynb) · or back to [01 quickstart](01_quickstart.ipynb)"""),
 code("""import tempfile
 from pathlib import Path
 

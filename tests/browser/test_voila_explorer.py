@@ -74,7 +74,10 @@ def app_url(scratch):
         wait_for_port(port, process, timeout=60)
         yield f"http://127.0.0.1:{port}/"
     finally:
-        os.killpg(process.pid, signal.SIGTERM)  # the launcher and the Voila it started
+        try:
+            os.killpg(process.pid, signal.SIGTERM)  # the launcher and the Voila it started
+        except ProcessLookupError:  # it had exited: keep the error that said why
+            pass
         try:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:

@@ -158,3 +158,57 @@ def test_a_sankey_without_flows_is_not_drawn(syn3):
     assert parts.trace(figures.flows.FLOW).visible is False
     assert any("needs two steps" in note["text"] for note in parts.layout["annotations"])
     assert figures.sankey_parts(result).trace(figures.flows.FLOW).visible is not False
+
+
+def split_then_death():
+    """Two clusters of 30; A splits in halves at time 2; B's ids leave and a new cluster C comes at 3."""
+    from ercot_nb.result import ClusteringResult
+
+    rng = np.random.default_rng(0)
+    ids = [np.arange(60), np.arange(60), np.r_[np.arange(30), np.arange(100, 130)]]
+    labels = [np.repeat([0, 1], 30), np.repeat([0, 2, 1], [15, 15, 30]), np.repeat([0, 2, 3], [15, 15, 30])]
+    data = TemporalDataset.from_arrays([rng.normal(size=(60, 2)) for _ in range(3)], ids=ids,
+                                       times=[1, 2, 3], name="hand-built")
+    return data, ClusteringResult.from_labels(data, labels)
+
+
+def node_of(trace, step: int, label: int) -> int:
+    (index,) = [i for i, row in enumerate(trace.node.customdata) if row[0] == step and row[1] == label]
+    return index
+
+
+def test_sankey_marks_lifecycle_events_on_their_nodes():
+    _, result = split_then_death()
+    events = result.events(seed=0)
+    fig = figures.sankey_figure(result, events=True)
+    flow = fig.data[0]
+    (split,) = events[events.event == "split"].itertuples()
+    assert split.p_value <= 0.05
+    for label in split.after:  # both halves at step 1 carry the split, its p-value and a thick outline
+        node = node_of(flow, 1, label)
+        assert flow.node.label[node] == f"{label} SPLIT"  # capitals: significant
+        assert "split" in flow.node.customdata[node][3] and f"p = {split.p_value:.3f}" in flow.node.customdata[node][3]
+    (death,) = events[events.event == "death"].itertuples()
+    dead = node_of(flow, 1, death.before[0])  # the last node of the cluster that dies at step 2
+    assert flow.node.label[dead] == f"{death.before[0]} death" and "no p-value" in flow.node.customdata[dead][3]
+    (birth,) = events[(events.event == "birth") & (events.t == 2)].itertuples()
+    assert "birth" in flow.node.label[node_of(flow, 2, birth.after[0])]
+    quiet = node_of(flow, 0, 0)  # step 0's clusters: no event shown (every cluster is born there)
+    assert flow.node.label[quiet] == "0"
+    assert "%{customdata[3]}" in flow.node.hovertemplate
+    (legend,) = [a for a in fig.layout.annotations if a.name == "events legend"]
+    assert "p ≤ 0.05" in legend.text and "'split?'" in legend.text and "SPLIT" in legend.text
+
+
+def test_sankey_events_from_a_table_show_doubtful_ones_with_a_question_mark():
+    _, result = split_then_death()
+    events = result.events(seed=0)
+    events.loc[events.event == "split", "p_value"] = 0.4  # as if chance gave it often
+    flow = figures.sankey_figure(result, events=events).data[0]
+    for label in events[events.event == "split"].after.iloc[0]:
+        node = node_of(flow, 1, label)
+        assert "split?" in flow.node.label[node] and "could be chance" in flow.node.customdata[node][3]
+    plain = figures.sankey_figure(result).data[0]
+    assert all(len(row) == 3 for row in plain.node.customdata)  # no events asked, none shown
+    with pytest.raises(ValueError, match="events"):
+        figures.sankey_figure(result, events=events.drop(columns="p_value"))

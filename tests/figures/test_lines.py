@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from ercot_nb import figures
-from ercot_nb.figures.lines import ALPHA, PAIRS
-from ercot_nb.metrics import score_steps
+from ercot_nb.figures.lines import ALPHA, LABEL_FREE_DEFAULT, PAIRS, score_trace_name
+from ercot_nb.metrics import label_free_steps, score_steps
 from .plot_helpers import trace
 
 
@@ -44,3 +44,70 @@ def test_n_clusters_figure_shows_chosen_and_true_counts(syn3):
     np.testing.assert_array_equal(chosen.y, result.n_clusters)
     np.testing.assert_array_equal(true.y, [len(np.unique(s.labels)) for s in data])
     assert len(figures.n_clusters_figure(result).data) == 1
+
+
+def unlabelled(data):
+    """The same steps without labels (as a user's own table)."""
+    from ercot_nb import TemporalDataset
+
+    return TemporalDataset.from_arrays([s.X for s in data], ids=[s.ids for s in data],
+                                       times=data.times, name="no labels")
+
+
+def test_scores_without_labels_show_the_label_free_scores_by_name(syn3):
+    data, result = syn3
+    plain = unlabelled(data)
+    fig = figures.scores_figure(plain, {"ERCOT": result}, t=4)
+    expected = label_free_steps(result, plain, sample_size=500)
+    for score in LABEL_FREE_DEFAULT:
+        line = trace(fig, score_trace_name("ERCOT", score))
+        np.testing.assert_allclose(np.asarray(line.y, dtype=float), expected[score].to_numpy(dtype=float))
+        assert list(line.x) == data.times
+    names = [tr.name for tr in fig.data]
+    assert not any("mean" in name for name in names)  # no RI/NMI line without labels
+    # one row per score, one y axis each, sharing the time axis; the current step spans them all
+    assert len({tr.yaxis for tr in fig.data}) == len(LABEL_FREE_DEFAULT)
+    objectives = figures.scores_figure(plain, {"ERCOT": result}, label_free=["f_cp", "f_sep"])
+    np.testing.assert_allclose(np.asarray(trace(objectives, score_trace_name("ERCOT", "f_cp")).y, dtype=float),
+                               expected["f_cp"].to_numpy(dtype=float))
+    (line,) = [s for s in fig.layout.shapes if s.name == "current step"]
+    assert line.x0 == data.times[4] and line.yref == "paper"
+    assert sum(bool(tr.showlegend) for tr in fig.data) == 1  # the run once in the legend
+
+
+def test_label_free_scores_sit_beside_ri_when_asked(syn3):
+    data, result = syn3
+    truth = [s.labels for s in data]
+    fig = figures.scores_figure(data, {"ERCOT": result, "truth": truth}, metric="NMI",
+                                label_free=["churn", "consecutive_nmi"])
+    expected = score_steps(data, result.labels)["NMI"].to_numpy()
+    ercot = trace(fig, f"ERCOT (mean {expected.mean():.3f})")
+    np.testing.assert_allclose(ercot.y, expected)
+    # the true labels never change cluster: churn 0 and NMI with the previous step 1
+    churn = np.asarray(trace(fig, score_trace_name("truth", "churn")).y, dtype=float)
+    assert np.isnan(churn[0])
+    np.testing.assert_allclose(churn[1:3], 0.0)  # no switch before time 4
+    steady = np.asarray(trace(fig, score_trace_name("truth", "consecutive_nmi")).y, dtype=float)
+    np.testing.assert_allclose(steady[1:3], 1.0)
+    assert {tr.yaxis for tr in fig.data} == {"y", "y2", "y3"}
+    with pytest.raises(ValueError, match="no labels"):
+        figures.scores_figure(unlabelled(data), {"ERCOT": result}, label_free=False)
+    with pytest.raises(ValueError, match="label_free"):
+        figures.scores_figure(data, {"ERCOT": result}, label_free=["ARI"])
+
+
+def test_scores_with_labels_stay_one_panel_by_default(syn3):
+    data, result = syn3
+    fig = figures.scores_figure(data, {"ERCOT": result})
+    assert len(fig.data) == 1 and "yaxis2" not in fig.layout.to_plotly_json()
+
+
+def test_scores_take_label_free_tables_already_computed(syn3):
+    data, result = syn3
+    plain = unlabelled(data)
+    table = label_free_steps(result, plain, sample_size=500)
+    table["churn"] = 0.25  # not what the run gives: the figure must draw the table it is given
+    fig = figures.scores_figure(plain, {"ERCOT": result}, tables={"ERCOT": table})
+    np.testing.assert_allclose(np.asarray(trace(fig, score_trace_name("ERCOT", "churn")).y, dtype=float), 0.25)
+    with pytest.raises(ValueError, match="rows"):
+        figures.scores_figure(plain, {"ERCOT": result}, tables={"ERCOT": table.iloc[:3]})

@@ -6,6 +6,7 @@ import plotly.graph_objects as go
 import pytest
 
 from ercot_nb import StaticEC, TemporalDataset, figures
+from ercot_nb.figures.style import rgba
 from .plot_helpers import FAST, cluster_traces, trace, points, same_rows, points3d
 
 
@@ -221,3 +222,53 @@ def test_3d_needs_three_features(syn3):
         figures.partition_figure(data, result, 0, projection="3d")
     with pytest.raises(ValueError, match="three features"):
         figures.partition_animation(data, result, projection="3d")
+
+
+@pytest.mark.parametrize("projection", [None, "3d"])
+def test_agreement_is_drawn_as_marker_opacity(syn2, projection):
+    data, result = syn2
+    t = 4
+    agreement = np.random.default_rng(1).uniform(0.0, 1.0, data[t].n_samples)
+    agreement[:5] = [1.0, 0.5, 0.2, 0.05, 0.0]
+    fig = figures.partition_figure(data, result, t, projection=projection, agreement=agreement)
+    assert "opacity" in fig.layout.title.text and "agree" in fig.layout.title.text
+    seen = 0
+    position = {str(i): k for k, i in enumerate(data[t].ids.tolist())}
+    for label, tr in cluster_traces(fig).items():
+        expected = np.clip([agreement[position[i]] for i in tr.text], 0.1, 1.0)
+        if projection == "3d":  # Scatter3d takes one opacity: the alpha of each point's colour
+            assert list(tr.marker.color) == [rgba(figures.label_color(label), round(a, 3)) for a in expected]
+        else:
+            np.testing.assert_allclose(tr.marker.opacity, expected)
+            assert tr.marker.color == figures.label_color(label)
+        np.testing.assert_allclose(tr.customdata, [agreement[position[i]] for i in tr.text])
+        assert "agreement %{customdata:.2f}" in tr.hovertemplate
+        seen += len(tr.text)
+    assert seen == data[t].n_samples
+    plain = figures.partition_figure(data, result, t, projection=projection)
+    assert all(np.ndim(tr.marker.opacity) == 0 for tr in cluster_traces(plain).values())
+    with pytest.raises(ValueError, match=rf"agreement.*step {t}.*{data[t].n_samples}"):
+        figures.partition_figure(data, result, t, agreement=agreement[:-1])
+    with pytest.raises(ValueError, match="agreement"):
+        figures.partition_figure(data, result, t, agreement=agreement * 2)
+
+
+def test_agreement_of_an_ensemble_and_its_consensus_partition(syn3):
+    from ercot_nb import ERCOT
+    from ercot_nb.ensemble import ensemble
+
+    data, _ = syn3
+    runs = ensemble(ERCOT(**FAST), data, seeds=[0, 1, 2])
+    merged = runs.to_result(data)
+    t = 5
+    assert merged.algorithm == "consensus of 3 runs"
+    np.testing.assert_array_equal(merged[t].labels, runs.labels[t])
+    np.testing.assert_array_equal(merged[t].aligned_labels, runs.aligned_labels[t])
+    fig = figures.partition_figure(data, merged, t, agreement=runs)
+    assert "3 runs" in fig.layout.title.text
+    opacities = np.concatenate([np.atleast_1d(tr.marker.opacity) for tr in cluster_traces(fig).values()])
+    values = np.concatenate([tr.customdata for tr in cluster_traces(fig).values()])
+    np.testing.assert_allclose(np.sort(values), np.sort(runs.agreement[t]))
+    np.testing.assert_allclose(opacities, np.clip(values, 0.1, 1.0))
+    with pytest.raises(ValueError, match="steps"):
+        runs.to_result(data[:3])

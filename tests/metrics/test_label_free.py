@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -136,3 +137,22 @@ def test_label_free_steps_of_a_partition_without_population() -> None:
         nearest = np.linalg.norm(snapshot.X[:, None] - means[None], axis=2).min(axis=1)
         assert table.loc[t, "f_cp"] == pytest.approx(nearest.sum())
         assert table.loc[t, "f_sep"] == pytest.approx(1 / np.linalg.norm(means[0] - means[1]))
+
+
+def test_label_free_steps_from_a_later_step_extend_the_table(fitted) -> None:
+    # a view of a growing run scores only the new steps and appends them
+    data, result = fitted
+    whole = label_free_steps(result, data, sample_size=50, seed=3)
+    first = label_free_steps(ClusteringResult_head(result, 4), data[:4], sample_size=50, seed=3)
+    rest = label_free_steps(result, data, sample_size=50, seed=3, start=4)
+    assert rest["t"].tolist() == list(range(4, len(data)))
+    joined = pd.concat([first, rest], ignore_index=True)
+    pd.testing.assert_frame_equal(joined, whole)
+    with pytest.raises(ValueError, match="start"):
+        label_free_steps(result, data, start=len(data) + 1)
+
+
+def ClusteringResult_head(result, n):
+    from ercot_nb.result import ClusteringResult
+
+    return ClusteringResult(result.algorithm, result.params, list(result.steps[:n]))

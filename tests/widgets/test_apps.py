@@ -112,7 +112,7 @@ def assert_views_show_the_state(driver: Driver) -> None:
     assert title(app.pareto) == expected.layout["title"]["text"]
     expected = figures.alpha_parts(result, show_pairs=app.alpha.pairs.value, t=step, pairs_trace=True)
     assert traces_json(app.alpha.figure.data) == traces_json(expected.traces)
-    expected = figures.sankey_parts(result, t=step)
+    expected = figures.sankey_parts(result, t=step, events=app.sankey.show_events.value)
     assert traces_json(app.sankey.figure.data) == traces_json(expected.traces)
     assert title(app.sankey) == expected.layout["title"]["text"]
     assert list(app.run_choice.options) == list(state.runs) and app.run_choice.value == state.run

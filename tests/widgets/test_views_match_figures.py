@@ -150,4 +150,5 @@ def test_after_any_sequence_every_view_shows_its_static_parts(syn2, actions):
                                                 pairs_trace=True), ("title", "shapes"))
         assert_shows(scores, figures.scores_parts(data, runs, scores.metric.value, t=step),
                      ("title", "shapes"))
-        assert_shows(sankey, figures.sankey_parts(result, t=step), ("title", "annotations"))
+        assert_shows(sankey, figures.sankey_parts(result, t=step, events=sankey.show_events.value),
+                     ("title", "annotations"))
