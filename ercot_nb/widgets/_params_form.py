@@ -26,10 +26,11 @@ _LABEL_STYLE = {"description_width": "150px"}  # "evaluations per step" fits
 # a grid column: an input (width auto) fills it, its 2 px margins included; columns narrow
 # where the form has less room (inside the "more parameters" section) instead of spilling over
 _COLUMN = "minmax(0, 249px)"
-# a dropdown in one column has room for about this many characters of its words
-# (249 px - 150 px of label - ~30 px of arrow, at ~8 px per character); longer ones span the row
-_COLUMN_CHARS = 8
-_FULL_ROW = "1 / -1"
+# a dropdown in one column has room for about this many characters of its words (measured in
+# Chromium: 57 px for the text next to a 150 px label); a choice with longer words gets a row of
+# its own, in a one-column grid as wide as both columns (342 px for the text)
+_COLUMN_CHARS = 6
+_WIDE_COLUMN = "minmax(0, 506px)"
 
 
 def tooltip(param: Param) -> str:
@@ -56,10 +57,10 @@ class _Field:
                                       style=_LABEL_STYLE, layout=W.Layout(width="auto"))
         kind = param.kind
         self.text = False  # a free-text entry parsed with Param.parse
+        self.wide = False  # shown in a row of its own (words too long for one column)
         if kind in ("choice", "subset"):
             options = [(param.choice_label(choice), choice) for choice in param.choices]
-            if max(len(words) for words, _ in options) > _COLUMN_CHARS:
-                common["layout"] = W.Layout(width="auto", grid_column=_FULL_ROW)
+            self.wide = max(len(words) for words, _ in options) > _COLUMN_CHARS
         if kind == "choice":
             self.widget: W.ValueWidget = W.Dropdown(options=options, value=default, **common)
         elif kind == "subset":
@@ -135,18 +136,21 @@ class ParamsForm(W.VBox):
         names = [param.name for param in self.params]
         top = [name for name in names if primary is None or name in primary]
         rest = [name for name in names if name not in top]
-        # "dense": a field spanning the row leaves no hole, the next short field fills it
-        grid = dict(grid_template_columns=f"repeat(2, {_COLUMN})", grid_gap="2px 8px",
-                    grid_auto_flow="row dense")
-        children: list[W.Widget] = [
-            W.GridBox([self.fields[name].widget for name in top], layout=W.Layout(**grid))
-        ]
+        children: list[W.Widget] = self._grids(top)
         if rest:
-            children.append(W.Accordion(
-                [W.GridBox([self.fields[name].widget for name in rest], layout=W.Layout(**grid))],
-                titles=("more parameters",), selected_index=None,
-            ))
+            children.append(W.Accordion([W.VBox(self._grids(rest))], titles=("more parameters",),
+                                        selected_index=None))
         super().__init__(children)
+
+    def _grids(self, names: Sequence[str]) -> list[W.GridBox]:
+        """The fields ``names`` in two columns, then the wide choices one per row."""
+        grids = []
+        for wide, columns in ((False, f"repeat(2, {_COLUMN})"), (True, _WIDE_COLUMN)):
+            widgets = [self.fields[name].widget for name in names if self.fields[name].wide == wide]
+            if widgets or not grids:
+                grids.append(W.GridBox(widgets, layout=W.Layout(grid_template_columns=columns,
+                                                                grid_gap="2px 8px")))
+        return grids
 
     def values(self) -> dict[str, Any]:
         """The entered parameters, validated against their specs.

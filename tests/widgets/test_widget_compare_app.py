@@ -10,6 +10,7 @@ import urllib.request
 from pathlib import Path
 
 import numpy as np
+import ipywidgets as W
 import pytest
 
 from ercot_nb import ERCOT, algorithms
@@ -198,7 +199,8 @@ def test_figures_embed_the_bundle_unless_the_local_app_shares_it(monkeypatch):
 def test_forms_follow_the_parameter_specs_of_the_estimator():
     form = ParamsForm(estimator_params("ERCOT"), "ERCOT", primary=("pop_size", "knee"),
                       skip=("progress",), defaults={"seed": 0})
-    assert len(form.children) == 2  # main fields, then "more parameters"
+    *main, more = form.children  # main fields (wide choices in rows of their own), then "more parameters"
+    assert [type(box) for box in main] == [W.GridBox, W.GridBox] and isinstance(more, W.Accordion)
     assert "progress" not in form.fields
     knee = form.fields["knee"].widget
     spec = {p.name: p for p in estimator_params("ERCOT")}["knee"]
@@ -238,8 +240,19 @@ def test_dataset_forms_keep_the_value_types_of_choices():
     assert gapminder.values()["features"] == ("lifeExp", "gdpPercap", "pop")
 
 
-# a dropdown's text at 13 px is at most ~8 px per character, plus ~30 px for its arrow and padding
-_CHAR_PX, _ARROW_PX, _LABEL_PX, _COLUMN_PX = 8, 30, 150, 249
+# room for a dropdown's text as measured in Chromium (13 px font, 150 px label): 57 px in one
+# column of the form, 342 px in a row of its own; its text takes at most ~8 px per character
+_CHAR_PX, _ROOM_PX = 8, {"repeat(2, minmax(0, 249px))": 57, "minmax(0, 506px)": 342}
+
+
+def _grid_of(form, widget):
+    boxes = [form]
+    while boxes:
+        box = boxes.pop()
+        if isinstance(box, W.GridBox) and widget in box.children:
+            return box
+        boxes.extend(child for child in getattr(box, "children", ()) if isinstance(child, W.Box))
+    raise AssertionError(f"{widget.description} is in no grid of the form")
 
 
 @pytest.mark.parametrize("owner, specs", [
@@ -259,10 +272,9 @@ def test_choices_are_shown_in_words_in_a_dropdown_wide_enough_for_them(owner, sp
         assert all("_" not in label for label, _ in widget.options), widget.options
         for choice in spec.choices:
             assert f"{spec.choice_label(choice)} ({choice!r})" in widget.tooltip, widget.tooltip
-        columns = 2 if widget.layout.grid_column == "1 / -1" else 1
-        room = columns * _COLUMN_PX + (columns - 1) * 8 - _LABEL_PX
+        room = _ROOM_PX[_grid_of(form, widget).layout.grid_template_columns]
         longest = max(len(label) for label, _ in widget.options)
-        assert longest * _CHAR_PX + _ARROW_PX <= room, (owner, name, longest, columns)
+        assert longest * _CHAR_PX <= room, (owner, name, longest, room)
     mode = ParamsForm(estimator_params("ERCOT"), "ERCOT").fields["mutation_mode"].widget
     assert mode.value == "per_solution" and mode.label == "per solution"
 
