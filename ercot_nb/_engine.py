@@ -84,6 +84,7 @@ class Engine:
         self.kernels = get_backend(backend)
         self._buffers: dict[tuple, np.ndarray] = {}
         self._copies: list[tuple[np.ndarray, np.ndarray]] = []
+        self._bounds_of: tuple | None = None  # (X, lower, upper) of the last bounds() call
         self._numba = None
         if backend == "numba":
             import numba
@@ -132,10 +133,18 @@ class Engine:
 
     # -- chromosome helpers ------------------------------------------------
     def bounds(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Gene bounds at one step: masks in [0, 1], centroids in the data's box."""
+        """Gene bounds at one step: masks in [0, 1], centroids in the data's box.
+
+        The last result is reused when called again with the same read-only
+        array (a step's data: the step and its generations ask twice); callers
+        must not modify the returned arrays.
+        """
+        if self._bounds_of is not None and self._bounds_of[0] is X and not X.flags.writeable:
+            return self._bounds_of[1], self._bounds_of[2]
         cfg = self.config
         lower = np.concatenate([np.zeros(cfg.n_max), np.tile(X.min(axis=0), cfg.n_max)])
         upper = np.concatenate([np.ones(cfg.n_max), np.tile(X.max(axis=0), cfg.n_max)])
+        self._bounds_of = (X, lower, upper)
         return lower, upper
 
     def _pin_or_repair(self, pop: np.ndarray, rng: np.random.Generator) -> None:
@@ -221,8 +230,13 @@ class Engine:
         crowding: np.ndarray,
         lower: np.ndarray,
         upper: np.ndarray,
+        out: np.ndarray | None = None,
     ) -> np.ndarray:
-        """Tournament, single-point crossover, polynomial mutation and repair."""
+        """Tournament, single-point crossover, polynomial mutation and repair.
+
+        The children are written into ``out`` (a C-contiguous float64 array
+        shaped like ``pop``, not overlapping it) when given, else into a new array.
+        """
         cfg = self.config
         n, n_genes = pop.shape
         k = self.kernels
@@ -232,7 +246,7 @@ class Engine:
         k.binary_tournament(rank, crowding, candidates, coin, parents)
         draw = rng.random(n // 2)
         cut = rng.integers(1, n_genes, size=n // 2) if n_genes > 1 else np.ones(n // 2, np.int64)
-        children = np.empty_like(pop)
+        children = np.empty_like(pop) if out is None else out
         k.single_point_crossover(pop, parents, cfg.crossover_rate, draw, cut, children)
         mutate_draw = rng.random((n, n_genes))
         mutate_r = rng.random((n, n_genes))

@@ -338,20 +338,33 @@ def evolve(engine: Engine, X: np.ndarray, rng: np.random.Generator, pop: np.ndar
     F, counts = objectives(engine, X, pop)
     F_selected = F
     rank, crowding = engine.rank_and_crowding(F)
+    if cfg.n_generations == 0:
+        return pop, F, counts, F_selected
+    # Two union buffers, used in turn: the population is the first half of one,
+    # its children are written into the second half, and the survivors are
+    # gathered into the first half of the other (no per-generation stacking).
+    n = len(pop)
+    unions = [[np.empty((2 * n,) + a.shape[1:], dtype=a.dtype) for a in (pop, F, counts)] for _ in range(2)]
+    for buffer, array in zip(unions[0], (pop, F, counts)):
+        buffer[:n] = array
     for generation in range(cfg.n_generations):
-        children = engine.offspring(rng, pop, rank, crowding, lower, upper)
+        union, F_union, counts_union = unions[generation % 2]
+        pop = union[:n]
+        children = engine.offspring(rng, pop, rank, crowding, lower, upper, out=union[n:])
         if cfg.refine:
             engine.recentre(X, X, children, reseed_empty=cfg.reseed_empty)
-        F_children, counts_children = objectives(engine, X, children)
-        union = np.vstack([pop, children])
-        F_union = np.vstack([F, F_children])
-        counts_union = np.vstack([counts, counts_children])
+        F_union[n:], counts_union[n:] = objectives(engine, X, children)
         F_for_selection = F_union
-        if accumulate is not None and generation == cfg.n_generations - 1:
+        last = generation == cfg.n_generations - 1
+        if accumulate is not None and last:
             F_for_selection = accumulate(union, F_union, counts_union)
         chosen, rank, crowding = engine.select(F_for_selection, cfg.pop_size)
-        pop, F, counts = union[chosen], F_union[chosen], counts_union[chosen]
-        F_selected = F_for_selection[chosen]
+        if last:  # fresh arrays: the result keeps them
+            pop, F, counts = union[chosen], F_union[chosen], counts_union[chosen]
+            F_selected = F_for_selection[chosen]
+        else:
+            for source, target in zip((union, F_union, counts_union), unions[(generation + 1) % 2]):
+                np.take(source, chosen, axis=0, out=target[:n])
     return pop, F, counts, F_selected
 
 

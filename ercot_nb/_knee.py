@@ -99,8 +99,12 @@ def _check_front(F: np.ndarray, n_clusters: np.ndarray, name: str) -> tuple[np.n
 
 def _first_occurrences(F: np.ndarray) -> np.ndarray:
     """Sorted indices of the first occurrence of each distinct row of F."""
-    _, first = np.unique(F, axis=0, return_index=True)
-    return np.sort(first)
+    order = np.lexsort((F[:, 1], F[:, 0]))  # stable: equal rows keep index order
+    ordered = F[order]
+    new = np.empty(len(F), dtype=bool)
+    new[0] = True
+    np.any(ordered[1:] != ordered[:-1], axis=1, out=new[1:])
+    return np.sort(order[new])
 
 
 def _best_with_ties(

@@ -35,6 +35,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from ._kernels import get_backend
+from ._stacking import _finite_rows, _stacking_alpha_exact, stacking_em  # noqa: F401 (re-exported)
 
 __all__ = [
     "AGGREGATES",
@@ -107,15 +108,37 @@ def match_clusters(
     overlaps : ndarray of shape (n_pairs,)
         Number of common samples shared by each pair.
     """
+    pairs, overlaps, _ = _match_codes(labels_curr, labels_prev)
+    return pairs, overlaps
+
+
+def _unique_inverse(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(labels, return_inverse=True)``; by counting for small non-negative integer labels."""
+    if labels.dtype.kind in "iu" and labels.min() >= 0 and labels.max() <= 4 * labels.size:
+        present = np.bincount(labels) > 0
+        code = np.cumsum(present) - 1
+        return np.flatnonzero(present).astype(labels.dtype), code[labels]
+    return np.unique(labels, return_inverse=True)
+
+
+def _match_codes(labels_curr: np.ndarray, labels_prev: np.ndarray) -> tuple:
+    """:func:`match_clusters`, plus the clusters as integer codes.
+
+    Returns ``pairs``, ``overlaps`` and ``(codes_curr, codes_prev, code_pairs,
+    sizes_curr, sizes_prev)``: each sample's cluster index into the sorted
+    labels of its step, the matched pairs as such indices, and the sizes of
+    the matched clusters.
+    """
     labels_curr = np.asarray(labels_curr).ravel()
     labels_prev = np.asarray(labels_prev).ravel()
     if labels_curr.shape != labels_prev.shape:
         raise ValueError("labels_curr and labels_prev must have the same length")
     if labels_curr.size == 0:
-        return np.empty((0, 2), dtype=np.int64), np.empty(0, dtype=np.int64)
+        empty = np.empty(0, dtype=np.int64)
+        return np.empty((0, 2), dtype=np.int64), empty, (empty, empty, np.empty((0, 2), dtype=np.int64), empty, empty)
 
-    uniq_curr, idx_curr = np.unique(labels_curr, return_inverse=True)
-    uniq_prev, idx_prev = np.unique(labels_prev, return_inverse=True)
+    uniq_curr, idx_curr = _unique_inverse(labels_curr)
+    uniq_prev, idx_prev = _unique_inverse(labels_prev)
     n_curr, n_prev = uniq_curr.size, uniq_prev.size
     contingency = np.bincount(
         idx_curr * n_prev + idx_prev, minlength=n_curr * n_prev
@@ -124,8 +147,11 @@ def match_clusters(
     rows, cols = linear_sum_assignment(contingency, maximize=True)
     overlaps = contingency[rows, cols]
     keep = overlaps > 0
-    pairs = np.column_stack([uniq_curr[rows[keep]], uniq_prev[cols[keep]]])
-    return pairs, overlaps[keep].astype(np.int64)
+    rows, cols = rows[keep], cols[keep]
+    pairs = np.column_stack([uniq_curr[rows], uniq_prev[cols]])
+    codes = (idx_curr.astype(np.int64), idx_prev.astype(np.int64), np.column_stack([rows, cols]).astype(np.int64),
+             contingency.sum(axis=1)[rows], contingency.sum(axis=0)[cols])
+    return pairs, overlaps[keep].astype(np.int64), codes
 
 
 # --------------------------------------------------------------------------- #
@@ -209,12 +235,15 @@ def _fold_split(
         return order, order.copy()
     if rng is None:
         raise ValueError("rng is required when n_folds < n_samples")
-    order = rng.permutation(n_samples)
-    base, extra = divmod(n_samples, n_folds)
-    sizes = np.full(n_folds, base)
+    return rng.permutation(n_samples), _fold_starts(n_samples, n_folds)
+
+
+def _fold_starts(n_samples: int, n_folds: int) -> np.ndarray:
+    """Where each of `n_folds` near-equal folds begins (the first ``n_samples % n_folds`` one longer)."""
+    base, extra = divmod(n_samples, min(n_folds, n_samples))
+    sizes = np.full(min(n_folds, n_samples), base)
     sizes[:extra] += 1
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    return order, starts
+    return np.concatenate([[0], np.cumsum(sizes)[:-1]])
 
 
 def _packed_cholesky(cov: np.ndarray, n_dims: int, floor: float) -> np.ndarray:
@@ -314,6 +343,12 @@ def gaussian_cv_loglik(
     if n_samples < 2 or n_folds < 2:
         raise ValueError("need at least 2 samples and 2 folds")
     order, starts = _fold_split(n_samples, n_folds, rng)
+    return _split_cv_loglik(X, order, starts, ridge)
+
+
+def _split_cv_loglik(X: np.ndarray, order: np.ndarray, starts: np.ndarray, ridge: float) -> np.ndarray:
+    """:func:`gaussian_cv_loglik` on a given fold split (``order``, ``starts`` of :func:`_fold_split`)."""
+    n_samples, n_dims = X.shape
     leave_one_out = starts.size == n_samples
     entry = _packed_entry_index(n_dims)
     rows, cols = _tril(n_dims)
@@ -400,100 +435,6 @@ def _gaussian_cv_loglik_twin(
 
 
 # --------------------------------------------------------------------------- #
-# Stacking weight
-# --------------------------------------------------------------------------- #
-def _finite_rows(loglik_curr: np.ndarray, loglik_prev: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Drop rows where both log-likelihoods are -inf."""
-    loglik_curr = np.asarray(loglik_curr, dtype=float).ravel()
-    loglik_prev = np.asarray(loglik_prev, dtype=float).ravel()
-    if loglik_curr.shape != loglik_prev.shape:
-        raise ValueError("the two log-likelihood columns must have the same length")
-    keep = ~(np.isneginf(loglik_curr) & np.isneginf(loglik_prev))
-    return loglik_curr[keep], loglik_prev[keep]
-
-
-def stacking_em(
-    loglik_curr: np.ndarray,
-    loglik_prev: np.ndarray,
-    tol: float = 1e-10,
-    max_iter: int = 100,
-    backend: str = "numba",
-) -> float:
-    """Weight of the historical model in the stack (1-a) phi_1 + a phi_2, by EM.
-
-    Works from log-likelihoods: the E-step only needs the ratio
-    phi_1 / phi_2 = exp(log phi_1 - log phi_2), so no density is exponentiated
-    (no underflow in D dimensions or for far samples). Starts at a = 0.5 and stops after `max_iter`
-    iterations or when |a_new - a| < `tol`. Rows where both log-likelihoods
-    are -inf are dropped.
-
-    Parameters
-    ----------
-    loglik_curr : ndarray of shape (n,)
-        log phi_1 (current model, out-of-sample) of each sample.
-    loglik_prev : ndarray of shape (n,)
-        log phi_2 (historical model) of each sample.
-    tol : float, default=1e-10
-    max_iter : int, default=100
-    backend : {"numba", "numpy"}, default="numba"
-        Kernel backend of the EM step.
-
-    Returns
-    -------
-    float
-        The weight a in [0, 1]; nan if no row is left.
-    """
-    ll_curr, ll_prev = _finite_rows(loglik_curr, loglik_prev)
-    if ll_curr.size == 0:
-        return float("nan")
-    # Responsibility of phi_2: a phi_2 / ((1-a) phi_1 + a phi_2) = 1 / (1 + q rho)
-    # with q = (1-a)/a and rho = phi_1/phi_2 = exp(log phi_1 - log phi_2). rho is
-    # formed from the log-ratio only (no density is exponentiated); its overflow
-    # to inf or underflow to 0 gives the correct responsibilities 0 and 1.
-    with np.errstate(over="ignore"):
-        density_ratio = np.exp(ll_curr - ll_prev)  # both-(-inf) rows were dropped
-    # The EM loop runs in one kernel call (one call per iteration cost more than the loop).
-    return float(get_backend(backend).stacking_em_loop(density_ratio, 0.5, float(tol), int(max_iter)))
-
-
-def _stacking_alpha_exact(
-    loglik_curr: np.ndarray, loglik_prev: np.ndarray, xtol: float = 1e-15
-) -> float:
-    """Exact maximiser of sum log((1-a) phi_1 + a phi_2) on [0, 1] (test oracle).
-
-    Bisection on the decreasing derivative
-    g(a) = sum (phi_2 - phi_1) / ((1-a) phi_1 + a phi_2); a = 0 if g(0) <= 0,
-    a = 1 if g(1) >= 0. Each row is scaled by its larger density, which
-    leaves every term of g unchanged and avoids underflow.
-    """
-    ll_curr, ll_prev = _finite_rows(loglik_curr, loglik_prev)
-    if ll_curr.size == 0:
-        return float("nan")
-    row_max = np.maximum(ll_curr, ll_prev)
-    phi_curr = np.exp(ll_curr - row_max)
-    phi_prev = np.exp(ll_prev - row_max)
-
-    def slope(alpha: float) -> float:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            terms = (phi_prev - phi_curr) / ((1.0 - alpha) * phi_curr + alpha * phi_prev)
-        # A zero mixture density only occurs at the boundary: the slope is +/-inf there.
-        return float(np.sum(np.where(np.isnan(terms), 0.0, terms)))
-
-    if slope(0.0) <= 0.0:
-        return 0.0
-    if slope(1.0) >= 0.0:
-        return 1.0
-    low, high = 0.0, 1.0
-    while high - low > xtol:
-        mid = 0.5 * (low + high)
-        if slope(mid) > 0.0:
-            low = mid
-        else:
-            high = mid
-    return 0.5 * (low + high)
-
-
-# --------------------------------------------------------------------------- #
 # Main entry
 # --------------------------------------------------------------------------- #
 def smoothness_weight(
@@ -564,20 +505,29 @@ def smoothness_weight(
     X_prev = X_prev_common - np.asarray(X_prev_all, dtype=float).mean(axis=0)
     X_curr = X_curr_common - np.asarray(X_curr_all, dtype=float).mean(axis=0)
 
-    pairs, _ = match_clusters(labels_curr_common, labels_prev_common)
-    n_pairs = pairs.shape[0]
-    alpha_pairs = np.full(n_pairs, np.nan)
-    sizes_prev = np.zeros(n_pairs, dtype=np.int64)
-    sizes_curr = np.zeros(n_pairs, dtype=np.int64)
-    for i, (label_curr, label_prev) in enumerate(pairs):
-        A_curr = X_curr[labels_curr_common == label_curr]
-        A_prev = X_prev[labels_prev_common == label_prev]
-        sizes_curr[i], sizes_prev[i] = A_curr.shape[0], A_prev.shape[0]
-        if A_curr.shape[0] < 2 or A_prev.shape[0] < 2:
-            continue
+    pairs, _, (codes_curr, codes_prev, code_pairs, sizes_curr, sizes_prev) = _match_codes(
+        labels_curr_common, labels_prev_common)
+    # Fold orders of all pairs, concatenated; the random splits are drawn in pair order.
+    orders = []
+    for n_curr, n_prev in zip(sizes_curr.tolist(), sizes_prev.tolist()):
+        split = n_curr >= 2 and n_prev >= 2 and n_folds_max < n_curr
+        orders.append(_fold_split(n_curr, n_folds_max, rng)[0] if split else np.arange(n_curr))
+    order = np.concatenate(orders) if orders else np.empty(0, dtype=np.int64)
+    # Steps 3-4 of every pair in one kernel call.
+    n_dims = X_curr.shape[1]
+    alpha_pairs = get_backend(backend).smoothness_pair_alphas(
+        X_curr, codes_curr, X_prev, codes_prev, code_pairs, order, n_folds_max,
+        1e-10, 100, np.empty((2 * n_common, n_dims)), np.empty((2, n_common)), np.empty((4, n_dims)),
+        np.empty((3, n_dims, n_dims)), np.empty(pairs.shape[0]),
+    )
+    failed = np.flatnonzero(alpha_pairs == -1.0)  # a covariance lost definiteness to rounding
+    offsets = np.concatenate([[0], np.cumsum(sizes_curr)]) if failed.size else None
+    for i in failed:
+        A_curr = X_curr[labels_curr_common == pairs[i, 0]]
+        A_prev = X_prev[labels_prev_common == pairs[i, 1]]
         ridge = pair_ridge(A_curr, A_prev)
-        n_folds = min(n_folds_max, A_curr.shape[0])
-        loglik_curr = gaussian_cv_loglik(A_curr, n_folds, ridge, rng)
+        starts = _fold_starts(int(sizes_curr[i]), n_folds_max)
+        loglik_curr = _split_cv_loglik(A_curr, order[offsets[i]:offsets[i + 1]], starts, ridge)
         loglik_prev = gaussian_loglik(A_prev, A_curr, ridge)
         alpha_pairs[i] = stacking_em(loglik_curr, loglik_prev, backend=backend)
 
@@ -588,7 +538,7 @@ def smoothness_weight(
     weights = np.where(usable, (sizes_prev + sizes_curr) / (2.0 * n_common), 0.0)
     if aggregate == "matched":
         weights = weights / weights.sum()
-    alpha = float(np.clip(np.sum(weights[usable] * alpha_pairs[usable]), 0.0, 1.0))
+    alpha = min(max(float(np.sum(weights[usable] * alpha_pairs[usable])), 0.0), 1.0)
     return SmoothnessWeight(
         alpha=alpha,
         pairs=pairs,

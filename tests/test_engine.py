@@ -60,8 +60,9 @@ def test_first_fit_compiles_each_kernel_once_and_no_helper_but_the_shared_loop(t
     # Cold start: every numba function compiled separately costs a fixed ~0.2 s
     # (typing, LLVM, machine code) and is optimised again in each caller, so
     # per-solution helpers are inlined; only the sample loop (_nearest_block)
-    # and the merge sort are shared functions.  A second process loads every
-    # kernel from the disk cache and compiles nothing.
+    # and the merge sort are shared functions, and the smoothness kernel's two
+    # helpers (Cholesky, Gaussian log-density), each called at two places.  A
+    # second process loads every kernel from the disk cache and compiles nothing.
     from ercot_nb._kernels import KERNEL_NAMES
 
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), NUMBA_CACHE_DIR=str(tmp_path))
@@ -72,7 +73,8 @@ def test_first_fit_compiles_each_kernel_once_and_no_helper_but_the_shared_loop(t
         runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
     cold, warm = runs
     assert len(cold) == len(set(cold)), cold
-    assert set(cold) - set(KERNEL_NAMES) <= {"_nearest_block", "_stable_sort_by"}, cold
+    shared = {"_nearest_block", "_stable_sort_by", "_cholesky_in_place", "_gaussian_loglik_rows"}
+    assert set(cold) - set(KERNEL_NAMES) <= shared, cold
     assert warm == []
 
 
@@ -129,3 +131,19 @@ def test_readonly_data_is_copied_once_per_array():
     np.testing.assert_array_equal(first, X)
     writable = np.ones((3, 2))
     assert engine._data(writable) is writable
+
+
+def test_bounds_are_reused_only_for_the_same_read_only_array():
+    engine = Engine(ERCOT(seed=0)._config(2))
+    X = np.array([[0.0, 1.0], [2.0, -1.0]])
+    X.flags.writeable = False
+    first = engine.bounds(X)
+    assert all(a is b for a, b in zip(engine.bounds(X), first))
+    other = X.copy() * 2  # a different (writeable) array: recomputed, every time
+    lower, upper = engine.bounds(other)
+    assert upper[-1] == 2.0 and lower[-1] == -2.0
+    other[0, 1] = 5.0
+    assert engine.bounds(other)[1][-1] == 5.0
+    expected = (np.r_[np.zeros(8), np.tile([0.0, -1.0], 8)], np.r_[np.ones(8), np.tile([2.0, 1.0], 8)])
+    for got, want in zip(engine.bounds(X), expected):
+        np.testing.assert_array_equal(got, want)

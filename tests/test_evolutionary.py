@@ -203,3 +203,69 @@ def test_predict_uses_the_step_centroids(small_changing):
 def test_mock_knee_runs(small_changing):
     model = ERCOT(seed=0, knee="mock", n_control_sets=2, **FAST).fit(small_changing[:2])
     assert len(model.labels_) == 2
+
+
+def _evolve_by_stacking(engine, X, rng, pop, objectives, accumulate=None):
+    """Reference generation loop: stack parents and children into new arrays every generation."""
+    cfg = engine.config
+    lower, upper = engine.bounds(X)
+    F, counts = objectives(engine, X, pop)
+    F_selected = F
+    rank, crowding = engine.rank_and_crowding(F)
+    for generation in range(cfg.n_generations):
+        children = engine.offspring(rng, pop, rank, crowding, lower, upper)
+        if cfg.refine:
+            engine.recentre(X, X, children, reseed_empty=cfg.reseed_empty)
+        F_children, counts_children = objectives(engine, X, children)
+        union, F_union = np.vstack([pop, children]), np.vstack([F, F_children])
+        counts_union = np.vstack([counts, counts_children])
+        F_for_selection = F_union
+        if accumulate is not None and generation == cfg.n_generations - 1:
+            F_for_selection = accumulate(union, F_union, counts_union)
+        chosen, rank, crowding = engine.select(F_for_selection, cfg.pop_size)
+        pop, F, counts = union[chosen], F_union[chosen], counts_union[chosen]
+        F_selected = F_for_selection[chosen]
+    return pop, F, counts, F_selected
+
+
+@pytest.mark.parametrize("n_clusters", [None, 3])
+def test_evolve_with_reused_buffers_equals_stacking_every_generation(syn1, n_clusters):
+    from ercot_nb._engine import Engine
+    from ercot_nb._evolutionary import evolve
+
+    est = ERCOT(n_clusters=n_clusters, seed=0, pop_size=20, n_evaluations=100)
+    engine = Engine(est._config(2))
+    X = syn1[0].X
+    seen = []
+
+    def accumulate(union, F_union, counts_union):  # a stand-in for the fitness accumulation
+        seen.append((union.copy(), F_union.copy(), counts_union.copy()))
+        return F_union * [1.0, 0.5]
+
+    runs = []
+    for loop in (evolve, _evolve_by_stacking):
+        rng = np.random.default_rng(5)
+        lower, upper = engine.bounds(X)
+        start = engine.random_population(rng, 20, lower, upper)
+        runs.append(loop(engine, X, rng, start, lambda e, X, p: e.evaluate(X, p), accumulate))
+        runs[-1] += (np.array(rng.random()),)  # the random stream must end in the same place
+    for ours, reference in zip(runs[0], runs[1]):
+        np.testing.assert_array_equal(ours, reference)
+    for ours, reference in zip(seen[0], seen[1]):
+        np.testing.assert_array_equal(ours, reference)
+
+
+def test_offspring_writes_into_the_given_buffer(syn1):
+    from ercot_nb._engine import Engine
+
+    engine = Engine(ERCOT(seed=0, pop_size=20)._config(2))
+    X = syn1[0].X
+    lower, upper = engine.bounds(X)
+    pop = engine.random_population(np.random.default_rng(1), 20, lower, upper)
+    rank, crowding = engine.rank_and_crowding(engine.evaluate(X, pop)[0])
+    fresh = engine.offspring(np.random.default_rng(2), pop, rank, crowding, lower, upper)
+    out = np.full((40, pop.shape[1]), np.nan)
+    given = engine.offspring(np.random.default_rng(2), pop, rank, crowding, lower, upper, out=out[20:])
+    assert np.shares_memory(given, out)
+    np.testing.assert_array_equal(out[20:], fresh)
+    assert np.isnan(out[:20]).all()

@@ -303,3 +303,15 @@ def test_asf_skips_a_weakly_dominated_tie() -> None:
     # (1, 3) is listed first and ties (1, 2) on max(w g): only the augmentation separates them.
     F = np.array([[1.0, 3.0], [1.0, 2.0], [0.0, 10.0], [10.0, 0.0]])
     assert select_member(F, np.full(4, 3), "asf", weights=(0.9, 0.1)) == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0.0, -0.0, 1.0, 2.5, np.inf, np.nan]),
+                          st.sampled_from([0.0, 1.0, 3.0, -0.0])), min_size=1, max_size=30))
+def test_first_occurrences_equals_numpy_unique(rows):
+    """The sort-based first occurrences (no np.unique(axis=0) per knee) equal np.unique's."""
+    from ercot_nb._knee import _first_occurrences
+
+    F = np.array(rows, dtype=float)
+    _, first = np.unique(F, axis=0, return_index=True)
+    np.testing.assert_array_equal(_first_occurrences(F), np.sort(first))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from ercot_nb._smoothness import (
     gaussian_cv_loglik,
     gaussian_loglik,
     match_clusters,
+    pair_ridge,
     smoothness_weight,
     stacking_em,
 )
@@ -364,3 +366,80 @@ def test_fold_split_randomness_is_reproducible() -> None:
     other = _call(X_prev, labels, X_curr, labels, n_folds_max=50, rng=np.random.default_rng(2))
     assert first.alpha == again.alpha
     assert first.alpha != other.alpha
+
+
+def _per_pair_reference(X_prev, labels_prev, X_curr, labels_curr, n_folds_max, seed):
+    """The per-pair path of the vectorised NumPy functions (pair_ridge, CV and historical log-densities, EM)."""
+    rng = np.random.default_rng(seed)
+    prev_c, curr_c = X_prev - X_prev.mean(axis=0), X_curr - X_curr.mean(axis=0)
+    pairs, _ = match_clusters(labels_curr, labels_prev)
+    alphas = np.full(len(pairs), np.nan)
+    for i, (label_curr, label_prev) in enumerate(pairs):
+        A_curr, A_prev = curr_c[labels_curr == label_curr], prev_c[labels_prev == label_prev]
+        if len(A_curr) < 2 or len(A_prev) < 2:
+            continue
+        ridge = pair_ridge(A_curr, A_prev)
+        l1 = gaussian_cv_loglik(A_curr, min(n_folds_max, len(A_curr)), ridge, rng)
+        alphas[i] = stacking_em(l1, gaussian_loglik(A_prev, A_curr, ridge))
+    return alphas
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 4), st.integers(2, 40), st.sampled_from(["numba", "numpy"]))
+def test_one_kernel_call_equals_the_per_pair_numpy_path(seed, n_dims, n_folds_max, backend) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 90))
+    X_prev = rng.normal(size=(n, n_dims)) * rng.uniform(0.1, 3.0, n_dims)
+    X_curr = X_prev + rng.normal(scale=0.5, size=(n, n_dims))
+    labels_prev, labels_curr = rng.integers(0, 4, n), rng.integers(0, 3, n)
+    result = _call(X_prev, labels_prev, X_curr, labels_curr, n_folds_max=n_folds_max,
+                   rng=np.random.default_rng(seed + 1), backend=backend)
+    expected = _per_pair_reference(X_prev, labels_prev, X_curr, labels_curr, n_folds_max, seed + 1)
+    if np.isnan(expected).all():  # no usable pair: alpha 0 and no pair arrays
+        assert result.alpha == 0.0 and result.alpha_pairs.size == 0
+    else:
+        np.testing.assert_allclose(result.alpha_pairs, expected, rtol=0, atol=1e-9)  # EM tol 1e-10
+
+
+def test_string_labels_give_the_integer_label_result() -> None:
+    X_prev, labels_prev, X_curr, labels_curr = _two_pair_toy()
+    names = np.array(["north", "south", "west"])
+    as_int = _call(X_prev, labels_prev, X_curr, labels_curr)
+    as_str = _call(X_prev, names[labels_prev], X_curr, names[labels_curr])
+    assert as_str.alpha == as_int.alpha
+    assert as_str.pairs.tolist() == [["north", "north"], ["south", "south"]]
+
+
+def test_pair_the_kernel_cannot_factor_is_recomputed_in_numpy(monkeypatch) -> None:
+    # A covariance made indefinite by rounding: the kernel flags the pair with -1 and
+    # smoothness_weight recomputes it with the eigenvalue-repairing NumPy path.
+    import ercot_nb._smoothness as module
+
+    X_prev, labels_prev, X_curr, labels_curr = _two_pair_toy()
+    expected = _call(X_prev, labels_prev, X_curr, labels_curr, n_folds_max=3)
+    kernels = module.get_backend("numba")
+
+    def flag_second_pair(*args):
+        out = kernels.smoothness_pair_alphas(*args)
+        out[1] = -1.0
+        return out
+
+    monkeypatch.setattr(module, "get_backend", lambda name: SimpleNamespace(smoothness_pair_alphas=flag_second_pair))
+    flagged = _call(X_prev, labels_prev, X_curr, labels_curr, n_folds_max=3)
+    assert flagged.alpha_pairs[0] == expected.alpha_pairs[0]
+    assert flagged.alpha_pairs[1] == pytest.approx(expected.alpha_pairs[1], abs=1e-9)
+    assert flagged.alpha_pairs[1] != -1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-3, 40), min_size=1, max_size=50), st.sampled_from(["int64", "int32", "uint8", "float64", "str"]))
+def test_unique_inverse_equals_numpy_unique(values, dtype) -> None:
+    from ercot_nb._smoothness import _unique_inverse
+
+    labels = np.array(values)
+    labels = labels.astype(dtype) if dtype != "uint8" else np.abs(labels).astype(dtype)
+    uniq, inverse = _unique_inverse(labels)
+    expected_uniq, expected_inverse = np.unique(labels, return_inverse=True)
+    assert uniq.dtype == expected_uniq.dtype
+    np.testing.assert_array_equal(uniq, expected_uniq)
+    np.testing.assert_array_equal(inverse, expected_inverse)

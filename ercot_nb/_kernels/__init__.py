@@ -16,6 +16,7 @@ twins.  Both expose the same functions with the same signatures:
 ``crowding_distance``    crowding distance within each front
 ``stacking_em_step``     one EM update of the smoothness stacking weight
 ``stacking_em_loop``     EM steps until convergence, in one call
+``smoothness_pair_alphas`` the stacking weight of every matched pair of a step
 =======================  ==================================================
 
 The population kernels also come as ``*_parallel`` variants (same
@@ -37,6 +38,7 @@ KERNEL_NAMES = (
     "crowding_distance",
     "stacking_em_step",
     "stacking_em_loop",
+    "smoothness_pair_alphas",
     "evaluate_population_parallel",
     "recentre_population_parallel",
     "assign_nearest_parallel",

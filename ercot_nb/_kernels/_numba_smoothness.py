@@ -1,6 +1,9 @@
-"""Numba kernel of the smoothness-weight tuning: one EM step of the stacking weight."""
+"""Numba kernels of the smoothness-weight tuning: the EM of the stacking weight,
+and the whole per-pair computation of a step (ridge, cross-validated and
+historical log-densities, EM) in one call."""
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 
@@ -44,3 +47,226 @@ def stacking_em_loop(density_ratio, alpha, tol, max_iter):  # pragma: no cover
         if converged or alpha == 0.0 or alpha == 1.0:
             break
     return alpha
+
+
+_LOG_2PI = 1.8378770664093453  # log(2 pi)
+
+
+@njit(cache=True, error_model="numpy")
+def _cholesky_in_place(mats, m, n_dims):  # pragma: no cover
+    """Lower Cholesky factor of the lower triangle of ``mats[m]`` in place; False if a pivot is not > 0."""
+    for j in range(n_dims):
+        pivot = mats[m, j, j]
+        for k in range(j):
+            pivot -= mats[m, j, k] * mats[m, j, k]
+        if not pivot > 0.0:
+            return False
+        diag = np.sqrt(pivot)
+        mats[m, j, j] = diag
+        for i in range(j + 1, n_dims):
+            dot = mats[m, i, j]
+            for k in range(j):
+                dot -= mats[m, i, k] * mats[m, j, k]
+            mats[m, i, j] = dot / diag
+    return True
+
+
+@njit(cache=True, error_model="numpy")
+def _gaussian_loglik_rows(rows, first, stop, order, use_order, vecs, mats, loglik, out):  # pragma: no cover
+    """``loglik[out, r]`` = log N(rows[r]; vecs[0], L L^T), L = ``mats[0]``, for r = order[s]
+    (or s without ``use_order``), s in first..stop-1; ``vecs[3]`` is scratch."""
+    n_dims = rows.shape[1]
+    half_logdet = 0.0
+    for a in range(n_dims):
+        half_logdet += np.log(mats[0, a, a])
+    for s in range(first, stop):
+        r = order[s] if use_order else s
+        maha = 0.0
+        for i in range(n_dims):
+            acc = rows[r, i] - vecs[0, i]
+            for k in range(i):
+                acc -= mats[0, i, k] * vecs[3, k]
+            vecs[3, i] = acc / mats[0, i, i]
+            maha += vecs[3, i] * vecs[3, i]
+        loglik[out, r] = -0.5 * (n_dims * _LOG_2PI + maha) - half_logdet
+
+
+@njit(cache=True, error_model="numpy")
+def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max,
+                           tol, max_iter, rows, loglik, vecs, mats, alpha_pairs):  # pragma: no cover
+    """Stacking weight alpha_i of every matched pair, in one call.
+
+    Per pair i (cluster ``pairs[i, 0]`` at t, ``pairs[i, 1]`` at t-1), with
+    A_t and A_{t-1} the rows of the centred common samples in those
+    clusters (in row order): the pair ridge, the log-density of A_t under
+    the Gaussian of A_{t-1}, the v-fold cross-validated log-density of A_t
+    (v = min(n_folds_max, |A_t|); each fold's fit downdated from the total
+    sum and scatter of A_t shifted by its mean), and the EM of the stacking
+    weight from 0.5.
+
+    Parameters
+    ----------
+    X_curr, X_prev : ndarray of shape (n_common, D)   IN, centred common samples at t and t-1
+    codes_curr, codes_prev : int64 ndarray of shape (n_common,)   IN, cluster of each sample
+    pairs : int64 ndarray of shape (n_pairs, 2)   IN, (cluster at t, cluster at t-1)
+    order : int64 ndarray of shape (n_common,)   IN, for pair i, ``order[s_i:s_i + |A_t|]`` (s_i the
+                                             sum of the earlier pairs' |A_t|) is the fold order of
+                                             A_t: a permutation of 0..|A_t|-1 (identity for
+                                             leave-one-out); the folds are its consecutive runs,
+                                             the first ``|A_t| % v`` one sample longer
+    n_folds_max : int                        IN
+    tol, max_iter                            IN, EM stopping rule (see :func:`stacking_em_loop`)
+    rows : ndarray of shape (2 n_common, D)  SCRATCH, A_t then A_{t-1}
+    loglik : ndarray of shape (2, n_common)  SCRATCH
+    vecs : ndarray of shape (4, D)           SCRATCH
+    mats : ndarray of shape (3, D, D)        SCRATCH
+    alpha_pairs : ndarray of shape (n_pairs,)   OUT, alpha_i; nan when a side has < 2 samples;
+                                             -1 when a covariance is not positive definite
+                                             after rounding (the caller recomputes that pair)
+    """
+    n_common, n_dims = X_curr.shape
+    # vecs rows: 0 mean, 1 fold sum, 2 total sum, 3 scratch; mats: 0 covariance or its
+    # factor, 1 fold scatter, 2 total scatter (indexed in place: views cost compile time).
+    # Helper arguments as typed, non-literal values: each helper then compiles once
+    # (literal constants would compile it again per literal during type inference).
+    zero, one, yes, no = np.int64(0), np.int64(1), np.bool_(True), np.bool_(False)
+    offset = zero
+    for p in range(pairs.shape[0]):
+        alpha_pairs[p] = np.nan
+        n_curr = zero
+        for j in range(n_common):
+            if codes_curr[j] == pairs[p, 0]:
+                for d in range(n_dims):
+                    rows[n_curr, d] = X_curr[j, d]
+                n_curr += 1
+        n_prev = zero
+        for j in range(n_common):
+            if codes_prev[j] == pairs[p, 1]:
+                for d in range(n_dims):
+                    rows[n_curr + n_prev, d] = X_prev[j, d]
+                n_prev += 1
+        first = offset
+        offset += n_curr
+        if n_curr < 2 or n_prev < 2:
+            continue
+        n_union = n_curr + n_prev
+        # Pair ridge: 1e-3 tr(Sigma_union) / D, floored (see pair_ridge).
+        for d in range(n_dims):
+            vecs[0, d] = 0.0
+        for r in range(n_union):
+            for d in range(n_dims):
+                vecs[0, d] += rows[r, d]
+        level = 0.0
+        for d in range(n_dims):
+            vecs[0, d] /= n_union
+            level += vecs[0, d] * vecs[0, d]
+        level /= n_dims
+        scatter = 0.0
+        for r in range(n_union):
+            for d in range(n_dims):
+                diff = rows[r, d] - vecs[0, d]
+                scatter += diff * diff
+        variance = scatter / (n_union - 1) / n_dims
+        ridge = 1e-3 * variance + 1e-12 * min(1.0, variance + level) if variance + level > 0 else 1e-12
+
+        # Both Gaussians: k = 0 the historical one (A_{t-1}, evaluated on A_t into
+        # loglik[1]); k = 1 the total statistics of A_t, shifted in place by its mean.
+        for k in range(2):
+            lo = n_curr if k == 0 else 0
+            n_rows = n_prev if k == 0 else n_curr
+            for d in range(n_dims):
+                vecs[0, d] = 0.0
+            for r in range(lo, lo + n_rows):
+                for d in range(n_dims):
+                    vecs[0, d] += rows[r, d]
+            for d in range(n_dims):
+                vecs[0, d] /= n_rows
+            for a in range(n_dims):
+                vecs[2, a] = 0.0
+                for b in range(n_dims):
+                    mats[0, a, b] = 0.0
+            for r in range(lo, lo + n_rows):
+                for a in range(n_dims):
+                    if k == 1:
+                        rows[r, a] -= vecs[0, a]
+                for a in range(n_dims):
+                    if k == 0:
+                        for b in range(a + 1):
+                            mats[0, a, b] += (rows[r, a] - vecs[0, a]) * (rows[r, b] - vecs[0, b])
+                    else:
+                        vecs[2, a] += rows[r, a]
+                        for b in range(a + 1):
+                            mats[0, a, b] += rows[r, a] * rows[r, b]
+            if k == 0:
+                for a in range(n_dims):
+                    for b in range(a + 1):
+                        mats[0, a, b] /= n_prev - 1.0
+                    mats[0, a, a] += ridge
+                if not _cholesky_in_place(mats, zero, n_dims):
+                    break
+                _gaussian_loglik_rows(rows, zero, n_curr, order, no, vecs, mats, loglik, one)
+            else:
+                for a in range(n_dims):
+                    for b in range(a + 1):
+                        mats[2, a, b] = mats[0, a, b]
+        if k == 0:  # the historical covariance could not be factored
+            alpha_pairs[p] = -1.0
+            continue
+
+        # Folds: downdate, factor, evaluate the held-out samples into loglik[0].
+        n_folds = min(n_folds_max, n_curr)
+        base = n_curr // n_folds
+        extra = n_curr - base * n_folds
+        start = first
+        ok = True
+        for fold in range(n_folds):
+            stop = start + base + (1 if fold < extra else 0)
+            for a in range(n_dims):
+                vecs[1, a] = 0.0
+                for b in range(a + 1):
+                    mats[1, a, b] = 0.0
+            for s in range(start, stop):
+                r = order[s]
+                for a in range(n_dims):
+                    vecs[1, a] += rows[r, a]
+                    for b in range(a + 1):
+                        mats[1, a, b] += rows[r, a] * rows[r, b]
+            n_train = n_curr - (stop - start)
+            for a in range(n_dims):
+                vecs[0, a] = (vecs[2, a] - vecs[1, a]) / n_train
+            for a in range(n_dims):
+                for b in range(a + 1):
+                    scatter_ab = mats[2, a, b] - mats[1, a, b] - n_train * vecs[0, a] * vecs[0, b]
+                    mats[0, a, b] = scatter_ab / (n_train - 1.0) if n_train >= 2 else 0.0
+                mats[0, a, a] += ridge
+            if not _cholesky_in_place(mats, zero, n_dims):
+                ok = False
+                break
+            _gaussian_loglik_rows(rows, start, stop, order, yes, vecs, mats, loglik, zero)
+            start = stop
+        if not ok:
+            alpha_pairs[p] = -1.0
+            continue
+
+        # Density ratio phi_1 / phi_2 from the log-ratio (rows with both -inf dropped), then EM from 0.5.
+        n_kept = 0
+        for r in range(n_curr):
+            if loglik[0, r] == -np.inf and loglik[1, r] == -np.inf:
+                continue
+            loglik[0, n_kept] = np.exp(loglik[0, r] - loglik[1, r])
+            n_kept += 1
+        if n_kept == 0:
+            continue
+        alpha = 0.5
+        for _ in range(max_iter):  # the loop of stacking_em_loop
+            odds = (1.0 - alpha) / alpha
+            total = 0.0
+            for r in range(n_kept):
+                total += 1.0 / (1.0 + loglik[0, r] * odds)
+            alpha_new = min(max(total / n_kept, 0.0), 1.0)
+            converged = abs(alpha_new - alpha) < tol
+            alpha = alpha_new
+            if converged or alpha == 0.0 or alpha == 1.0:
+                break
+        alpha_pairs[p] = alpha
+    return alpha_pairs

@@ -165,6 +165,55 @@ def stacking_em_loop(density_ratio, alpha, tol, max_iter):
     return alpha
 
 
+def _gaussian_logpdf(X, mean, cov):
+    """Log-density of N(mean, cov) at the rows of X; None if cov is not positive definite."""
+    try:
+        chol = np.linalg.cholesky(cov)
+    except np.linalg.LinAlgError:
+        return None
+    z = np.linalg.solve(chol, (X - mean).T)
+    return -0.5 * (X.shape[1] * np.log(2.0 * np.pi) + (z**2).sum(axis=0)) - np.log(np.diag(chol)).sum()
+
+
+def smoothness_pair_alphas(X_curr, labels_curr, X_prev, labels_prev, pairs, order, n_folds_max,
+                           tol, max_iter, rows, loglik, vecs, mats, alpha_pairs):
+    offset = 0
+    n_dims = X_curr.shape[1]
+    for p, (label_curr, label_prev) in enumerate(pairs):
+        A_curr, A_prev = X_curr[labels_curr == label_curr], X_prev[labels_prev == label_prev]
+        n_curr = len(A_curr)
+        folds_order = order[offset:offset + n_curr]
+        offset += n_curr
+        alpha_pairs[p] = np.nan
+        if n_curr < 2 or len(A_prev) < 2:
+            continue
+        union = np.concatenate([A_curr, A_prev])
+        variance = np.trace(np.atleast_2d(np.cov(union, rowvar=False))) / n_dims
+        level = np.mean(union.mean(axis=0) ** 2)
+        ridge = 1e-3 * variance + 1e-12 * min(1.0, variance + level) if variance + level > 0 else 1e-12
+        n_folds = min(n_folds_max, n_curr)
+        ll_curr = np.empty(n_curr)
+        failed = False
+        for held_out in np.array_split(folds_order, n_folds):
+            train = np.delete(A_curr, held_out, axis=0)
+            cov = np.atleast_2d(np.cov(train, rowvar=False)) if len(train) >= 2 else np.zeros((n_dims, n_dims))
+            values = _gaussian_logpdf(A_curr[held_out], train.mean(axis=0), cov + ridge * np.eye(n_dims))
+            if values is None:
+                failed = True
+                break
+            ll_curr[held_out] = values
+        ll_prev = _gaussian_logpdf(
+            A_curr, A_prev.mean(axis=0), np.atleast_2d(np.cov(A_prev, rowvar=False)) + ridge * np.eye(n_dims))
+        if failed or ll_prev is None:
+            alpha_pairs[p] = -1.0
+            continue
+        keep = ~(np.isneginf(ll_curr) & np.isneginf(ll_prev))
+        if keep.any():
+            with np.errstate(over="ignore"):
+                alpha_pairs[p] = stacking_em_loop(np.exp(ll_curr[keep] - ll_prev[keep]), 0.5, tol, max_iter)
+    return alpha_pairs
+
+
 # The twins run in one thread: the parallel variants are the same functions.
 evaluate_population_parallel = evaluate_population
 recentre_population_parallel = recentre_population

@@ -156,7 +156,8 @@ def sankey_figure(
 def _event_words(row: Any, times: list[Any]) -> tuple[str, str, str]:
     """Word on the node, sentence on hover, and significance class of one event row."""
     kind, before, after = row.event, list(row.before), list(row.after)
-    time = escape(times[row.t])
+    time = times[row.t]  # plain_times: text already escaped, escape the rest once
+    time = time if isinstance(time, str) else escape(time)
     if kind == "birth":
         text = f"birth of cluster {after[0]} at time {time}"
     elif kind == "death":

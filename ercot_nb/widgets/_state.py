@@ -17,6 +17,8 @@ the user's actions never interleave.
 """
 from __future__ import annotations
 
+import re
+
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,9 +29,18 @@ import traitlets
 from ..data import TemporalDataset
 from ..result import ClusteringResult
 
-__all__ = ["AppState", "Status", "LEVELS", "DatasetCheck"]
+__all__ = ["AppState", "Status", "LEVELS", "DatasetCheck", "RUN_NUMBER", "run_number"]
 
 LEVELS = ("", "info", "success", "warning", "error")
+
+RUN_NUMBER = "{n}"
+"""Placeholder for the run's number in a name given to :meth:`AppState.add_run`."""
+
+
+def run_number(name: str) -> str:
+    """The ``#<n>`` that identifies run ``name`` (``"ERCOT #2"`` -> ``"#2"``), or the name itself."""
+    match = re.search(r"#\d+", name)
+    return match.group(0) if match else name
 """Status levels; ``""`` is no message."""
 
 
@@ -174,8 +185,10 @@ class AppState(traitlets.HasTraits):
         Parameters
         ----------
         algorithm : str
-            Algorithm name; the run is called ``"<algorithm> #<n>"`` unless
-            ``name`` is given.
+            Algorithm name; the run is called ``"<algorithm> #<n>"`` (``n``
+            counts the runs) unless ``name`` is given.  A name with the
+            placeholder ``RUN_NUMBER`` gets the number there instead, e.g.
+            ``"consensus #{n} (5 seeds of #1)"``.
         result : ClusteringResult
             Fitted on :attr:`dataset` (may grow in place afterwards).
         select : bool, default=True
@@ -190,7 +203,8 @@ class AppState(traitlets.HasTraits):
         """
         if name is None:
             self._count += 1
-            name = f"{algorithm} #{self._count}"
+            name = (algorithm.replace(RUN_NUMBER, str(self._count)) if RUN_NUMBER in algorithm
+                    else f"{algorithm} #{self._count}")
         with self.lock:
             runs = dict(self.runs)
             runs[name] = result

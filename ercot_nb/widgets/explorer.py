@@ -14,7 +14,7 @@ from ..result import ClusteringResult
 from ._fits import Adoption, SeedEnsemble, ensemble_seeds
 from ._job import FitJob, Runner
 from ._messages import MessageArea, explain
-from ._state import AppState
+from ._state import RUN_NUMBER, AppState, run_number
 from .alpha_view import AlphaView
 from .dataset_picker import DatasetPicker
 from .pareto_view import ParetoView
@@ -329,7 +329,8 @@ class Explorer(W.VBox):
                 return None
             time = state.dataset.times[t]
             state.say("info", f"Continuing {name} from member {member} at time {time}…", action="adopt")
-        label = f"{name} · member {member} at time {time}"
+        label = (f"{state.runs[name].algorithm} #{RUN_NUMBER} "
+                 f"({run_number(name)} with member {member} at time {time})")
         return self.runner.start([(label, Adoption(estimator, t, member))], state.dataset, wait=wait)[0]
 
     def run_seeds(self, n_seeds: int | None = None, *, wait: bool = False) -> FitJob | None:
@@ -375,8 +376,8 @@ class Explorer(W.VBox):
             state.say("info", f"Fitting {name}'s algorithm with seeds {seeds[0]}-{seeds[-1]}…",
                       action="how sure")
         fit = SeedEnsemble(estimator, seeds, should_stop=lambda: self.runner.stop_requested)
-        return self.runner.start([(f"consensus of {n_seeds} seeds of {name}", fit)], state.dataset,
-                                 wait=wait)[0]
+        label = f"consensus #{RUN_NUMBER} ({n_seeds} seeds of {run_number(name)})"
+        return self.runner.start([(label, fit)], state.dataset, wait=wait)[0]
 
     def show_agreement(self, ensemble: Any) -> None:
         """Draw every sample with its agreement across ``ensemble``'s runs as opacity (None: off).

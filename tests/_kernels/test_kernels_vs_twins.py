@@ -4,6 +4,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ercot_nb._kernels import KERNEL_NAMES, get_backend
 
@@ -295,3 +297,42 @@ def test_stacking_em_loop_iterates_the_step(alpha):
     for backend in (NUMBA, TWIN):
         assert backend.stacking_em_loop(ratio, alpha, 1e-9, 40) == pytest.approx(expected, rel=1e-12)
     assert NUMBA.stacking_em_loop(np.zeros(5), 0.5, 1e-9, 40) == 1.0  # fixed point reached
+
+
+@st.composite
+def smoothness_steps(draw):
+    """Centred common samples of two steps, their cluster codes, matched pairs and fold orders."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    n_common = draw(st.integers(2, 60))
+    n_dims = draw(st.integers(1, 4))
+    n_clusters = draw(st.integers(1, 4))
+    rng = np.random.default_rng(seed)
+    X_prev = rng.normal(size=(n_common, n_dims)) * rng.uniform(0.1, 3.0, n_dims)
+    X_curr = X_prev + rng.normal(scale=draw(st.sampled_from([0.0, 0.1, 1.0])), size=(n_common, n_dims))
+    codes_prev = rng.integers(0, n_clusters, n_common)
+    codes_curr = rng.integers(0, n_clusters, n_common)
+    pairs = np.column_stack([rng.permutation(n_clusters), rng.permutation(n_clusters)])
+    n_folds_max = draw(st.integers(2, 70))
+    sizes = [(codes_curr == label).sum() for label in pairs[:, 0]]
+    order = np.concatenate([rng.permutation(n) if n > n_folds_max else np.arange(n) for n in sizes])
+    return X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max
+
+
+@settings(max_examples=60, deadline=None)
+@given(smoothness_steps())
+def test_smoothness_pair_alphas(step):
+    X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max = step
+    n_common, n_dims = X_curr.shape
+    results = []
+    for backend in (NUMBA, TWIN):
+        alpha_pairs = np.full(len(pairs), 7.0)
+        backend.smoothness_pair_alphas(
+            X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, 0.0, 50,
+            np.empty((2 * n_common, n_dims)), np.empty((2, n_common)), np.empty((4, n_dims)),
+            np.empty((3, n_dims, n_dims)), alpha_pairs)
+        results.append(alpha_pairs)
+    # tol = 0: both run the same 50 EM steps, so only rounding separates them.
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-10, atol=1e-12)
+    skipped = [min((codes_curr == c).sum(), (codes_prev == p).sum()) < 2 for c, p in pairs]
+    assert np.isnan(results[0]).tolist() == skipped
+    assert np.all((results[0][~np.isnan(results[0])] >= 0) & (results[0][~np.isnan(results[0])] <= 1))

@@ -134,7 +134,7 @@ def test_use_a_front_member_from_step_5_on(app_url, scratch, capsys):
             seeds.press("Enter")
             page.get_by_role("button", name="Run the seeds").click()
             page.wait_for_function(
-                f"() => ({STATUS})().includes('consensus of 3 seeds') && ({STATUS})().includes('finished')",
+                f"() => ({STATUS})().includes('3 seeds of #2') && ({STATUS})().includes('finished')",
                 timeout=120_000)
             page.wait_for_function(
                 "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent.includes('agreement')",

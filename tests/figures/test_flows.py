@@ -212,3 +212,17 @@ def test_sankey_events_from_a_table_show_doubtful_ones_with_a_question_mark():
     assert all(len(row) == 3 for row in plain.node.customdata)  # no events asked, none shown
     with pytest.raises(ValueError, match="events"):
         figures.sankey_figure(result, events=events.drop(columns="p_value"))
+
+
+def test_event_sentences_escape_a_text_time_once():
+    """A time label from a file is escaped once: '<2>' reads '&lt;2&gt;' in the hover HTML, not '&amp;lt;'."""
+    from ercot_nb.result import ClusteringResult
+
+    data, result = split_then_death()
+    times = ["q<1>", "q<2>", "q&3"]
+    texts = TemporalDataset.from_arrays([s.X for s in data], ids=[s.ids for s in data], times=times)
+    relabelled = ClusteringResult.from_labels(texts, [step.labels for step in result])
+    flow = figures.sankey_figure(relabelled, events=True).data[0]
+    hovers = " ".join(row[3] for row in flow.node.customdata if len(row) > 3)
+    assert "time q&lt;2&gt;" in hovers and "<2>" not in hovers
+    assert "&amp;lt;" not in hovers

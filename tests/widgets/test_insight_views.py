@@ -119,7 +119,8 @@ def test_use_this_partition_from_here_on(syn3):
     assert explorer.runner.wait(60)
     adopted = explorer.result
     assert explorer.state.run != original_name and explorer.runs[original_name] is original
-    assert "member" in explorer.state.run and "finished" in explorer.message.text
+    assert explorer.state.run == f"ERCOT #2 (#1 with member {member} at time 6)"
+    assert "finished" in explorer.message.text
     assert explorer.step == 5 and explorer.state.member is None
     for t in range(5):
         np.testing.assert_array_equal(adopted[t].labels, original[t].labels)
@@ -154,7 +155,7 @@ def test_how_sure_runs_the_seeds_and_draws_their_agreement(syn3):
     assert runs.seeds == [7, 8, 9]  # starting at the run's own seed: the first run is the one shown
     for first, shown in zip(runs.results[0], original):
         np.testing.assert_array_equal(first.labels, shown.labels)
-    assert explorer.state.run.startswith("consensus of 3 seeds of ERCOT #1")
+    assert explorer.state.run == "consensus #2 (3 seeds of #1)"
     assert "finished" in explorer.message.text
     for t in (0, 6):
         explorer.step = t
@@ -227,7 +228,7 @@ class AdoptSequences(RuleBasedStateMachine):
     def how_sure(self):
         self.explorer.run_seeds(2, wait=True)
         consensus = self.explorer.result
-        assert self.explorer.state.run.startswith("consensus of 2 seeds")
+        assert self.explorer.state.run.startswith("consensus #") and "(2 seeds of #" in self.explorer.state.run
         assert self.explorer.partition.agreement is not None
         self.kept[self.explorer.state.run] = consensus
 
