@@ -48,6 +48,8 @@ class AlphaView(FigureView):
         Figure size in pixels.
     """
 
+    what = "smoothness-weight view"
+
     def __init__(
         self,
         result: ClusteringResult | None = None,

@@ -228,6 +228,7 @@ def test_a_view_error_while_loading_stays_on_the_status_line():
     assert status.level == "error" and status.action == "load dataset"
     assert "syn2" in status.text and "cannot draw" in status.text
     assert "\n" not in status.text and "Try again" in status.text  # one line, what to do
+    assert "smoothness-weight view" in status.text and "AlphaView" not in status.text  # words, no class
     assert "RuntimeError: cannot draw <syn2>" in status.details  # details on demand
     assert "&lt;syn2&gt;" in picker.message.value and "<syn2>" not in picker.message.value
     picker.load_button.click()  # loading it again fails the same way
