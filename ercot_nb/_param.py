@@ -64,6 +64,12 @@ class Param:
     array_ok : bool
         A numpy array is also accepted (k-meansCOT's ``init`` centroids);
         its shape is checked by the estimator.
+    labels : tuple of (value, str)
+        For ``"choice"`` and ``"subset"``: words for each choice, in the
+        order of ``choices`` (given as a mapping value -> words, e.g.
+        ``{"per_solution": "per solution"}``).  A user interface shows the
+        words; the value stays what the estimator receives and what the
+        command line takes.  Default: the values themselves.
     """
 
     name: str
@@ -81,8 +87,23 @@ class Param:
     multiple_of: int | None = None
     also: tuple = ()
     array_ok: bool = False
+    labels: tuple[tuple[Any, str], ...] | Mapping[Any, str] = ()
 
     def __post_init__(self) -> None:
+        given = dict(self.labels)
+        if given:
+            if self.kind not in ("choice", "subset"):
+                raise ValueError(f"Param {self.name!r}: labels are words for choices; "
+                                 f"a {self.kind} has none")
+            missing = [c for c in self.choices if c not in given]
+            extra = [v for v in given if v not in self.choices]
+            if missing or extra:
+                raise ValueError(
+                    f"Param {self.name!r}: labels must name every choice exactly "
+                    f"(missing: {', '.join(map(repr, missing)) or 'none'}; "
+                    f"not a choice: {', '.join(map(repr, extra)) or 'none'})")
+        # kept as (value, words) pairs in the order of the choices: the record stays hashable
+        object.__setattr__(self, "labels", tuple((c, str(given[c])) for c in self.choices if given))
         if self.kind not in KINDS:
             raise ValueError(f"Param {self.name!r}: kind must be one of {KINDS}, got {self.kind!r}")
         if not self.help.strip():
@@ -91,6 +112,13 @@ class Param:
             raise ValueError(f"Param {self.name!r}: a {self.kind} needs choices")
 
     # -- description -------------------------------------------------------------------
+    def choice_label(self, value: Any) -> str:
+        """Words for the choice ``value`` (the value as text when none are declared)."""
+        for choice, words in self.labels:
+            if _literal_equal(value, choice):
+                return words
+        return str(value)
+
     def allowed(self) -> str:
         """Words describing the allowed values, e.g. ``"an int in [2, 1000]"``."""
         if self.kind == "seed":

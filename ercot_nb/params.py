@@ -7,7 +7,8 @@ these specs in ``fit`` (scikit-learn style, construction never fails), the
 command line parses ``--param NAME=VALUE`` with :meth:`Param.parse`, and
 forms draw their inputs from them.  Every choice set (knee rules, modes) is
 a tuple of this module or imported by it, and imported wherever it is
-needed.
+needed; its choices are declared with words for a user interface
+(``Param.labels``, e.g. "per solution" for ``"per_solution"``).
 
 >>> from ercot_nb.params import estimator_params
 >>> [p.name for p in estimator_params("ERCOT")][:3]
@@ -47,6 +48,8 @@ __all__ = [
     "GAPMINDER_FEATURES",
     "GAPMINDER_SCALINGS",
     "SCALINGS",
+    "KNEE_WORDS",
+    "SCALING_WORDS",
     "KINDS",
 ]
 
@@ -67,6 +70,26 @@ FLOCK_DIMS = (2, 3)
 GAPMINDER_FEATURES = ("lifeExp", "gdpPercap", "pop")
 GAPMINDER_SCALINGS = ("standardize", "minmax", "none")
 SCALINGS = ("none", "standardize", "minmax")  # TemporalDataset.scaled(method=...)
+
+# -- words for the choices, shown by user interfaces (the values stay what runs) -------------
+KNEE_WORDS = {"ideal": "nearest the ideal point", "chord": "farthest from the chord",
+              "mock": "MOCK control fronts"}
+SCALING_WORDS = {"none": "none (raw units)", "standardize": "standardise (mean 0, sd 1)",
+                 "minmax": "min-max to [0, 1]"}
+_MUTATION_WORDS = {"per_solution": "per solution", "per_gene": "per gene"}
+_BUDGET_WORDS = {"generations": "generations only", "include_init": "initial population counts"}
+_SEPARATION_WORDS = {"active": "active centroids", "nonempty": "non-empty clusters"}
+_EMPTY_WORDS = {"keep": "keep", "reseed": "reseed"}
+_BACKEND_WORDS = {"numba": "numba (compiled)", "numpy": "NumPy (plain twin)"}
+_AGGREGATE_WORDS = {"common": "one common weight", "matched": "per matched cluster"}
+_INITIALIZE_WORDS = {"previous": "previous partition", "ordinary": "afresh"}
+_E2SC_WORDS = {"auto": "by data size", "full": "full eigendecomposition", "low_rank": "low rank"}
+_KMEANS_INIT_WORDS = {"k-means++": "k-means++"}
+_STEP_WORDS = {"euclidean": "Euclidean distance", "per_coordinate": "per coordinate"}
+_NOISE_WORDS = {"redrawn": "redrawn every step", "fixed": "fixed per sample"}
+_STRAY_WORDS = {"each_flock": "one per flock", "one": "one per step"}
+_DIMS_WORDS = {2: "2-D", 3: "3-D"}
+_GAPMINDER_WORDS = {"lifeExp": "life expectancy", "gdpPercap": "GDP per capita", "pop": "population"}
 
 
 # Upper bounds that keep a run finite on a laptop (memory is roughly
@@ -101,25 +124,31 @@ _EVOLUTIONARY_HEAD = (
           "Expected mutated genes per offspring (per_solution) or per-gene probability (per_gene).",
           low=0.0, high=1e6),
     Param("mutation_mode", "choice", "per_solution", "mutation mode",
-          "How mutation_rate is read: per solution or per gene.", choices=MUTATION_MODES),
+          "How mutation_rate is read: per solution or per gene.", choices=MUTATION_MODES,
+          labels=_MUTATION_WORDS),
     Param("mutation_eta", "float", 20.0, "mutation eta",
           "Distribution index of polynomial mutation.", low=0.0, low_open=True, high=1e6),
     Param("budget_mode", "choice", "generations", "budget mode",
-          "Whether the initial population counts against n_evaluations.", choices=BUDGET_MODES),
+          "Whether the initial population counts against n_evaluations.", choices=BUDGET_MODES,
+          labels=_BUDGET_WORDS),
     Param("refine", "bool", True, "refine offspring", "One Lloyd step on every offspring before evaluation."),
     Param("separation", "choice", "active", "separation over",
-          "Centroids the separation objective is measured over.", choices=SEPARATIONS),
+          "Centroids the separation objective is measured over.", choices=SEPARATIONS,
+          labels=_SEPARATION_WORDS),
     Param("empty_clusters", "choice", "keep", "empty clusters",
-          "Keep or reseed an active centroid without members.", choices=EMPTY_CLUSTERS),
+          "Keep or reseed an active centroid without members.", choices=EMPTY_CLUSTERS,
+          labels=_EMPTY_WORDS),
 )
 _KNEE = Param("knee", "choice", "ideal", "knee rule",
-              "Rule choosing the final solution on the first front.", choices=KNEE_RULES)
+              "Rule choosing the final solution on the first front.", choices=KNEE_RULES,
+              labels=KNEE_WORDS)
 _N_CONTROL_SETS = Param("n_control_sets", "int", 3, "control sets",
                         "Control fronts for knee='mock'.", low=1, high=100)
 _KEEP_FRACTION = Param("keep_fraction", "float", 0.8, "kept fraction",
                        "Fraction of the previous final population carried over.", low=0.0, high=1.0)
 _BACKEND = Param("backend", "choice", "numba", "backend",
-                 "Compiled numba kernels or their plain NumPy twins.", choices=BACKENDS)
+                 "Compiled numba kernels or their plain NumPy twins.", choices=BACKENDS,
+                 labels=_BACKEND_WORDS)
 
 _ESTIMATORS: dict[str, tuple[Param, ...]] = {
     "ERCOT": _EVOLUTIONARY_HEAD + (
@@ -127,14 +156,16 @@ _ESTIMATORS: dict[str, tuple[Param, ...]] = {
         Param("n_folds", "int", 500, "CV folds",
               "Cross-validation folds of the smoothness-weight tuning.", low=2, high=10**6),
         Param("alpha_aggregate", "choice", "common", "alpha aggregate",
-              "How per-cluster smoothness weights are aggregated.", choices=ALPHA_AGGREGATES),
+              "How per-cluster smoothness weights are aggregated.", choices=ALPHA_AGGREGATES,
+              labels=_AGGREGATE_WORDS),
         _BACKEND, _SEED, _PROGRESS,
     ),
     "staticEC": _EVOLUTIONARY_HEAD + (_KNEE, _N_CONTROL_SETS, _BACKEND, _SEED, _PROGRESS),
     "penaltyEC": _EVOLUTIONARY_HEAD + (
         Param("knee", "choice", "ideal", "knee rule",
               "Rule choosing the final solution on the first front ('mock' is not offered).",
-              choices=PENALTY_KNEE_RULES),
+              choices=PENALTY_KNEE_RULES,
+              labels={rule: KNEE_WORDS[rule] for rule in PENALTY_KNEE_RULES}),
         _KEEP_FRACTION, _BACKEND, _SEED, _PROGRESS,
     ),
     "k-meansCOT": (
@@ -144,7 +175,8 @@ _ESTIMATORS: dict[str, tuple[Param, ...]] = {
               "Divide the centroid update by the sum of its weights."),
         Param("init", "choice", "k-means++", "initial centroids",
               "First step's start: k-means++ or an array of shape (n_clusters, n_features).",
-              choices=KMEANS_INITS, array_ok=True),
+              choices=KMEANS_INITS, array_ok=True,
+              labels=_KMEANS_INIT_WORDS),
         Param("max_iter", "int", 100, "max iterations", "Lloyd iterations per step at most.",
               low=1, high=10**6),
         _SEED, _PROGRESS,
@@ -159,7 +191,8 @@ _ESTIMATORS: dict[str, tuple[Param, ...]] = {
         Param("n_alpha_iterations", "int", 3, "alpha iterations",
               "Alternations of clustering and alpha estimation.", low=1, high=1000),
         Param("initialize", "choice", "previous", "initialise from",
-              "Start kernel k-means from the previous partition or afresh.", choices=AFFECT_INITIALIZE),
+              "Start kernel k-means from the previous partition or afresh.", choices=AFFECT_INITIALIZE,
+              labels=_INITIALIZE_WORDS),
         Param("faithful", "bool", True, "faithful", "Follow the reference toolbox exactly."),
         Param("max_iter", "int", 100, "max iterations", "Kernel k-means iterations at most.",
               low=1, high=10**6),
@@ -174,7 +207,8 @@ _ESTIMATORS: dict[str, tuple[Param, ...]] = {
         Param("smoothing", "float", 0.1, "smoothing", "Weight of the previous step's operator, in [0, 1).",
               low=0.0, high=1.0, high_open=True),
         Param("method", "choice", "auto", "method", "Full eigendecomposition, low rank, or chosen by size.",
-              choices=E2SC_METHODS),
+              choices=E2SC_METHODS,
+              labels=_E2SC_WORDS),
         Param("low_rank_threshold", "int", 1000, "low-rank threshold",
               "Samples above which method='auto' goes low rank.", low=1),
         Param("max_rank", "int", 200, "max rank", "Largest rank of the incomplete Cholesky factor.",
@@ -249,9 +283,11 @@ _SYNTHETIC = (
     Param("n_per_cluster", "int", 50, "points per cluster", "Samples drawn per cluster.",
           low=1, high=100_000),
     Param("step_mode", "choice", "euclidean", "step mode",
-          "Step length measured in Euclidean distance or per coordinate.", choices=STEP_MODES),
+          "Step length measured in Euclidean distance or per coordinate.", choices=STEP_MODES,
+          labels=_STEP_WORDS),
     Param("noise", "choice", "redrawn", "noise", "Sample noise redrawn at every step or fixed per sample.",
-          choices=NOISE_MODES),
+          choices=NOISE_MODES,
+          labels=_NOISE_WORDS),
 )
 
 _BIRD_FLOCKS = (
@@ -260,9 +296,11 @@ _BIRD_FLOCKS = (
     Param("n_birds", "int", 25, "birds per flock", "Birds in each flock at the start.", low=3, high=100_000),
     Param("n_steps", "int", 30, "time steps", "Number of time steps.", low=1, high=10_000),
     Param("strays", "choice", "each_flock", "strays",
-          "One stray per flock per step, or one stray per step.", choices=STRAY_MODES),
+          "One stray per flock per step, or one stray per step.", choices=STRAY_MODES,
+          labels=_STRAY_WORDS),
     Param("noise", "float", 0.0, "noise", "Standard deviation of observation noise.", low=0.0, high=1e6),
-    Param("dims", "choice", 2, "dimensions", "Flight in 2-D or 3-D.", choices=FLOCK_DIMS),
+    Param("dims", "choice", 2, "dimensions", "Flight in 2-D or 3-D.", choices=FLOCK_DIMS,
+          labels=_DIMS_WORDS),
     Param("synchronous", "bool", True, "synchronous update", "Update all birds from the same old state."),
     Param("lane_pull", "float", 0.3, "lane pull", "Strength of the pull towards the flock's lane.",
           low=0.0, high=1e6),
@@ -273,11 +311,13 @@ _BIRD_FLOCKS = (
 _GAPMINDER = (
     _DATA_SEED,
     Param("features", "subset", GAPMINDER_FEATURES, "features", "Indicators used as features.",
-          choices=GAPMINDER_FEATURES),
+          choices=GAPMINDER_FEATURES,
+          labels=_GAPMINDER_WORDS),
     Param("log_gdp", "bool", True, "log GDP", "Replace gdpPercap by its base-10 logarithm."),
     Param("log_pop", "bool", True, "log population", "Replace pop by its base-10 logarithm."),
     Param("scaling", "choice", "standardize", "scaling", "Feature scaling after the logarithms.",
-          choices=GAPMINDER_SCALINGS),
+          choices=GAPMINDER_SCALINGS,
+          labels=SCALING_WORDS),
     Param("per_step", "bool", False, "scale per year", "Fit the scaling on each year separately."),
 )
 

@@ -154,3 +154,42 @@ def test_a_subclass_with_the_same_init_inherits_the_specs():
 
     with pytest.raises(ValueError, match="no parameter specs for Renamed"):
         estimator_params(Renamed)
+
+
+def _all_specs():
+    for name in ALGORITHMS:
+        for spec in estimator_params(name):
+            yield name, spec
+    for name in datasets.available():
+        for spec in dataset_params(name):
+            yield name, spec
+
+
+def test_every_choice_has_words_and_keeps_its_code_value():
+    """Dropdowns showed code names ("per_solution"); each choice is declared with words."""
+    for owner, spec in _all_specs():
+        if spec.kind not in ("choice", "subset"):
+            assert spec.labels == (), (owner, spec.name)
+            continue
+        assert [value for value, _ in spec.labels] == list(spec.choices), (owner, spec.name)
+        for value, words in spec.labels:
+            assert words.strip() and "_" not in words, (owner, spec.name, words)
+            assert spec.choice_label(value) == words
+    mode = {p.name: p for p in estimator_params("ERCOT")}["mutation_mode"]
+    assert mode.choice_label("per_solution") == "per solution"
+    assert mode.validate("per_solution", "ERCOT") == "per_solution"  # the code value is what runs
+    assert mode.parse("per_gene", "ERCOT") == "per_gene"  # and what the command line takes
+    with pytest.raises(ValueError, match="one of 'per_solution', 'per_gene'"):
+        mode.validate("per solution", "ERCOT")  # words are not values
+
+
+def test_choice_words_must_label_exactly_the_choices():
+    with pytest.raises(ValueError, match="labels .* 'b'"):
+        Param("x", "choice", "a", "x", "An x.", choices=("a", "b"), labels={"a": "A"})
+    with pytest.raises(ValueError, match="labels"):
+        Param("x", "choice", "a", "x", "An x.", choices=("a",), labels={"a": "A", "c": "C"})
+    with pytest.raises(ValueError, match="labels"):
+        Param("x", "int", 1, "x", "An x.", labels={1: "one"})
+    spec = Param("x", "choice", 2, "x", "An x.", choices=(2, 3), labels={2: "2-D", 3: "3-D"})
+    assert spec.labels == ((2, "2-D"), (3, "3-D")) and hash(spec)
+    assert Param("y", "choice", "a", "y", "A y.", choices=("a",)).choice_label("a") == "a"

@@ -177,10 +177,13 @@ class VideoLayer:
         return traces
 
     def title(self, t: int, member: int | None = None) -> str:
-        """Dataset, algorithm, time, number of clusters and (with truth) the frame's RI."""
+        """Dataset, algorithm, time, number of clusters and (with truth) the frame's RI.
+
+        The position is named once, by its time (the slider shows the same).
+        """
         snapshot = self.dataset[t]
         prefix = f"{escape(self.dataset.name)}: " if self.dataset.name else ""
-        where = f"time {escape(snapshot.time)} (step {t})"
+        where = f"time {escape(snapshot.time)}"
         scale = f" · shown at 1/{self.stride} resolution" if self.stride > 1 else ""
         if self.result is None:
             return f"{prefix}frame at {where}{scale}"
@@ -316,7 +319,7 @@ def video_segmentation_figure(
         narrower to fit (a notebook's output area is not cut off).  None
         keeps ``panel_width``.
     title : str, optional
-        Figure title; by default the dataset, algorithm, time, step, number
+        Figure title; by default the dataset, algorithm, time, number
         of clusters and, with labels, the frame's Rand index.
 
     Returns
@@ -364,7 +367,7 @@ def video_segmentation_animation(
     frame_duration : int, default=800
         Milliseconds per step when playing.
     title : str, optional
-        Fixed title; by default every frame names its own step.
+        Fixed title; by default every frame names its own time.
 
     Returns
     -------

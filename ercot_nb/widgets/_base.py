@@ -70,6 +70,9 @@ class FigureView(W.VBox):
         Figure size in pixels.
     """
 
+    what = "view"
+    """What the view shows, in words (named in its error messages)."""
+
     def __init__(
         self,
         parts: Parts,
@@ -177,7 +180,7 @@ class FigureView(W.VBox):
                 self._drawn = (content, size)
         except Exception as exc:  # noqa: BLE001 - shown in the status line, logged
             self._drawn = None  # redo it all at the next change
-            state.status = explain(exc, f"drawing the {type(self).__name__}")
+            state.status = explain(exc, f"drawing the {self.what}")
 
     # what the view draws, for _state_changed; a view of one run draws that run
     def _state_content(self) -> tuple[Any, ...]:

@@ -4,8 +4,10 @@ Every estimator and built-in dataset declares its parameters once, as
 :class:`~ercot_nb.params.Param` records (kind, default, words for a user
 interface, one line of help, choices or bounds, unit).  A form shows one
 input per parameter, labelled in words ("points per cluster") with the help
-and the code name in the tooltip; a choice keeps its values' types (the
-``dims`` of bird_flocks are the ints 2 and 3), and every entry is checked
+and the code name in the tooltip; a choice is shown in the words declared
+with its spec ("per solution") and keeps its values and their types (the
+estimator receives ``"per_solution"``; the ``dims`` of bird_flocks are the
+ints 2 and 3), in a dropdown wide enough for its words; every entry is checked
 with :meth:`Param.validate <ercot_nb.params.Param.validate>`, so the form,
 the estimator and the command line accept exactly the same values.
 """
@@ -24,12 +26,25 @@ _LABEL_STYLE = {"description_width": "150px"}  # "evaluations per step" fits
 # a grid column: an input (width auto) fills it, its 2 px margins included; columns narrow
 # where the form has less room (inside the "more parameters" section) instead of spilling over
 _COLUMN = "minmax(0, 249px)"
+# a dropdown in one column has room for about this many characters of its words (measured in
+# Chromium: 57 px for the text next to a 150 px label); a choice with longer words gets a row of
+# its own, in a one-column grid as wide as both columns (342 px for the text)
+_COLUMN_CHARS = 6
+_WIDE_COLUMN = "minmax(0, 506px)"
 
 
 def tooltip(param: Param) -> str:
-    """The tooltip of ``param``'s input: its help, unit, allowed values and code name."""
+    """The tooltip of ``param``'s input: its help, unit, allowed values and code name.
+
+    A choice lists each one's words with its code value, e.g.
+    ``per solution ('per_solution')``.
+    """
     unit = f" Unit: {param.unit}." if param.unit else ""
-    return f"{param.help}{unit} Allowed: {param.allowed()}. (code name: {param.name})"
+    allowed = param.allowed()
+    if param.labels:
+        allowed = ", ".join(f"{words} ({value!r})" for value, words in param.labels)
+        allowed = ("one of " if param.kind == "choice" else "any of ") + allowed
+    return f"{param.help}{unit} Allowed: {allowed}. (code name: {param.name})"
 
 
 class _Field:
@@ -42,22 +57,24 @@ class _Field:
                                       style=_LABEL_STYLE, layout=W.Layout(width="auto"))
         kind = param.kind
         self.text = False  # a free-text entry parsed with Param.parse
+        self.wide = False  # shown in a row of its own (words too long for one column)
+        if kind in ("choice", "subset"):
+            options = [(param.choice_label(choice), choice) for choice in param.choices]
+            self.wide = max(len(words) for words, _ in options) > _COLUMN_CHARS
         if kind == "choice":
-            self.widget: W.ValueWidget = W.Dropdown(
-                options=[(str(choice), choice) for choice in param.choices], value=default, **common)
+            self.widget: W.ValueWidget = W.Dropdown(options=options, value=default, **common)
         elif kind == "subset":
-            self.widget = W.SelectMultiple(options=[(str(c), c) for c in param.choices],
-                                           value=tuple(default or ()), rows=min(len(param.choices), 4),
-                                           **common)
+            self.widget = W.SelectMultiple(options=options, value=tuple(default or ()),
+                                           rows=min(len(param.choices), 4), **common)
         elif kind == "bool":
             self.widget = W.Checkbox(value=bool(default), indent=False, **common)
-        elif kind in ("int", "seed") and default is not None and not param.optional:
+        elif kind in ("int", "seed") and default is not None and not param.optional and not param.also:
             self.widget = W.IntText(value=int(default), **common)
         elif kind == "seed" and default is not None:
             self.widget = W.IntText(value=int(default), **common)
-        elif kind == "float" and default is not None and not param.optional:
+        elif kind == "float" and default is not None and not param.optional and not param.also:
             self.widget = W.FloatText(value=float(default), **common)
-        else:  # optional numbers (empty = automatic), text, values with extra literals
+        else:  # optional numbers (empty = automatic), text, numbers or extra literals ("estimate")
             self.text = kind != "str"
             self.widget = W.Text(value="" if default is None else str(default),
                                  placeholder="automatic" if param.optional else "", **common)
@@ -119,16 +136,21 @@ class ParamsForm(W.VBox):
         names = [param.name for param in self.params]
         top = [name for name in names if primary is None or name in primary]
         rest = [name for name in names if name not in top]
-        grid = dict(grid_template_columns=f"repeat(2, {_COLUMN})", grid_gap="2px 8px")
-        children: list[W.Widget] = [
-            W.GridBox([self.fields[name].widget for name in top], layout=W.Layout(**grid))
-        ]
+        children: list[W.Widget] = self._grids(top)
         if rest:
-            children.append(W.Accordion(
-                [W.GridBox([self.fields[name].widget for name in rest], layout=W.Layout(**grid))],
-                titles=("more parameters",), selected_index=None,
-            ))
+            children.append(W.Accordion([W.VBox(self._grids(rest))], titles=("more parameters",),
+                                        selected_index=None))
         super().__init__(children)
+
+    def _grids(self, names: Sequence[str]) -> list[W.GridBox]:
+        """The fields ``names`` in two columns, then the wide choices one per row."""
+        grids = []
+        for wide, columns in ((False, f"repeat(2, {_COLUMN})"), (True, _WIDE_COLUMN)):
+            widgets = [self.fields[name].widget for name in names if self.fields[name].wide == wide]
+            if widgets or not grids:
+                grids.append(W.GridBox(widgets, layout=W.Layout(grid_template_columns=columns,
+                                                                grid_gap="2px 8px")))
+        return grids
 
     def values(self) -> dict[str, Any]:
         """The entered parameters, validated against their specs.

@@ -32,6 +32,7 @@ from ..result import ClusteringResult
 __all__ = ["AppState", "Status", "LEVELS", "DatasetCheck", "RUN_NUMBER", "run_number"]
 
 LEVELS = ("", "info", "success", "warning", "error")
+"""Status levels; ``""`` is no message."""
 
 RUN_NUMBER = "{n}"
 """Placeholder for the run's number in a name given to :meth:`AppState.add_run`."""
@@ -41,7 +42,6 @@ def run_number(name: str) -> str:
     """The ``#<n>`` that identifies run ``name`` (``"ERCOT #2"`` -> ``"#2"``), or the name itself."""
     match = re.search(r"#\d+", name)
     return match.group(0) if match else name
-"""Status levels; ``""`` is no message."""
 
 
 @dataclass(frozen=True)

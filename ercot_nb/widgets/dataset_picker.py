@@ -14,21 +14,15 @@ from .. import datasets
 from ..data import TemporalDataset
 from ..figures import is_video
 from ._messages import MessageArea
-from ..params import SCALINGS, dataset_params
+from ..params import SCALING_WORDS, SCALINGS, dataset_params
 from ._params_form import ParamsForm
-from ._state import AppState
+from ._state import AppState, Status
 
 __all__ = ["DatasetPicker", "MAX_UPLOAD_BYTES", "INTERACTIVE_DEFAULTS"]
 
 MAX_UPLOAD_BYTES = 50 * 2**20
 """Largest CSV file the picker accepts (50 MiB)."""
 
-SCALING_LABELS = {
-    "none": "none (raw units)",
-    "standardize": "standardise (mean 0, sd 1)",
-    "minmax": "min-max to [0, 1]",
-}
-"""Words for :data:`ercot_nb.params.SCALINGS` in the upload form."""
 _SCALING_DONE = {"standardize": "standardised", "minmax": "min-max scaled"}
 
 INTERACTIVE_DEFAULTS: dict[str, dict[str, Any]] = {"video_rc": {"scale": 0.25}}
@@ -166,7 +160,7 @@ class DatasetPicker(W.VBox):
             tooltip="none selected = every other numeric column",
         )
         self.scaling = W.Dropdown(
-            options=[(SCALING_LABELS[value], value) for value in SCALINGS], value="none",
+            options=[(SCALING_WORDS[value], value) for value in SCALINGS], value="none",
             description="scaling", style={"description_width": "120px"}, layout=W.Layout(width="380px"),
             tooltip="scale: rescale every feature over all steps, so that features in different "
                     "units weigh alike (TemporalDataset.scaled)",
@@ -294,13 +288,30 @@ class DatasetPicker(W.VBox):
                                 f"{self.state.dataset_name or 'the previous one'})"):
             values = self._forms[name].values()
             loaded = datasets.load(name, seed=self.seed.value, **values)
+            before = self.state.status
             self.state.set_dataset(loaded, name, {"seed": self.seed.value, **values})
             if self.state.dataset is not loaded:  # the app refused it; the status says why
                 return None
             self._loaded_key = self._visible_key()
-            self.message.show(f"Loaded the built-in scenario {name}.", "success", action="load dataset")
+            self._answer(before, f"Loaded the built-in scenario {name}.", "success",
+                         f"Loaded the built-in scenario {name}.")
             return loaded
         return None
+
+    def _answer(self, before: Status, text: str, level: str, loaded: str) -> None:
+        """Say that the data is loaded, unless a view failed to draw it meanwhile.
+
+        The views draw the new dataset while it is set; one that fails puts
+        its error on the status line (see :meth:`FigureView.follow
+        <ercot_nb.widgets._base.FigureView.follow>`).  That error is the
+        outcome of the load and stays, after ``loaded`` (what did work).
+        """
+        status = self.state.status
+        if status is not before and status.level == "error":
+            self.state.status = Status("error", f"{loaded} {status.text}", status.details,
+                                       "load dataset")
+        else:
+            self.message.show(text, level, action="load dataset")
 
     def read_csv(self, content: bytes, name: str = "uploaded.csv") -> bool:
         """Read a CSV file's bytes and offer its columns for mapping.
@@ -424,6 +435,7 @@ class DatasetPicker(W.VBox):
                     name=PurePath(self._file_name).stem, scale=scale,
                 )
             notes = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+            before = self.state.status
             self.state.set_dataset(loaded, self._file_name,
                                    {"time": time, "id": ident, "label": label, "features": features,
                                     "scale": scale})
@@ -436,7 +448,7 @@ class DatasetPicker(W.VBox):
             if notes:
                 text += " Note: " + " ".join(notes) + (
                     " Choose a scaling above and load again." if scale == "none" else "")
-            self.message.show(text, "warning" if notes else "success", action="load dataset")
+            self._answer(before, text, "warning" if notes else "success", f"Loaded {self._file_name}.")
             return loaded
         return None
 

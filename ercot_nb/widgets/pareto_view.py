@@ -44,6 +44,8 @@ class ParetoView(FigureView):
         Figure size in pixels.
     """
 
+    what = "Pareto front view"
+
     def __init__(
         self,
         result: ClusteringResult | None = None,

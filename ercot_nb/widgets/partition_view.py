@@ -63,6 +63,8 @@ class PartitionView(CachedStepView):
         Figure size in pixels.
     """
 
+    what = "partition view"
+
     def __init__(
         self,
         dataset: TemporalDataset,

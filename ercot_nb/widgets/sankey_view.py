@@ -61,6 +61,8 @@ class SankeyView(FigureView):
         Figure size in pixels.
     """
 
+    what = "cluster-flow view"
+
     def __init__(
         self,
         result: ClusteringResult | None = None,

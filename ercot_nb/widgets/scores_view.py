@@ -45,6 +45,8 @@ class ScoresView(FigureView):
         Figure size in pixels.
     """
 
+    what = "scores view"
+
     def __init__(
         self,
         dataset: TemporalDataset | None,

@@ -55,6 +55,8 @@ class VideoView(CachedStepView):
         If ``dataset`` is not a video or ``result`` was not fitted on it.
     """
 
+    what = "video view"
+
     def __init__(
         self,
         dataset: TemporalDataset,

@@ -9,6 +9,7 @@ Uses Debian's Chromium through the `playwright` package (never
 from __future__ import annotations
 
 import json
+import re
 import os
 import signal
 import socket
@@ -169,7 +170,7 @@ def test_explorer_in_chromium(app_url, scratch, capsys):
             seed = page.locator(".widget-text:has(.widget-label:text-is('seed')) input")
             seed.fill("7")
             seed.press("Enter")
-            page.get_by_role("button", name="Run").click()
+            page.get_by_role("button", name=re.compile(r"Run$")).click()
             page.wait_for_function(
                 "() => [...document.querySelectorAll('.ercot-nb-message')]"
                 ".some(n => n.textContent.includes('ERCOT #2 finished 10 of 10 steps'))",
@@ -240,7 +241,7 @@ def _choose(page, name: str, **entries) -> None:
 
 
 def _run(page, name: str) -> dict:
-    page.get_by_role("button", name="Run").click()
+    page.get_by_role("button", name=re.compile(r"Run$")).click()
     _wait_status(page, "finished", timeout=180_000)
     return _partition_follows_the_slider(page, name)
 

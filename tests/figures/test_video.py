@@ -160,3 +160,23 @@ def test_three_panels_fit_a_notebook_output_area():
     plot_height = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
     panel_width = (domain[1] - domain[0]) * plot_width
     assert abs(panel_width / plot_height - W / H) < 0.05 * W / H
+
+
+def test_titles_name_the_position_once_by_its_time():
+    """Titles said "time 2 (step 2)": the slider's position twice over (issue 10)."""
+    data = tiny_video()
+    result = result_of(data, split_labels(data, swap_at=1))
+    time = data[2].time
+    titles = {
+        "run": figures.video_segmentation_figure(result, data, 2).layout.title.text,
+        "preview": figures.video_segmentation_figure(None, data, 2).layout.title.text,
+        "frame": figures.video_segmentation_figure(None, tiny_video(labels=False), 2).layout.title.text,
+    }
+    for kind, title in titles.items():
+        assert "step" not in title and title.count(f"time {time}") == 1, (kind, title)
+    assert titles["run"].startswith(f"tiny: test at time {time} · 2 clusters · RI ")
+    assert titles["preview"] == f"tiny: ground truth at time {time} · 2 segments"
+    assert titles["frame"] == f"tiny: frame at time {time}"
+    animation = figures.video_segmentation_animation(result, data)
+    frame_titles = [frame.layout.title.text for frame in animation.frames]
+    assert all("step" not in title for title in frame_titles), frame_titles

@@ -10,6 +10,7 @@ import urllib.request
 from pathlib import Path
 
 import numpy as np
+import ipywidgets as W
 import pytest
 
 from ercot_nb import ERCOT, algorithms
@@ -198,10 +199,12 @@ def test_figures_embed_the_bundle_unless_the_local_app_shares_it(monkeypatch):
 def test_forms_follow_the_parameter_specs_of_the_estimator():
     form = ParamsForm(estimator_params("ERCOT"), "ERCOT", primary=("pop_size", "knee"),
                       skip=("progress",), defaults={"seed": 0})
-    assert len(form.children) == 2  # main fields, then "more parameters"
+    *main, more = form.children  # main fields (wide choices in rows of their own), then "more parameters"
+    assert [type(box) for box in main] == [W.GridBox, W.GridBox] and isinstance(more, W.Accordion)
     assert "progress" not in form.fields
     knee = form.fields["knee"].widget
-    assert list(knee.options) == [(rule, rule) for rule in KNEE_RULES]
+    spec = {p.name: p for p in estimator_params("ERCOT")}["knee"]
+    assert list(knee.options) == [(spec.choice_label(rule), rule) for rule in KNEE_RULES]
     # labels are words; the code name and the help are in the tooltip, never "null"
     pop = form.fields["pop_size"].widget
     assert pop.description == "population size" and "(code name: pop_size)" in pop.tooltip
@@ -235,3 +238,54 @@ def test_dataset_forms_keep_the_value_types_of_choices():
     assert syn1.fields["n_per_cluster"].widget.description == "points per cluster"
     gapminder = ParamsForm(dataset_params("gapminder"), "gapminder", skip=("seed",))
     assert gapminder.values()["features"] == ("lifeExp", "gdpPercap", "pop")
+
+
+# room for a dropdown's text as measured in Chromium (13 px font, 150 px label): 57 px in one
+# column of the form, 342 px in a row of its own; its text takes at most ~8 px per character
+_CHAR_PX, _ROOM_PX = 8, {"repeat(2, minmax(0, 249px))": 57, "minmax(0, 506px)": 342}
+
+
+def _grid_of(form, widget):
+    boxes = [form]
+    while boxes:
+        box = boxes.pop()
+        if isinstance(box, W.GridBox) and widget in box.children:
+            return box
+        boxes.extend(child for child in getattr(box, "children", ()) if isinstance(child, W.Box))
+    raise AssertionError(f"{widget.description} is in no grid of the form")
+
+
+@pytest.mark.parametrize("owner, specs", [
+    *[(name, estimator_params(name)) for name in ("ERCOT", "penaltyEC", "AFFECT", "E2SC", "k-meansCOT")],
+    *[(name, dataset_params(name)) for name in ("syn1", "bird_flocks", "gapminder")],
+])
+def test_choices_are_shown_in_words_in_a_dropdown_wide_enough_for_them(owner, specs):
+    """Dropdowns showed code names ("per_solution") cut off in a narrow column."""
+    form = ParamsForm(specs, owner)
+    for name, field in form.fields.items():
+        spec = field.param
+        if spec.kind not in ("choice", "subset"):
+            continue
+        widget = field.widget
+        assert [label for label, _ in widget.options] == [spec.choice_label(c) for c in spec.choices]
+        assert [value for _, value in widget.options] == list(spec.choices)  # code values
+        assert all("_" not in label for label, _ in widget.options), widget.options
+        for choice in spec.choices:
+            assert f"{spec.choice_label(choice)} ({choice!r})" in widget.tooltip, widget.tooltip
+        room = _ROOM_PX[_grid_of(form, widget).layout.grid_template_columns]
+        longest = max(len(label) for label, _ in widget.options)
+        assert longest * _CHAR_PX <= room, (owner, name, longest, room)
+    mode = ParamsForm(estimator_params("ERCOT"), "ERCOT").fields["mutation_mode"].widget
+    assert mode.value == "per_solution" and mode.label == "per solution"
+
+
+def test_a_number_or_a_word_parameter_gets_a_text_entry():
+    """AFFECT's alpha is a number or "estimate": choosing AFFECT in the app failed to build its form."""
+    form = ParamsForm(estimator_params("AFFECT"), "AFFECT")
+    alpha = form.fields["alpha"].widget
+    assert alpha.value == "estimate" and form.values()["alpha"] == "estimate"
+    alpha.value = "0.3"
+    assert form.values()["alpha"] == 0.3
+    alpha.value = "often"
+    with pytest.raises((ValueError, TypeError), match="AFFECT: alpha must be"):
+        form.values()

@@ -206,3 +206,55 @@ def test_the_upload_offers_scaling_and_says_when_one_feature_dominates():
     X = np.vstack([step.X for step in scaled])
     np.testing.assert_allclose(X.mean(axis=0), 0.0, atol=1e-9)
     np.testing.assert_allclose(X.std(axis=0), 1.0, atol=1e-9)
+
+
+def test_a_view_error_while_loading_stays_on_the_status_line():
+    """Load good → load data a view cannot draw → the error stays → load good → "Loaded"."""
+    explorer = Explorer("syn3", params=FAST, views=("alpha",))
+    view, picker, state = explorer.alpha, explorer.picker, explorer.state
+    draw = view._draw_content
+
+    def draw_or_fail() -> None:
+        if state.dataset_name == "syn2":
+            raise RuntimeError("cannot draw <syn2>")
+        draw()
+
+    view._draw_content = draw_or_fail
+    picker.scenario.value = "syn1"
+    assert picker.message.level == "success" and picker.message.text.startswith("Loaded")
+    picker.scenario.value = "syn2"  # the data is loaded, the alpha view fails to draw it
+    assert explorer.dataset.name == "syn2"
+    status = state.status
+    assert status.level == "error" and status.action == "load dataset"
+    assert "syn2" in status.text and "cannot draw" in status.text
+    assert "\n" not in status.text and "Try again" in status.text  # one line, what to do
+    assert "smoothness-weight view" in status.text and "AlphaView" not in status.text  # words, no class
+    assert "RuntimeError: cannot draw <syn2>" in status.details  # details on demand
+    assert "&lt;syn2&gt;" in picker.message.value and "<syn2>" not in picker.message.value
+    picker.load_button.click()  # loading it again fails the same way
+    assert state.status.level == "error" and "cannot draw" in state.status.text
+    picker.scenario.value = "syn3"
+    assert state.status.level == "success" and state.status.text == "Loaded the built-in scenario syn3."
+    assert view.figure.layout.title.text == view.static().layout.title.text
+
+
+def test_a_view_error_while_loading_a_csv_stays_on_the_status_line():
+    explorer = Explorer("syn3", params=FAST, views=("alpha",))
+    view, picker, state = explorer.alpha, explorer.picker, explorer.state
+    draw = view._draw_content
+
+    def draw_or_fail() -> None:
+        if state.dataset_name == "walks.csv":
+            raise RuntimeError("cannot draw")
+        draw()
+
+    view._draw_content = draw_or_fail
+    upload(picker, long_csv(), "walks.csv")
+    picker.id_column.value = "who"
+    picker.load_csv_button.click()
+    assert explorer.dataset.name == "walks"
+    assert state.status.level == "error" and "walks.csv" in state.status.text
+    assert "cannot draw" in state.status.text and state.status.action == "load dataset"
+    picker.source.value = "builtin"
+    picker.load_button.click()
+    assert state.status.level == "success" and state.status.text.startswith("Loaded")
