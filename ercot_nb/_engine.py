@@ -206,7 +206,9 @@ class Engine:
         rank = np.empty(n, dtype=np.int64)
         crowding = np.empty(n)
         F = self._data(F)
-        self.kernels.nondominated_rank(F, self._buffer("dom", (n,), np.int64), rank)
+        # two objectives (every fit): the sweep, so the general sort is not even compiled
+        rank_kernel = self.kernels.nondominated_rank_two if F.shape[1] == 2 else self.kernels.nondominated_rank
+        rank_kernel(F, self._buffer("dom", (n,), np.int64), rank)
         self.kernels.crowding_distance(F, rank, self._buffer("order", (n,), np.int64), crowding)
         return rank, crowding
 

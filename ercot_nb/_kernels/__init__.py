@@ -13,6 +13,7 @@ twins.  Both expose the same functions with the same signatures:
 ``polynomial_mutation``  bounded polynomial mutation
 ``repair_min_active``    switch on masks until enough centroids are active
 ``nondominated_rank``    fast non-dominated sort
+``nondominated_rank_two`` the same for two objectives, by a sweep
 ``crowding_distance``    crowding distance within each front
 ``stacking_em_step``     one EM update of the smoothness stacking weight
 ``stacking_em_loop``     EM steps until convergence, in one call
@@ -35,6 +36,7 @@ KERNEL_NAMES = (
     "polynomial_mutation",
     "repair_min_active",
     "nondominated_rank",
+    "nondominated_rank_two",
     "crowding_distance",
     "stacking_em_step",
     "stacking_em_loop",

@@ -185,16 +185,24 @@ def _stable_sort_by(values, order, tmp):  # pragma: no cover
             order[k] = src[k]
 
 
-@njit(inline="always")
-def _rank_two_objectives(F, last, rank):  # pragma: no cover
-    """Sweep for two objectives: O(n log n + n * n_fronts).
+@njit(cache=True)
+def nondominated_rank_two(F, scratch, rank):  # pragma: no cover
+    """:func:`nondominated_rank` for two objectives by a sweep: O(n log n + n * n_fronts).
 
     Points are visited in lexicographic (f1, f2) order.  Within a front f2
     strictly decreases along that order, so a new point is dominated by some
     member of front k exactly when it is dominated by the member added last
-    (the one with the smallest f2); it joins the first front whose last
-    member does not dominate it.
+    (the one with the smallest f2, kept in ``scratch[k]``); it joins the first
+    front whose last member does not dominate it.  A kernel of its own (not a
+    branch of :func:`nondominated_rank`): a fit compiles only this one.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, 2)                     IN
+    scratch : int64 ndarray of shape (n,)           SCRATCH
+    rank : int64 ndarray of shape (n,)              OUT, 0 = first front
     """
+    last = scratch
     n = F.shape[0]
     by_f1 = np.empty(n, dtype=np.int64)
     for i in range(n):
@@ -229,14 +237,11 @@ def nondominated_rank(F, scratch, rank):  # pragma: no cover
 
     Notes
     -----
-    Two objectives use an exact sweep (see ``_rank_two_objectives``); more
-    objectives use Deb et al.'s fast non-dominated sort, O(M n^2), peeling
-    each front by re-scanning the members of the previous one.
+    Deb et al.'s fast non-dominated sort, O(M n^2), peeling each front by
+    re-scanning the members of the previous one.  For two objectives
+    :func:`nondominated_rank_two` gives the same ranks faster.
     """
-    n, m = F.shape
-    if m == 2:
-        _rank_two_objectives(F, scratch, rank)
-        return
+    n = F.shape[0]
     dominated_count = scratch
     for q in range(n):
         dominated_count[q] = 0

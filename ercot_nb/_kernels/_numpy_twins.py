@@ -135,6 +135,9 @@ def nondominated_rank(F, scratch, rank):
         front += 1
 
 
+nondominated_rank_two = nondominated_rank  # the brute force holds for two objectives too
+
+
 def crowding_distance(F, rank, order, crowding):
     crowding[:] = 0.0
     for front in np.unique(rank):

@@ -58,6 +58,10 @@ def test_rank_and_crowding_equal_brute_force(F):
         rank = np.empty(len(F), dtype=np.int64)
         backend.nondominated_rank(F, np.empty(len(F), dtype=np.int64), rank)
         np.testing.assert_array_equal(rank, expected_rank)
+        if F.shape[1] == 2:  # the sweep of a fit's two objectives
+            rank_two = np.full(len(F), -7, dtype=np.int64)
+            backend.nondominated_rank_two(F, np.empty(len(F), dtype=np.int64), rank_two)
+            np.testing.assert_array_equal(rank_two, expected_rank)
         crowd = np.empty(len(F))
         backend.crowding_distance(F, rank, np.empty(len(F), dtype=np.int64), crowd)
         np.testing.assert_allclose(crowd, expected_crowd, rtol=1e-12)
@@ -65,9 +69,10 @@ def test_rank_and_crowding_equal_brute_force(F):
 
 def test_rank_hand_made():
     F = np.array([[1, 5], [2, 2], [5, 1], [3, 3], [6, 6], [2, 2]], dtype=float)
-    rank = np.empty(6, dtype=np.int64)
-    NUMBA.nondominated_rank(F, np.empty(6, dtype=np.int64), rank)
-    np.testing.assert_array_equal(rank, [0, 0, 0, 1, 2, 0])  # duplicates share a front
+    for kernel in (NUMBA.nondominated_rank, NUMBA.nondominated_rank_two):
+        rank = np.empty(6, dtype=np.int64)
+        kernel(F, np.empty(6, dtype=np.int64), rank)
+        np.testing.assert_array_equal(rank, [0, 0, 0, 1, 2, 0])  # duplicates share a front
 
 
 def test_environmental_selection_prefers_fronts_then_spread():
@@ -88,6 +93,9 @@ def test_tiny_fronts(n):
     F = np.arange(2 * n, dtype=float).reshape(n, 2)
     rank = np.empty(n, dtype=np.int64)
     NUMBA.nondominated_rank(F, np.empty(n, dtype=np.int64), rank)
+    rank_two = np.empty(n, dtype=np.int64)
+    NUMBA.nondominated_rank_two(F, np.empty(n, dtype=np.int64), rank_two)
+    np.testing.assert_array_equal(rank_two, rank)
     crowd = np.empty(n)
     NUMBA.crowding_distance(F, rank, np.empty(n, dtype=np.int64), crowd)
     assert rank[0] == 0
