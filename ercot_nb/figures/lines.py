@@ -192,6 +192,8 @@ def _row_layout(layout: dict[str, Any], rows: list[tuple[str, str]], times: list
                     anchor="x", zeroline=False)
         if key == "n_clusters":
             axis.update(dtick=1, rangemode="tozero")
+        elif key in ("consecutive_nmi", "churn"):  # shares: the whole 0..1 scale, flat lines stay readable
+            axis.update(range=[-0.05, 1.05], tickvals=[0, 0.5, 1])
         layout["yaxis" if i == 0 else f"yaxis{i + 1}"] = axis
     layout["xaxis"] = dict(time_axis(times), anchor=f"y{n}" if n > 1 else "y")
     layout["height"] = max(400, 90 + 140 * n)
