@@ -27,15 +27,16 @@ METRICS = {"RI": "Rand index", "NMI": "normalised mutual information"}
 """The scores per step, by code name, with their names in words."""
 
 LABEL_FREE_SCORES = {
-    "silhouette": ("silhouette", "silhouette<br>(higher: tighter,<br>better separated)"),
-    "consecutive_nmi": ("NMI with the previous step", "NMI with the<br>previous step<br>(1: same partition)"),
-    "churn": ("churn", "churn (share of<br>ids changing<br>cluster)"),
-    "n_clusters": ("number of clusters", "number of<br>clusters"),
-    "f_cp": ("f_cp", "f_cp (distances to<br>the nearest centroid;<br>lower: tighter)"),
-    "f_sep": ("f_sep", "f_sep (1 / closest<br>centroid distance;<br>lower: apart)"),
+    "silhouette": ("silhouette", "silhouette", "higher: tighter, better separated clusters"),
+    "consecutive_nmi": ("NMI with the previous step", "NMI with<br>previous step",
+                        "1: the same partition of the common ids as the step before"),
+    "churn": ("churn", "churn", "share of the common ids that change cluster"),
+    "n_clusters": ("number of clusters", "clusters", "clusters of the partition chosen"),
+    "f_cp": ("f_cp", "f_cp", "sum of distances to the nearest centroid; lower: tighter"),
+    "f_sep": ("f_sep", "f_sep", "1 / closest centroid distance; lower: further apart"),
 }
 """Label-free scores of :func:`ercot_nb.metrics.label_free_steps` a scores figure can show:
-column -> (name in the traces' names, y-axis title)."""
+column -> (name in the traces' names, y-axis title, what it means, shown on hover)."""
 
 LABEL_FREE_DEFAULT = ("silhouette", "consecutive_nmi", "churn", "n_clusters")
 """The label-free scores shown unless others are asked for (f_cp and f_sep depend on the data's scale)."""
@@ -191,6 +192,8 @@ def _row_layout(layout: dict[str, Any], rows: list[tuple[str, str]], times: list
                     anchor="x", zeroline=False)
         if key == "n_clusters":
             axis.update(dtick=1, rangemode="tozero")
+        elif key in ("consecutive_nmi", "churn"):  # shares: the whole 0..1 scale, flat lines stay readable
+            axis.update(range=[-0.05, 1.05], tickvals=[0, 0.5, 1])
         layout["yaxis" if i == 0 else f"yaxis{i + 1}"] = axis
     layout["xaxis"] = dict(time_axis(times), anchor=f"y{n}" if n > 1 else "y")
     layout["height"] = max(400, 90 + 140 * n)
@@ -257,15 +260,19 @@ def scores_parts(
             table = label_free_steps(result, dataset[: len(labels)], sample_size=sample_size, seed=seed)
         for score in scores:
             values = table[score].to_numpy(dtype=float)[: len(labels)] if labels else np.empty(0)
-            short = LABEL_FREE_SCORES[score][0]
+            short, _, meaning = LABEL_FREE_SCORES[score]
             traces.append(go.Scatter(
                 x=x, y=[_none_if_nan(v) for v in values], mode="lines+markers", yaxis=axis_of[score],
-                name=score_trace_name(name, score), legendgroup=shown,
-                showlegend=not with_labels and score == scores[0],
+                name=score_trace_name(name, score), legendgroup=shown, showlegend=False,
                 line=dict(color=color, width=2), marker=dict(size=6),
                 hovertemplate=(f"{shown}<br>time %{{x}}<br>{short} "
-                               f"%{{y:{'d' if score == 'n_clusters' else '.3f'}}}<extra></extra>"),
+                               f"%{{y:{'d' if score == 'n_clusters' else '.3f'}}}<br><i>{meaning}</i>"
+                               "<extra></extra>"),
             ))
+        if not with_labels:  # one legend entry per run (its lines share the run's colour)
+            traces.append(go.Scatter(x=[None], y=[None], mode="lines+markers", name=shown, showlegend=True,
+                                     legendgroup=shown, line=dict(color=color, width=2),
+                                     hoverinfo="skip", yaxis=axis_of[scores[0]]))
     on = f" on {escape(dataset.name)}" if dataset.name else ""
     if with_labels and not scores:
         default = f"{METRICS[metric]} ({metric}) per time step{on}"

@@ -162,7 +162,7 @@ def _traces(
             showarrow=True, arrowhead=2, ax=60, ay=-40, bgcolor="rgba(255,255,255,0.8)",
         )]
     else:
-        annotations = [message_annotation("no final population: this algorithm keeps no Pareto front")]
+        annotations = [message_annotation("no final population: this run has no Pareto front (a baseline or a consensus keeps none)")]
     return traces, annotations
 
 

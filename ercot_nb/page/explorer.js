@@ -232,7 +232,7 @@ function main(DATA) {
       var t = state.t, P = DATA.steps[t].pareto;
       if (!P) {
         return Plotly.react(div, [], { template: "plotly_white", title: { text: "no final population at " + esc(timeText(t)) },
-          annotations: [{ text: "this algorithm keeps no Pareto front", showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5 }] }, FIXED);
+          annotations: [{ text: "this run has no Pareto front (a baseline or a consensus keeps none)", showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5 }] }, FIXED);
       }
       var all = P.x.map(function (_, i) { return i; });
       var front = all.filter(function (i) { return P.front[i]; }).sort(function (a, b) { return P.x[a] - P.x[b]; });

@@ -107,8 +107,8 @@ def wait_until(condition, timeout: float, step: float = 0.5) -> float:
 
 
 @contextlib.contextmanager
-def chromium(tmp_path: Path, **context_args) -> Iterator[object]:
-    """A fresh headless Chromium context."""
+def chromium(tmp_path: Path, *, height: int = 2000, **context_args) -> Iterator[object]:
+    """A fresh headless Chromium context (1300 px wide, ``height`` tall)."""
     from playwright.sync_api import sync_playwright
 
     profile = tmp_path / "profile"
@@ -116,12 +116,27 @@ def chromium(tmp_path: Path, **context_args) -> Iterator[object]:
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             str(profile), executable_path=str(CHROMIUM), headless=True, args=FLAGS,
-            viewport={"width": 1300, "height": 2000}, **context_args,
+            viewport={"width": 1300, "height": height}, **context_args,
         )
         try:
             yield context
         finally:
             context.close()
+
+
+def open_app(context, url: str, errors: list[str], plots: int = 5, timeout: float = 120_000):
+    """The app's page once its ``plots`` figures are drawn; page errors and console errors go to ``errors``.
+
+    Voila runs the notebook (imports and a first fit) before the page renders.
+    """
+    page = context.pages[0] if context.pages else context.new_page()
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error"
+            and "Failed to load resource" not in msg.text else None)
+    page.goto(url, wait_until="domcontentloaded", timeout=timeout)
+    page.wait_for_function(f"() => document.querySelectorAll('.js-plotly-plot').length === {plots}",
+                           timeout=timeout)
+    return page
 
 
 def tiny_notebook(folder: Path) -> Path:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import time
 
-from .test_voila_explorer import CHROMIUM, FLAGS, STATUS, TIME_LABEL, app_url, pytestmark, scratch  # noqa: F401
+from .app_harness import chromium, open_app
+from .test_voila_explorer import STATUS, TIME_LABEL, app_url, pytestmark, shot  # noqa: F401
 
 STEP = 5  # 0-based step index: time 6 of the syn3 scenario the app opens with
 
@@ -67,25 +68,12 @@ def by_step(sankey: dict) -> tuple[dict, dict]:
     return ({k: sorted(v) for k, v in nodes.items()}, {k: sorted(v) for k, v in links.items()})
 
 
-def test_use_a_front_member_from_step_5_on(app_url, scratch, capsys):
-    from playwright.sync_api import sync_playwright
-
+def test_use_a_front_member_from_step_5_on(app_url, tmp_path, shot, capsys):
     started = time.monotonic()
     errors: list[str] = []
-    shot = scratch["shot"].with_name("adopt.png")
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(scratch["profile"]), executable_path=str(CHROMIUM), headless=True, args=FLAGS,
-            viewport={"width": 1300, "height": 2300},
-        )
+    with chromium(tmp_path, height=2300) as context:
+        page = open_app(context, app_url, errors)
         try:
-            page = context.pages[0] if context.pages else context.new_page()
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error"
-                    and "Failed to load resource" not in msg.text else None)
-            page.goto(app_url, wait_until="domcontentloaded", timeout=120_000)
-            page.wait_for_function(
-                "() => document.querySelectorAll('.js-plotly-plot').length === 5", timeout=120_000)
             page.wait_for_function(f"() => ({STATUS})().includes('finished')", timeout=90_000)
             before = by_step(json.loads(page.evaluate(SANKEY)))
             n_steps = len(before[0])
@@ -140,11 +128,8 @@ def test_use_a_front_member_from_step_5_on(app_url, scratch, capsys):
                 "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent.includes('agreement')",
                 timeout=30_000)
             opacities = json.loads(page.evaluate(AGREEMENT))
-            page.screenshot(path=str(shot), full_page=True)
         finally:
-            if not shot.exists():
-                page.screenshot(path=str(shot), full_page=True)
-            context.close()
+            page.screenshot(path=str(shot), full_page=True)  # end state, or the failure
     elapsed = time.monotonic() - started
     with capsys.disabled():
         print(f"\nadopt flow in the browser: {elapsed:.1f} s; member {target['member']} "

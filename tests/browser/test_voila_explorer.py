@@ -10,21 +10,11 @@ from __future__ import annotations
 
 import json
 import re
-import os
-import signal
-import socket
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-]
+from .app_harness import CHROMIUM, app_server, chromium, open_app
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(),
@@ -32,58 +22,17 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_for_port(port: int, process: subprocess.Popen, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"ercot-nb app exited with code {process.returncode}")
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.2)
-    raise TimeoutError(f"Voila did not listen on port {port} within {timeout} s")
-
-
 @pytest.fixture
-def scratch(tmp_path: Path) -> dict[str, Path]:
-    paths = {name: tmp_path / name for name in ("home", "tmp", "profile")}
-    for path in paths.values():
-        path.mkdir()
-    paths["log"] = tmp_path / "voila.log"
-    paths["shot"] = tmp_path / "explorer.png"
-    return paths
-
-
-@pytest.fixture
-def app_url(scratch):
-    """`ercot-nb app` on a free port of 127.0.0.1, stopped (its process group) afterwards."""
-    port = free_port()
-    env = {**os.environ, "HOME": str(scratch["home"]), "TMPDIR": str(scratch["tmp"])}
-    with open(scratch["log"], "wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "ercot_nb.cli", "app", "--port", str(port), "--no-browser"],
-            env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-    try:
-        wait_for_port(port, process, timeout=60)
+def app_url(tmp_path):
+    """`ercot-nb app` on a free port of 127.0.0.1 (scratch HOME and TMPDIR), stopped afterwards."""
+    with app_server([], tmp_path) as (_, port, _):
         yield f"http://127.0.0.1:{port}/"
-    finally:
-        try:
-            os.killpg(process.pid, signal.SIGTERM)  # the launcher and the Voila it started
-        except ProcessLookupError:  # it had exited: keep the error that said why
-            pass
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
+
+
+@pytest.fixture
+def shot(tmp_path):
+    """Where a test leaves its screenshot."""
+    return tmp_path / "explorer.png"
 
 
 TIME_LABEL = """() => [...document.querySelectorAll('.widget-html-content')]
@@ -118,25 +67,12 @@ LAYOUT = """() => {
 }"""
 
 
-def test_explorer_in_chromium(app_url, scratch, capsys):
-    from playwright.sync_api import sync_playwright
-
+def test_explorer_in_chromium(app_url, tmp_path, shot, capsys):
     started = time.monotonic()
     errors: list[str] = []
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(scratch["profile"]), executable_path=str(CHROMIUM), headless=True, args=FLAGS,
-            viewport={"width": 1300, "height": 2200},
-        )
+    with chromium(tmp_path, height=2200) as context:
+        page = open_app(context, app_url, errors)
         try:
-            page = context.pages[0] if context.pages else context.new_page()
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(app_url, wait_until="domcontentloaded", timeout=75_000)
-            # Voila runs the notebook (imports and a first fit) before the page renders
-            page.wait_for_function(
-                "() => document.querySelectorAll('.js-plotly-plot').length === 5",
-                timeout=75_000,
-            )
             page.wait_for_function(
                 "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent"
                 ".includes('ERCOT partition at time 10')", timeout=30_000,
@@ -187,14 +123,13 @@ def test_explorer_in_chromium(app_url, scratch, capsys):
                 ".includes('ERCOT partition at time 10')", timeout=30_000,
             )
             assert page.evaluate(TIME_LABEL) == "10"  # and so did the scrubber (shown once)
-            page.screenshot(path=str(scratch["shot"]), full_page=True)
         finally:
-            context.close()
+            page.screenshot(path=str(shot), full_page=True)  # end state, or the failure
     elapsed = time.monotonic() - started
     with capsys.disabled():
-        print(f"\nbrowser test: {elapsed:.1f} s; screenshot: {scratch['shot']}")
-    assert not errors, f"JavaScript errors in the page: {errors[:3]}"
-    assert scratch["shot"].stat().st_size > 10_000
+        print(f"\nbrowser test: {elapsed:.1f} s; screenshot: {shot}")
+    assert not errors, f"errors in the page console: {errors[:3]}"
+    assert shot.stat().st_size > 10_000
 
 
 # -- the flow of issue 10: every kind of data, one after another, in one page --------------------
@@ -246,28 +181,16 @@ def _run(page, name: str) -> dict:
     return _partition_follows_the_slider(page, name)
 
 
-def test_the_issue_10_flow_in_chromium(app_url, scratch, tmp_path, capsys):
-    from playwright.sync_api import sync_playwright
-
+def test_the_issue_10_flow_in_chromium(app_url, tmp_path, shot, capsys):
     started = time.monotonic()
     errors: list[str] = []
     csv = tmp_path / "walks.csv"
     rows = ["day,who,x,y"] + [f"{t},s{i},{(i % 2) * 4 + 0.1 * t},{0.2 * i}"
                               for t in range(1, 4) for i in range(12)]
     csv.write_text("\n".join(rows) + "\n")
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(scratch["profile"]), executable_path=str(CHROMIUM), headless=True, args=FLAGS,
-            viewport={"width": 1300, "height": 2300},
-        )
+    with chromium(tmp_path, height=2300) as context:
+        page = open_app(context, app_url, errors)
         try:
-            page = context.pages[0] if context.pages else context.new_page()
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error"
-                    and "Failed to load resource" not in msg.text else None)
-            page.goto(app_url, wait_until="domcontentloaded", timeout=120_000)
-            page.wait_for_function(
-                "() => document.querySelectorAll('.js-plotly-plot').length === 5", timeout=120_000)
             _wait_status(page, "finished")
             _partition_follows_the_slider(page, "syn3")
             _fill(page, "population size", 20)  # small budgets: the flow is about the UI
@@ -299,9 +222,8 @@ def test_the_issue_10_flow_in_chromium(app_url, scratch, tmp_path, capsys):
             assert "Ground-truth labels: none" in page.evaluate(STATUS)
             _run(page, "walks")
         finally:
-            page.screenshot(path=str(scratch["shot"]), full_page=True)  # end state, or the failure
-            context.close()
+            page.screenshot(path=str(shot), full_page=True)  # end state, or the failure
     elapsed = time.monotonic() - started
     with capsys.disabled():
-        print(f"\nissue-10 flow in the browser: {elapsed:.1f} s; screenshot: {scratch['shot']}")
+        print(f"\nissue-10 flow in the browser: {elapsed:.1f} s; screenshot: {shot}")
     assert not errors, f"errors in the page console: {errors[:3]}"

@@ -73,6 +73,10 @@ def test_scores_without_labels_show_the_label_free_scores_by_name(syn3):
     (line,) = [s for s in fig.layout.shapes if s.name == "current step"]
     assert line.x0 == data.times[4] and line.yref == "paper"
     assert sum(bool(tr.showlegend) for tr in fig.data) == 1  # the run once in the legend
+    assert [tr.name for tr in fig.data if tr.showlegend] == ["ERCOT"]  # by its name, not one score's
+    axis_titles = [fig.layout[key].title.text for key in ("yaxis", "yaxis2", "yaxis3")]
+    assert all(len(line) <= 14 for title in axis_titles for line in title.split("<br>"))  # fit 340 px
+    assert list(fig.layout.yaxis3.range) == [-0.05, 1.05]  # churn is a share: its whole scale
 
 
 def test_label_free_scores_sit_beside_ri_when_asked(syn3):
