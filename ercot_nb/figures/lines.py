@@ -257,7 +257,8 @@ def scores_parts(
             raise ValueError(f"tables[{name!r}] has {len(table)} rows but the run {len(labels)} steps")
         if labels and table is None:
             result = _as_run_result(dataset[: len(labels)], name, run)
-            table = label_free_steps(result, dataset[: len(labels)], sample_size=sample_size, seed=seed)
+            table = label_free_steps(result, dataset[: len(labels)], sample_size=sample_size, seed=seed,
+                                     objectives=any(score in ("f_cp", "f_sep") for score in scores))
         for score in scores:
             values = table[score].to_numpy(dtype=float)[: len(labels)] if labels else np.empty(0)
             short, _, meaning = LABEL_FREE_SCORES[score]

@@ -119,7 +119,7 @@ def overview_parts(
         raise ValueError(f"the ensemble has {len(ensemble)} steps but the result {len(result)}")
     times = plain_times(dataset.times)
     if scores is None:
-        scores = label_free_steps(result, dataset, sample_size=sample_size, seed=seed)
+        scores = label_free_steps(result, dataset, sample_size=sample_size, seed=seed, objectives=False)
     rows = [("how good, how smooth", "score")]
     if ensemble is not None:
         rows.append(("how sure", "agreement"))

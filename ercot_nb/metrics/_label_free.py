@@ -177,7 +177,8 @@ def consecutive_nmi(ids_prev: Any, labels_prev: Any, ids_curr: Any, labels_curr:
 
 
 def label_free_steps(
-    result: Any, data: TemporalDataset, *, sample_size: int | None = 1000, seed: Any = 0, start: int = 0
+    result: Any, data: TemporalDataset, *, sample_size: int | None = 1000, seed: Any = 0, start: int = 0,
+    objectives: bool = True,
 ) -> pd.DataFrame:
     """Label-free scores of every step of a run, as one tidy table.
 
@@ -195,6 +196,10 @@ def label_free_steps(
         Score steps ``start..`` only (compared with step ``start - 1``): the
         rows equal those of the whole table, so a growing run's table can be
         extended.
+    objectives : bool, default=True
+        Compute ``f_cp`` and ``f_sep`` (one nearest-centroid pass over each
+        step's samples); False leaves those two columns out, for callers
+        that do not show them.
 
     Returns
     -------
@@ -228,7 +233,8 @@ def label_free_steps(
                 "pass the dataset the run was fitted on"
             )
         f_cp, f_sep = (
-            centroid_objectives(snapshot.X, step.centroids) if len(step.centroids) else (np.nan, np.nan)
+            centroid_objectives(snapshot.X, step.centroids) if objectives and len(step.centroids)
+            else (np.nan, np.nan)
         )
         row = {
             "t": step.t,
@@ -250,4 +256,5 @@ def label_free_steps(
             row["consecutive_nmi"] = consecutive_nmi(previous.ids, previous.labels, step.ids, step.labels)
         rows.append(row)
         previous = step
-    return pd.DataFrame(rows, columns=list(LABEL_FREE_COLUMNS))
+    columns = [c for c in LABEL_FREE_COLUMNS if objectives or c not in ("f_cp", "f_sep")]
+    return pd.DataFrame(rows, columns=columns)

@@ -21,6 +21,7 @@ LABEL_FREE = "label-free"
 
 LABEL_FREE_SHOWN = ("silhouette", "consecutive_nmi", "churn")
 """The label-free scores the view shows (keys of :data:`ercot_nb.figures.lines.LABEL_FREE_SCORES`)."""
+_OBJECTIVES = any(score in ("f_cp", "f_sep") for score in LABEL_FREE_SHOWN)  # computed only if shown
 
 
 class ScoresView(FigureView):
@@ -102,9 +103,11 @@ class ScoresView(FigureView):
             head = ClusteringResult(run.algorithm, run.params, steps)
             known, table = self._tables.get(name, (None, None))
             if known is not run or table is None or len(table) > len(steps):
-                table = label_free_steps(head, self.dataset[: len(steps)], sample_size=500)
+                table = label_free_steps(head, self.dataset[: len(steps)], sample_size=500,
+                                         objectives=_OBJECTIVES)
             elif len(table) < len(steps):
-                new = label_free_steps(head, self.dataset[: len(steps)], sample_size=500, start=len(table))
+                new = label_free_steps(head, self.dataset[: len(steps)], sample_size=500, start=len(table),
+                                       objectives=_OBJECTIVES)
                 table = pd.concat([table, new], ignore_index=True)
             self._tables[name] = (run, table)
             tables[name] = table

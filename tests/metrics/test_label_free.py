@@ -156,3 +156,14 @@ def ClusteringResult_head(result, n):
     from ercot_nb.result import ClusteringResult
 
     return ClusteringResult(result.algorithm, result.params, list(result.steps[:n]))
+
+
+def test_label_free_steps_without_objectives_leave_out_only_f_cp_and_f_sep(fitted) -> None:
+    """Callers that do not show f_cp/f_sep skip their nearest-centroid pass; every other column is the same."""
+    data, result = fitted
+    full = label_free_steps(result, data)
+    lean = label_free_steps(result, data, objectives=False)
+    assert "f_cp" not in lean.columns and "f_sep" not in lean.columns
+    pd.testing.assert_frame_equal(lean, full.drop(columns=["f_cp", "f_sep"]))
+    later = label_free_steps(result, data, start=4, objectives=False)
+    pd.testing.assert_frame_equal(later.reset_index(drop=True), lean.iloc[4:].reset_index(drop=True))
