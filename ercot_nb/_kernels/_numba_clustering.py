@@ -79,49 +79,73 @@ def _feature_major(X):  # pragma: no cover
 def _nearest_block(X, xt, start, stop, centroids, n_active, nearest, best):  # pragma: no cover
     """Nearest centroid (index into ``centroids``) and squared distance of samples ``start:stop``.
 
-    Results go to ``nearest[:stop - start]`` and ``best[:stop - start]``.
-    For D <= 3 (the paper's 2-D data and RGB pixels) the loop reads the
-    feature-major copy ``xt`` (see ``_feature_major``) and runs
-    centroid-outer, sample-inner without branches, which vectorises
+    Results go to ``nearest[:stop - start]`` and ``best[:stop - start]``
+    (``n_active >= 1``).  For D <= 3 (the paper's 2-D data and RGB pixels)
+    the loop reads the feature-major copy ``xt`` (see ``_feature_major``) and
+    runs centroid-outer, sample-inner without branches, which vectorises
     (measured 1.2-1.5x faster per sample-centroid pair than the sample-outer
-    loop); the sum ``0 + e0^2 + e1^2 + e2^2`` and the ties (lowest index) are
+    loop); the sum ``e0^2 + e1^2 + e2^2`` and the ties (lowest index) are
     those of the generic loop, so the result is the same.  Every kernel's
     sample loop runs through this one function, a block at a time, so it is
     compiled once.
     """
     n_features = X.shape[1]
     n = stop - start
-    for j in range(n):
-        nearest[j] = -1
-        best[j] = np.inf
     if n_features <= 3:
-        # centroid-outer, sample-inner: the inner loop has no branch and vectorises
+        # centroid-outer, sample-inner: the inner loop has no branch and vectorises.
+        # Each centroid reads row `src` of best/nearest and writes row 1 - src with
+        # min() and bit masks: an update in place, or a conditional expression,
+        # compiles to masked stores (slow on AMD), this to plain vector stores
         x0 = xt[0, start:stop]
         x1 = xt[1, start:stop]
         x2 = xt[2, start:stop]
-        for a in range(n_active):
+        c0 = centroids[0, 0]
+        c1 = centroids[0, 1] if n_features > 1 else 0.0
+        c2 = centroids[0, 2] if n_features > 2 else 0.0
+        b0 = best[0]
+        k0 = nearest[0]
+        for j in range(n):
+            e0 = x0[j] - c0
+            e1 = x1[j] - c1
+            e2 = x2[j] - c2
+            b0[j] = e0 * e0 + e1 * e1 + e2 * e2
+            k0[j] = 0
+        src = 0
+        for a in range(1, n_active):
             c0 = centroids[a, 0]
             c1 = centroids[a, 1] if n_features > 1 else 0.0
             c2 = centroids[a, 2] if n_features > 2 else 0.0
+            b_in = best[src]
+            k_in = nearest[src]
+            b_out = best[1 - src]
+            k_out = nearest[1 - src]
             for j in range(n):
                 e0 = x0[j] - c0
                 e1 = x1[j] - c1
                 e2 = x2[j] - c2
-                d2 = 0.0 + e0 * e0 + e1 * e1 + e2 * e2
-                better = d2 < best[j]
-                best[j] = d2 if better else best[j]
-                nearest[j] = a if better else nearest[j]
+                d2 = e0 * e0 + e1 * e1 + e2 * e2
+                b = b_in[j]
+                better = -np.int64(d2 < b)  # all bits set where centroid a is strictly nearer
+                b_out[j] = min(d2, b)
+                k_out[j] = (k_in[j] & ~better) | (a & better)
+            src = 1 - src
+        if src == 1:
+            for j in range(n):
+                best[0, j] = best[1, j]
+                nearest[0, j] = nearest[1, j]
         return
     for s in range(start, stop):
         j = s - start
+        nearest[0, j] = -1
+        best[0, j] = np.inf
         for a in range(n_active):
             d2 = 0.0
             for d in range(n_features):
                 diff = X[s, d] - centroids[a, d]
                 d2 += diff * diff
-            if d2 < best[j]:
-                best[j] = d2
-                nearest[j] = a
+            if d2 < best[0, j]:
+                best[0, j] = d2
+                nearest[0, j] = a
 
 
 @njit(inline="always")
@@ -145,9 +169,11 @@ def _evaluate_one(X, xt, chromosome, n_max, nonempty_only, floor, counts_row,
     """f_cp and f_sep of one chromosome; members per slot into ``counts_row``.
 
     ``centroids`` (n_max, D), ``slots``, ``local_counts`` (n_max,), ``nearest``
-    and ``best`` (_BLOCK,) are scratch.
+    and ``best`` (2, _BLOCK) are scratch (results in row 0, see ``_nearest_block``).
     """
     n_samples, n_features = X.shape
+    near = nearest[0]
+    dist = best[0]
     n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
     for c in range(n_max):
         counts_row[c] = 0
@@ -162,13 +188,13 @@ def _evaluate_one(X, xt, chromosome, n_max, nonempty_only, floor, counts_row,
         # square roots vectorise; the sum stays sequential (same rounding as before);
         # counts by comparison vectorise where a histogram update waits on memory
         for j in range(m):
-            best[j] = np.sqrt(best[j])
+            dist[j] = np.sqrt(dist[j])
         for j in range(m):
-            total += best[j]
+            total += dist[j]
         for a in range(n_active):
             cnt = 0
             for j in range(m):
-                cnt += 1 if nearest[j] == a else 0
+                cnt += 1 if near[j] == a else 0
             local_counts[a] += cnt
     for a in range(n_active):
         counts_row[slots[a]] = local_counts[a]
@@ -216,8 +242,8 @@ def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # p
     centroids = np.empty((n_max, X.shape[1]))
     slots = np.empty(n_max, dtype=np.int64)
     local_counts = np.empty(n_max, dtype=np.int64)
-    nearest = np.empty(_BLOCK, dtype=np.int64)
-    best = np.empty(_BLOCK)
+    nearest = np.empty((2, _BLOCK), dtype=np.int64)
+    best = np.empty((2, _BLOCK))
     for i in range(pop.shape[0]):
         f_cp[i], f_sep[i] = _evaluate_one(X, xt, pop[i], n_max, nonempty_only, floor, counts[i],
                                           centroids, slots, local_counts, nearest, best)
@@ -232,17 +258,81 @@ def evaluate_population_parallel(X, pop, n_max, nonempty_only, f_cp, f_sep, coun
         centroids = np.empty((n_max, X.shape[1]))
         slots = np.empty(n_max, dtype=np.int64)
         local_counts = np.empty(n_max, dtype=np.int64)
-        nearest = np.empty(_BLOCK, dtype=np.int64)
-        best = np.empty(_BLOCK)
+        nearest = np.empty((2, _BLOCK), dtype=np.int64)
+        best = np.empty((2, _BLOCK))
         f_cp[i], f_sep[i] = _evaluate_one(X, xt, pop[i], n_max, nonempty_only, floor, counts[i],
                                           centroids, slots, local_counts, nearest, best)
 
 
+_LANES = 4  # partial sums per centroid in the re-centring (sample j goes to lane j % 4)
+
+
 @njit(inline="always")
-def _recentre_one(X_assign, xt, X_update, chromosome, n_max, reseed_empty, sums, counts_row,
-                  centroids, slots, nearest, best):  # pragma: no cover
-    """One assign-then-average step of one chromosome, in place (scratch as in ``_evaluate_one``)."""
+def _with_ones(X):  # pragma: no cover
+    """Row-major copy of ``X`` with a column of ones, zero-padded to 4 columns for D <= 3.
+
+    Shape (n_samples, W), W = max(D + 1, 4); column W - 1 is 1.0, so summing
+    a centroid's rows gives its coordinates' sums and its member count at once
+    (exact: counts below 2**53).
+    """
+    n_samples, n_features = X.shape
+    width = max(n_features + 1, 4)
+    xu = np.zeros((n_samples, width))
+    for s in range(n_samples):
+        for d in range(n_features):
+            xu[s, d] = X[s, d]
+        xu[s, width - 1] = 1.0
+    return xu
+
+
+@njit(inline="always")
+def _accumulate_block(xu, start, m, nearest, lane_sums):  # pragma: no cover
+    """Add rows ``start:start+m`` of ``xu`` (see ``_with_ones``) to their centroid's partial sums.
+
+    Sample ``j`` of the block goes to lane ``j % _LANES``: consecutive samples
+    of one centroid (neighbouring pixels, a cluster's run of rows) then update
+    different memory, so the additions do not wait on one another.  With 4
+    columns (D <= 3) each update is one 4-wide load, add and store.
+    """
+    width = xu.shape[1]
+    if width == 4:
+        for j in range(m):
+            lane = j % _LANES
+            a = nearest[j]
+            s = start + j
+            u0 = xu[s, 0]
+            u1 = xu[s, 1]
+            u2 = xu[s, 2]
+            u3 = xu[s, 3]
+            v0 = lane_sums[lane, a, 0] + u0
+            v1 = lane_sums[lane, a, 1] + u1
+            v2 = lane_sums[lane, a, 2] + u2
+            v3 = lane_sums[lane, a, 3] + u3
+            lane_sums[lane, a, 0] = v0
+            lane_sums[lane, a, 1] = v1
+            lane_sums[lane, a, 2] = v2
+            lane_sums[lane, a, 3] = v3
+        return
+    for j in range(m):
+        lane = j % _LANES
+        a = nearest[j]
+        for d in range(width):
+            lane_sums[lane, a, d] += xu[start + j, d]
+
+
+@njit(inline="always")
+def _recentre_one(X_assign, xt, X_update, xu, chromosome, n_max, reseed_empty, sums, counts_row,
+                  centroids, slots, nearest, best, lane_sums):  # pragma: no cover
+    """One assign-then-average step of one chromosome, in place (scratch as in ``_evaluate_one``,
+    plus ``lane_sums`` (_LANES, n_max, W); ``xu`` is ``_with_ones(X_update)``).
+
+    The sum of a centroid's members is ``(lane 0 + lane 1) + (lane 2 + lane 3)``
+    of the partial sums of ``_accumulate_block``: a fixed order, so the result
+    depends neither on the number of threads nor on the block size.
+    """
     n_samples, n_features = X_assign.shape
+    near = nearest[0]
+    dist = best[0]
     n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
     for c in range(n_max):
         counts_row[c] = 0
@@ -250,26 +340,28 @@ def _recentre_one(X_assign, xt, X_update, chromosome, n_max, reseed_empty, sums,
             sums[c, d] = 0.0
     if n_active == 0:
         return
+    width = xu.shape[1]
+    for lane in range(_LANES):
+        for a in range(n_active):
+            for d in range(width):
+                lane_sums[lane, a, d] = 0.0
     farthest = -1
     farthest_d2 = -1.0
     for start in range(0, n_samples, _BLOCK):
         stop = min(start + _BLOCK, n_samples)
         _nearest_block(X_assign, xt, start, stop, centroids, np.int64(n_active), nearest, best)
         m = stop - start
-        for a in range(n_active):  # counts by comparison: vectorises (see _evaluate_one)
-            cnt = 0
-            for j in range(m):
-                cnt += 1 if nearest[j] == a else 0
-            counts_row[a] += cnt
-        for s in range(start, stop):  # sums in sample order: the rounding of the mean is unchanged
-            a = nearest[s - start]
-            for d in range(n_features):
-                sums[a, d] += X_update[s, d]
+        _accumulate_block(xu, start, m, near, lane_sums)
         if reseed_empty:
             for j in range(m):
-                if best[j] > farthest_d2:
-                    farthest_d2 = best[j]
+                if dist[j] > farthest_d2:
+                    farthest_d2 = dist[j]
                     farthest = start + j
+    for a in range(n_active):
+        w = width - 1
+        counts_row[a] = np.int64((lane_sums[0, a, w] + lane_sums[1, a, w]) + (lane_sums[2, a, w] + lane_sums[3, a, w]))
+        for d in range(n_features):
+            sums[a, d] = (lane_sums[0, a, d] + lane_sums[1, a, d]) + (lane_sums[2, a, d] + lane_sums[3, a, d])
     reseeded = not reseed_empty
     for a in range(n_active):
         base = n_max + slots[a] * n_features
@@ -311,38 +403,42 @@ def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, coun
     counts : int64 ndarray of shape (n_solutions, n_max)              OUT, members
     """
     xt = _feature_major(X_assign)
+    xu = _with_ones(X_update)
     centroids = np.empty((n_max, X_assign.shape[1]))
     slots = np.empty(n_max, dtype=np.int64)
-    nearest = np.empty(_BLOCK, dtype=np.int64)
-    best = np.empty(_BLOCK)
+    nearest = np.empty((2, _BLOCK), dtype=np.int64)
+    best = np.empty((2, _BLOCK))
+    lane_sums = np.empty((_LANES, n_max, xu.shape[1]))
     for i in range(pop.shape[0]):
-        _recentre_one(X_assign, xt, X_update, pop[i], n_max, reseed_empty, sums[i], counts[i],
-                      centroids, slots, nearest, best)
+        _recentre_one(X_assign, xt, X_update, xu, pop[i], n_max, reseed_empty, sums[i], counts[i],
+                      centroids, slots, nearest, best, lane_sums)
 
 
 @njit(cache=True, parallel=True)
 def recentre_population_parallel(X_assign, X_update, pop, n_max, reseed_empty, sums, counts):  # pragma: no cover
     """:func:`recentre_population` with solutions spread over numba's threads."""
     xt = _feature_major(X_assign)
+    xu = _with_ones(X_update)
     for i in prange(pop.shape[0]):
         centroids = np.empty((n_max, X_assign.shape[1]))
         slots = np.empty(n_max, dtype=np.int64)
-        nearest = np.empty(_BLOCK, dtype=np.int64)
-        best = np.empty(_BLOCK)
-        _recentre_one(X_assign, xt, X_update, pop[i], n_max, reseed_empty, sums[i], counts[i],
-                      centroids, slots, nearest, best)
+        nearest = np.empty((2, _BLOCK), dtype=np.int64)
+        best = np.empty((2, _BLOCK))
+        lane_sums = np.empty((_LANES, n_max, xu.shape[1]))
+        _recentre_one(X_assign, xt, X_update, xu, pop[i], n_max, reseed_empty, sums[i], counts[i],
+                      centroids, slots, nearest, best, lane_sums)
 
 
 @njit(inline="always")
 def _assign_range(X, xt, start, stop, centroids, slots, n_active, labels, distances):  # pragma: no cover
-    nearest = np.empty(_BLOCK, dtype=np.int64)
-    best = np.empty(_BLOCK)
+    nearest = np.empty((2, _BLOCK), dtype=np.int64)
+    best = np.empty((2, _BLOCK))
     for first in range(start, stop, _BLOCK):
         last = min(first + _BLOCK, stop)
         _nearest_block(X, xt, first, last, centroids, np.int64(n_active), nearest, best)
         for s in range(first, last):
-            labels[s] = slots[nearest[s - first]] if nearest[s - first] >= 0 else -1
-            distances[s] = np.sqrt(best[s - first])
+            labels[s] = slots[nearest[0, s - first]] if nearest[0, s - first] >= 0 else -1
+            distances[s] = np.sqrt(best[0, s - first])
 
 
 @njit(cache=True)
