@@ -164,12 +164,31 @@ def _separation_floor(X):  # pragma: no cover
 
 
 @njit(inline="always")
+def _sum4(values, n):  # pragma: no cover
+    """``values[:n]`` summed in four interleaved running sums, ``(s0 + s1) + (s2 + s3)``."""
+    s0 = s1 = s2 = s3 = 0.0
+    n4 = n - n % 4
+    for j in range(0, n4, 4):
+        s0 += values[j]
+        s1 += values[j + 1]
+        s2 += values[j + 2]
+        s3 += values[j + 3]
+    for j in range(n4, n):
+        s0 += values[j]
+    return (s0 + s1) + (s2 + s3)
+
+
+@njit(inline="always")
 def _evaluate_one(X, xt, chromosome, n_max, nonempty_only, floor, counts_row,
-                  centroids, slots, local_counts, nearest, best):  # pragma: no cover
+                  centroids, slots, local_counts, nearest, best, partial):  # pragma: no cover
     """f_cp and f_sep of one chromosome; members per slot into ``counts_row``.
 
     ``centroids`` (n_max, D), ``slots``, ``local_counts`` (n_max,), ``nearest``
-    and ``best`` (2, _BLOCK) are scratch (results in row 0, see ``_nearest_block``).
+    and ``best`` (2, _BLOCK) (results in row 0, see ``_nearest_block``) and
+    ``partial`` (_BLOCK,) are scratch.  f_cp is summed by position in the
+    block: ``partial[j]`` adds the distances of samples j, j + _BLOCK, ...
+    (a vector add, where one running sum waits on each addition), then
+    ``partial`` is summed by ``_sum4``: a fixed order whatever the threads.
     """
     n_samples, n_features = X.shape
     near = nearest[0]
@@ -180,17 +199,17 @@ def _evaluate_one(X, xt, chromosome, n_max, nonempty_only, floor, counts_row,
         local_counts[c] = 0
     if n_active == 0:
         return np.inf, np.inf
-    total = 0.0
+    width = min(n_samples, _BLOCK)
+    for j in range(width):
+        partial[j] = 0.0
     for start in range(0, n_samples, _BLOCK):
         stop = min(start + _BLOCK, n_samples)
         _nearest_block(X, xt, start, stop, centroids, np.int64(n_active), nearest, best)
         m = stop - start
-        # square roots vectorise; the sum stays sequential (same rounding as before);
-        # counts by comparison vectorise where a histogram update waits on memory
+        # square roots and positional sums vectorise; counts by comparison
+        # vectorise where a histogram update waits on memory
         for j in range(m):
-            dist[j] = np.sqrt(dist[j])
-        for j in range(m):
-            total += dist[j]
+            partial[j] += np.sqrt(dist[j])
         for a in range(n_active):
             cnt = 0
             for j in range(m):
@@ -198,6 +217,7 @@ def _evaluate_one(X, xt, chromosome, n_max, nonempty_only, floor, counts_row,
             local_counts[a] += cnt
     for a in range(n_active):
         counts_row[slots[a]] = local_counts[a]
+    total = _sum4(partial, width)
 
     min_d2 = np.inf
     n_pairs = 0
@@ -244,9 +264,10 @@ def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # p
     local_counts = np.empty(n_max, dtype=np.int64)
     nearest = np.empty((2, _BLOCK), dtype=np.int64)
     best = np.empty((2, _BLOCK))
+    partial = np.empty(_BLOCK)
     for i in range(pop.shape[0]):
         f_cp[i], f_sep[i] = _evaluate_one(X, xt, pop[i], n_max, nonempty_only, floor, counts[i],
-                                          centroids, slots, local_counts, nearest, best)
+                                          centroids, slots, local_counts, nearest, best, partial)
 
 
 @njit(cache=True, parallel=True)
@@ -260,8 +281,9 @@ def evaluate_population_parallel(X, pop, n_max, nonempty_only, f_cp, f_sep, coun
         local_counts = np.empty(n_max, dtype=np.int64)
         nearest = np.empty((2, _BLOCK), dtype=np.int64)
         best = np.empty((2, _BLOCK))
+        partial = np.empty(_BLOCK)
         f_cp[i], f_sep[i] = _evaluate_one(X, xt, pop[i], n_max, nonempty_only, floor, counts[i],
-                                          centroids, slots, local_counts, nearest, best)
+                                          centroids, slots, local_counts, nearest, best, partial)
 
 
 _LANES = 4  # partial sums per centroid in the re-centring (sample j goes to lane j % 4)
