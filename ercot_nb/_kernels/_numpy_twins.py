@@ -3,6 +3,11 @@
 Same names, same signatures, same in/out buffers.  They are written for
 obviousness, not speed: they are the oracle of the kernel tests and the
 ``backend="numpy"`` path (for environments without numba).
+
+Sums are NumPy's (pairwise): the numba kernels add in another fixed order
+(f_cp by position in a sample block, centroid sums in four lanes), so
+objectives and centroids agree to rounding (the tests use ``rtol=1e-12``),
+labels and counts exactly.
 """
 from __future__ import annotations
 
