@@ -10,8 +10,12 @@ Each solution's active centroids are first gathered into a small contiguous
 array; samples are then processed in blocks of ``_BLOCK`` by
 ``_nearest_block``.  For D <= 3 the samples are copied once per kernel call
 into a feature-major array padded to 3 features (``_feature_major``), which
-every solution's pass reads.  Scratch arrays are allocated once per call
+every solution's pass reads; the re-centring also copies ``X_update`` once
+per call, row-major with a column of ones (``_with_ones``), and sums it in
+four lanes (``_recentre_one``).  Scratch arrays are allocated once per call
 (serial kernels) or once per solution (parallel kernels), never per block.
+Sums run in fixed orders that differ from NumPy's (the twins agree to
+rounding): results depend neither on the number of threads nor on the block.
 
 Compile time: the per-solution functions are inlined into the kernels
 (``inline="always"``); only ``_nearest_block`` is a separate function,
@@ -24,8 +28,8 @@ function, so their results are identical whatever the number of threads.
 
 Contract shared by every kernel here (the model is scikit-learn's
 ``_k_means_lloyd.pyx``): one step per call, outputs and scratch sized by the
-data are allocated by the caller (the one exception: the feature-major copy
-of X, 3 x n_samples, made once per call), nothing is validated, nothing is
+data are allocated by the caller (the exceptions: the copies of X made once
+per call, see above), nothing is validated, nothing is
 printed, no randomness.  Parallel loops run over solutions (or sample blocks) and
 never reduce across iterations, so results do not depend on the number of
 threads.  Ties go to the lowest centroid index.
@@ -79,8 +83,8 @@ def _feature_major(X):  # pragma: no cover
 def _nearest_block(X, xt, start, stop, centroids, n_active, nearest, best):  # pragma: no cover
     """Nearest centroid (index into ``centroids``) and squared distance of samples ``start:stop``.
 
-    Results go to ``nearest[:stop - start]`` and ``best[:stop - start]``
-    (``n_active >= 1``).  For D <= 3 (the paper's 2-D data and RGB pixels)
+    ``nearest`` (int64) and ``best`` have shape (2, _BLOCK); the results go to
+    ``nearest[0, :stop - start]`` and ``best[0, :stop - start]`` (``n_active >= 1``).  For D <= 3 (the paper's 2-D data and RGB pixels)
     the loop reads the feature-major copy ``xt`` (see ``_feature_major``) and
     runs centroid-outer, sample-inner without branches, which vectorises
     (measured 1.2-1.5x faster per sample-centroid pair than the sample-outer
@@ -93,24 +97,26 @@ def _nearest_block(X, xt, start, stop, centroids, n_active, nearest, best):  # p
     n = stop - start
     if n_features <= 3:
         # centroid-outer, sample-inner: the inner loop has no branch and vectorises.
-        # Each centroid reads row `src` of best/nearest and writes row 1 - src with
-        # min() and bit masks: an update in place, or a conditional expression,
-        # compiles to masked stores (slow on AMD), this to plain vector stores
+        # Each centroid reads row `src` of best/nearest and writes the other row
+        # with min() and bit masks: an update in place, or a conditional
+        # expression, compiles to masked stores (slow on AMD), this to plain
+        # vector stores
         x0 = xt[0, start:stop]
         x1 = xt[1, start:stop]
         x2 = xt[2, start:stop]
         c0 = centroids[0, 0]
         c1 = centroids[0, 1] if n_features > 1 else 0.0
         c2 = centroids[0, 2] if n_features > 2 else 0.0
-        b0 = best[0]
-        k0 = nearest[0]
+        # start in the row that the last centroid's pass leaves in row 0
+        src = (n_active - 1) % 2
+        b0 = best[src]
+        k0 = nearest[src]
         for j in range(n):
             e0 = x0[j] - c0
             e1 = x1[j] - c1
             e2 = x2[j] - c2
             b0[j] = e0 * e0 + e1 * e1 + e2 * e2
             k0[j] = 0
-        src = 0
         for a in range(1, n_active):
             c0 = centroids[a, 0]
             c1 = centroids[a, 1] if n_features > 1 else 0.0
@@ -129,10 +135,6 @@ def _nearest_block(X, xt, start, stop, centroids, n_active, nearest, best):  # p
                 b_out[j] = min(d2, b)
                 k_out[j] = (k_in[j] & ~better) | (a & better)
             src = 1 - src
-        if src == 1:
-            for j in range(n):
-                best[0, j] = best[1, j]
-                nearest[0, j] = nearest[1, j]
         return
     for s in range(start, stop):
         j = s - start
@@ -308,48 +310,17 @@ def _with_ones(X):  # pragma: no cover
 
 
 @njit(inline="always")
-def _accumulate_block(xu, start, m, nearest, lane_sums):  # pragma: no cover
-    """Add rows ``start:start+m`` of ``xu`` (see ``_with_ones``) to their centroid's partial sums.
-
-    Sample ``j`` of the block goes to lane ``j % _LANES``: consecutive samples
-    of one centroid (neighbouring pixels, a cluster's run of rows) then update
-    different memory, so the additions do not wait on one another.  With 4
-    columns (D <= 3) each update is one 4-wide load, add and store.
-    """
-    width = xu.shape[1]
-    if width == 4:
-        for j in range(m):
-            lane = j % _LANES
-            a = nearest[j]
-            s = start + j
-            u0 = xu[s, 0]
-            u1 = xu[s, 1]
-            u2 = xu[s, 2]
-            u3 = xu[s, 3]
-            v0 = lane_sums[lane, a, 0] + u0
-            v1 = lane_sums[lane, a, 1] + u1
-            v2 = lane_sums[lane, a, 2] + u2
-            v3 = lane_sums[lane, a, 3] + u3
-            lane_sums[lane, a, 0] = v0
-            lane_sums[lane, a, 1] = v1
-            lane_sums[lane, a, 2] = v2
-            lane_sums[lane, a, 3] = v3
-        return
-    for j in range(m):
-        lane = j % _LANES
-        a = nearest[j]
-        for d in range(width):
-            lane_sums[lane, a, d] += xu[start + j, d]
-
-
-@njit(inline="always")
 def _recentre_one(X_assign, xt, X_update, xu, chromosome, n_max, reseed_empty, sums, counts_row,
                   centroids, slots, nearest, best, lane_sums):  # pragma: no cover
     """One assign-then-average step of one chromosome, in place (scratch as in ``_evaluate_one``,
     plus ``lane_sums`` (_LANES, n_max, W); ``xu`` is ``_with_ones(X_update)``).
 
-    The sum of a centroid's members is ``(lane 0 + lane 1) + (lane 2 + lane 3)``
-    of the partial sums of ``_accumulate_block``: a fixed order, so the result
+    Each block's samples are added to their centroid's partial sums, sample
+    ``j`` in lane ``j % _LANES``: consecutive samples of one centroid
+    (neighbouring pixels, a cluster's run of rows) then update different
+    memory, so the additions do not wait on one another; a row of ``xu``
+    carries the count too.  The sum of a centroid's members is
+    ``(lane 0 + lane 1) + (lane 2 + lane 3)``: a fixed order, so the result
     depends neither on the number of threads nor on the block size.
     """
     n_samples, n_features = X_assign.shape
@@ -373,7 +344,29 @@ def _recentre_one(X_assign, xt, X_update, xu, chromosome, n_max, reseed_empty, s
         stop = min(start + _BLOCK, n_samples)
         _nearest_block(X_assign, xt, start, stop, centroids, np.int64(n_active), nearest, best)
         m = stop - start
-        _accumulate_block(xu, start, m, near, lane_sums)
+        if width == 4:
+            for j in range(m):
+                lane = j % _LANES
+                a = near[j]
+                s = start + j
+                u0 = xu[s, 0]
+                u1 = xu[s, 1]
+                u2 = xu[s, 2]
+                u3 = xu[s, 3]
+                v0 = lane_sums[lane, a, 0] + u0
+                v1 = lane_sums[lane, a, 1] + u1
+                v2 = lane_sums[lane, a, 2] + u2
+                v3 = lane_sums[lane, a, 3] + u3
+                lane_sums[lane, a, 0] = v0
+                lane_sums[lane, a, 1] = v1
+                lane_sums[lane, a, 2] = v2
+                lane_sums[lane, a, 3] = v3
+        else:
+            for j in range(m):
+                lane = j % _LANES
+                a = near[j]
+                for d in range(width):
+                    lane_sums[lane, a, d] += xu[start + j, d]
         if reseed_empty:
             for j in range(m):
                 if dist[j] > farthest_d2:
