@@ -297,14 +297,15 @@ def _with_ones(X):  # pragma: no cover
 
     Shape (n_samples, W), W = max(D + 1, 4); column W - 1 is 1.0, so summing
     a centroid's rows gives its coordinates' sums and its member count at once
-    (exact: counts below 2**53).
+    (exact: counts below 2**53).  Filled by hand from ``np.empty``: in a
+    parallel kernel numba would turn ``np.zeros`` into a parallel loop of its own.
     """
     n_samples, n_features = X.shape
     width = max(n_features + 1, 4)
-    xu = np.zeros((n_samples, width))
+    xu = np.empty((n_samples, width))
     for s in range(n_samples):
-        for d in range(n_features):
-            xu[s, d] = X[s, d]
+        for d in range(width):
+            xu[s, d] = X[s, d] if d < n_features else 0.0
         xu[s, width - 1] = 1.0
     return xu
 

@@ -26,24 +26,47 @@ f_cp, f_sep, counts = np.empty(6), np.empty(6), np.empty((6, 8), dtype=np.int64)
 kernels.evaluate_population(X, pop, 8, False, f_cp, f_sep, counts)
 kernels.recentre_population(X, X, pop, 8, False, np.empty((6, 8, 3)), counts)
 kernels.assign_nearest(X, pop[0], 8, np.empty(600, dtype=np.int64), np.empty(600))
+kernels.evaluate_population_parallel(X, pop, 8, False, f_cp, f_sep, counts)
+kernels.recentre_population_parallel(X, X, pop, 8, False, np.empty((6, 8, 3)), counts)
+kernels.assign_nearest_parallel(X, pop[0], 8, np.empty(600, dtype=np.int64), np.empty(600))
 asm = "".join(kernels._nearest_block.inspect_asm().values())
+parallel_loops = {}
+for name in ("evaluate_population", "recentre_population", "assign_nearest"):
+    kernel = getattr(kernels, name + "_parallel")
+    diagnostics = kernel.get_metadata(kernel.signatures[0])["parfor_diagnostics"]
+    parallel_loops[name] = len(diagnostics.initial_parfors)
 print(json.dumps({"lines": len(asm.splitlines()), "masked": asm.count("maskmov"),
-                  "packed_sub": asm.count("subpd")}))
+                  "packed_sub": asm.count("subpd"), "parallel_loops": parallel_loops}))
 """
 
 
-def test_nearest_loop_has_no_masked_stores(tmp_path):
+@pytest.fixture(scope="module")
+def codegen(tmp_path_factory):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path),
+               NUMBA_CACHE_DIR=str(tmp_path_factory.mktemp("numba-cache")))
+    out = subprocess.run([sys.executable, "-c", _ASSEMBLY], env=env, check=True, capture_output=True,
+                         text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_nearest_loop_has_no_masked_stores(codegen):
     # A conditional update of the running minimum compiles to masked vector
     # stores, which cost several times a plain store on AMD processors (the
     # nearest-centroid loop ran 1.6x slower per sample-centroid pair).
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), NUMBA_CACHE_DIR=str(tmp_path))
-    out = subprocess.run([sys.executable, "-c", _ASSEMBLY], env=env, check=True, capture_output=True,
-                         text=True)
-    asm = json.loads(out.stdout.strip().splitlines()[-1])
+    asm = codegen
     assert asm["lines"] > 0
     assert asm["masked"] == 0
     if platform.machine() in ("x86_64", "AMD64"):
         assert asm["packed_sub"] > 0  # the loop is vectorised (SSE2 or wider)
+
+
+def test_parallel_kernels_have_one_parallel_loop(codegen):
+    # Only the prange over solutions (or sample chunks) runs in parallel: numba
+    # turns np.zeros/np.ones into parallel loops too, which the engine's
+    # dynamic schedule (chunks of one) then runs element by element (a
+    # np.zeros copy of X made the re-centring 4x slower on video_rc).
+    assert codegen["parallel_loops"] == {"evaluate_population": 1, "recentre_population": 1,
+                                         "assign_nearest": 1}
 
 
 @pytest.mark.parametrize("n_samples", [1, 3, 255, 256, 257, 1029])
