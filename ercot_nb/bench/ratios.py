@@ -13,7 +13,11 @@ medians, so that a shared or throttled machine shifts both sides alike:
 * ``cold_warm``: CPU seconds of ``import + first fit`` in a fresh process
   with an empty numba cache over the same with the cache filled;
 * ``busy_core``: ERCOT seconds per step with numba's default threads over
-  one thread while another process spins on one core.
+  one thread while another process spins on one core;
+* ``kernel_ns_per_pair``: nanoseconds per (sample, active centroid) pair of
+  the serial evaluation and re-centring kernels on a fitted population
+  (not a ratio: the cost of each nearest-centroid pass, which the ratios
+  above multiply).
 
 Only the public API and the kernel backend are used, so this file also runs
 as a script against another checkout (``PYTHONPATH=<tree> python ratios.py``).
@@ -98,6 +102,38 @@ def pymoo_ratio(dataset, repeats: int = 2, seed: int = 0, pop_size: int = 100,
             nsga.append(time.perf_counter() - started)
     e, p = float(np.median(ercot)), float(np.median(nsga))
     return {"ercot_s_per_step": e, "pymoo_s_per_step": p, "ratio": e / p}
+
+
+def kernel_ns_per_pair(dataset, repeats: int = 9, seed: int = 0) -> dict:
+    """Median ns per (sample, active centroid) pair of the serial evaluate and recentre kernels.
+
+    ERCOT is fitted on the first two steps; its final population and the
+    second step's samples are then timed ``repeats`` times (each recentre
+    call on a fresh copy of the population), one kernel call at a time.
+    """
+    from ercot_nb import ERCOT
+    from ercot_nb._kernels import get_backend
+
+    kernels = get_backend("numba")
+    model = ERCOT(seed=seed).fit(dataset[:2])
+    step = model.result_[-1]
+    X = np.array(dataset[min(1, len(dataset) - 1)].X, dtype=np.float64, order="C")
+    pop = np.ascontiguousarray(step.population, dtype=np.float64)
+    n, n_max = len(pop), step.n_max
+    pairs = int((pop[:, :n_max] >= 0.5).sum()) * len(X)
+    f_cp, f_sep, counts = np.empty(n), np.empty(n), np.empty((n, n_max), dtype=np.int64)
+    sums = np.empty((n, n_max, X.shape[1]))
+    evaluate, recentre = [], []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        kernels.evaluate_population(X, pop, n_max, False, f_cp, f_sep, counts)
+        evaluate.append(time.perf_counter() - started)
+        moved = pop.copy()
+        started = time.perf_counter()
+        kernels.recentre_population(X, X, moved, n_max, False, sums, counts)
+        recentre.append(time.perf_counter() - started)
+    return {"pairs_per_call": pairs, "evaluate_ns_per_pair": float(np.median(evaluate)) / pairs * 1e9,
+            "recentre_ns_per_pair": float(np.median(recentre)) / pairs * 1e9}
 
 
 _FIRST_FIT = """
@@ -196,5 +232,7 @@ if __name__ == "__main__":  # pragma: no cover - manual runs against any checkou
     elif what == "pymoo":
         data = datasets.load(sys.argv[2], seed=0)
         print(json.dumps(pymoo_ratio(data[: int(sys.argv[3])], repeats=1)))
+    elif what == "kernels":
+        print(json.dumps(kernel_ns_per_pair(datasets.load(sys.argv[2], seed=0))))
     elif what == "busy":
         print(json.dumps(busy_core_ratio(datasets.load(sys.argv[2], seed=0))))

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from ercot_nb import datasets
+from ercot_nb import ERCOT, datasets
 from ercot_nb.bench import ratios
 
 
@@ -50,3 +50,11 @@ def test_cold_warm_ratio_counts_the_compilations_and_the_warm_fit_compiles_none(
     assert out["ratio"] == pytest.approx(out["cold_cpu_s"] / out["warm_cpu_s"])
     assert out["cold_compiled"] >= 1
     assert out["warm_compiled"] == 0  # every kernel loaded from the disk cache
+
+
+def test_kernel_ns_per_pair_counts_the_active_pairs_of_the_fitted_population(birds):
+    out = ratios.kernel_ns_per_pair(birds[:2], repeats=2)
+    step = ERCOT(seed=0).fit(birds[:2]).result_[-1]
+    active = int((step.population[:, : step.n_max] >= 0.5).sum())
+    assert out["pairs_per_call"] == active * len(birds[1].X)
+    assert out["evaluate_ns_per_pair"] > 0 and out["recentre_ns_per_pair"] > 0
