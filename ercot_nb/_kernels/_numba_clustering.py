@@ -83,8 +83,9 @@ def _feature_major(X):  # pragma: no cover
 def _nearest_block(X, xt, start, stop, centroids, n_active, nearest, best):  # pragma: no cover
     """Nearest centroid (index into ``centroids``) and squared distance of samples ``start:stop``.
 
-    ``nearest`` (int64) and ``best`` have shape (2, _BLOCK); the results go to
-    ``nearest[0, :stop - start]`` and ``best[0, :stop - start]`` (``n_active >= 1``).  For D <= 3 (the paper's 2-D data and RGB pixels)
+    ``nearest`` (int64) and ``best`` have length 2 * _BLOCK (two rows of
+    _BLOCK, see below); the results go to ``nearest[:stop - start]`` and
+    ``best[:stop - start]`` (``n_active >= 1``).  For D <= 3 (the paper's 2-D data and RGB pixels)
     the loop reads the feature-major copy ``xt`` (see ``_feature_major``) and
     runs centroid-outer, sample-inner without branches, which vectorises
     (measured 1.2-1.5x faster per sample-centroid pair than the sample-outer
@@ -97,7 +98,7 @@ def _nearest_block(X, xt, start, stop, centroids, n_active, nearest, best):  # p
     n = stop - start
     if n_features <= 3:
         # centroid-outer, sample-inner: the inner loop has no branch and vectorises.
-        # Each centroid reads row `src` of best/nearest and writes the other row
+        # Each centroid reads one row (half) of best/nearest and writes the other
         # with min() and bit masks: an update in place, or a conditional
         # expression, compiles to masked stores (slow on AMD), this to plain
         # vector stores
@@ -107,10 +108,10 @@ def _nearest_block(X, xt, start, stop, centroids, n_active, nearest, best):  # p
         c0 = centroids[0, 0]
         c1 = centroids[0, 1] if n_features > 1 else 0.0
         c2 = centroids[0, 2] if n_features > 2 else 0.0
-        # start in the row that the last centroid's pass leaves in row 0
+        # start in the row that the last centroid's pass leaves in the first
         src = (n_active - 1) % 2
-        b0 = best[src]
-        k0 = nearest[src]
+        b0 = best[src * _BLOCK:]
+        k0 = nearest[src * _BLOCK:]
         for j in range(n):
             e0 = x0[j] - c0
             e1 = x1[j] - c1
@@ -121,10 +122,10 @@ def _nearest_block(X, xt, start, stop, centroids, n_active, nearest, best):  # p
             c0 = centroids[a, 0]
             c1 = centroids[a, 1] if n_features > 1 else 0.0
             c2 = centroids[a, 2] if n_features > 2 else 0.0
-            b_in = best[src]
-            k_in = nearest[src]
-            b_out = best[1 - src]
-            k_out = nearest[1 - src]
+            b_in = best[src * _BLOCK:]
+            k_in = nearest[src * _BLOCK:]
+            b_out = best[(1 - src) * _BLOCK:]
+            k_out = nearest[(1 - src) * _BLOCK:]
             for j in range(n):
                 e0 = x0[j] - c0
                 e1 = x1[j] - c1
@@ -138,16 +139,16 @@ def _nearest_block(X, xt, start, stop, centroids, n_active, nearest, best):  # p
         return
     for s in range(start, stop):
         j = s - start
-        nearest[0, j] = -1
-        best[0, j] = np.inf
+        nearest[j] = -1
+        best[j] = np.inf
         for a in range(n_active):
             d2 = 0.0
             for d in range(n_features):
                 diff = X[s, d] - centroids[a, d]
                 d2 += diff * diff
-            if d2 < best[0, j]:
-                best[0, j] = d2
-                nearest[0, j] = a
+            if d2 < best[j]:
+                best[j] = d2
+                nearest[j] = a
 
 
 @njit(inline="always")
@@ -186,15 +187,13 @@ def _evaluate_one(X, xt, chromosome, n_max, nonempty_only, floor, counts_row,
     """f_cp and f_sep of one chromosome; members per slot into ``counts_row``.
 
     ``centroids`` (n_max, D), ``slots``, ``local_counts`` (n_max,), ``nearest``
-    and ``best`` (2, _BLOCK) (results in row 0, see ``_nearest_block``) and
+    and ``best`` (2 * _BLOCK, see ``_nearest_block``) and
     ``partial`` (_BLOCK,) are scratch.  f_cp is summed by position in the
     block: ``partial[j]`` adds the distances of samples j, j + _BLOCK, ...
     (a vector add, where one running sum waits on each addition), then
     ``partial`` is summed by ``_sum4``: a fixed order whatever the threads.
     """
     n_samples, n_features = X.shape
-    near = nearest[0]
-    dist = best[0]
     n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
     for c in range(n_max):
         counts_row[c] = 0
@@ -211,11 +210,11 @@ def _evaluate_one(X, xt, chromosome, n_max, nonempty_only, floor, counts_row,
         # square roots and positional sums vectorise; counts by comparison
         # vectorise where a histogram update waits on memory
         for j in range(m):
-            partial[j] += np.sqrt(dist[j])
+            partial[j] += np.sqrt(best[j])
         for a in range(n_active):
             cnt = 0
             for j in range(m):
-                cnt += 1 if near[j] == a else 0
+                cnt += 1 if nearest[j] == a else 0
             local_counts[a] += cnt
     for a in range(n_active):
         counts_row[slots[a]] = local_counts[a]
@@ -264,8 +263,8 @@ def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # p
     centroids = np.empty((n_max, X.shape[1]))
     slots = np.empty(n_max, dtype=np.int64)
     local_counts = np.empty(n_max, dtype=np.int64)
-    nearest = np.empty((2, _BLOCK), dtype=np.int64)
-    best = np.empty((2, _BLOCK))
+    nearest = np.empty(2 * _BLOCK, dtype=np.int64)
+    best = np.empty(2 * _BLOCK)
     partial = np.empty(_BLOCK)
     for i in range(pop.shape[0]):
         f_cp[i], f_sep[i] = _evaluate_one(X, xt, pop[i], n_max, nonempty_only, floor, counts[i],
@@ -281,8 +280,8 @@ def evaluate_population_parallel(X, pop, n_max, nonempty_only, f_cp, f_sep, coun
         centroids = np.empty((n_max, X.shape[1]))
         slots = np.empty(n_max, dtype=np.int64)
         local_counts = np.empty(n_max, dtype=np.int64)
-        nearest = np.empty((2, _BLOCK), dtype=np.int64)
-        best = np.empty((2, _BLOCK))
+        nearest = np.empty(2 * _BLOCK, dtype=np.int64)
+        best = np.empty(2 * _BLOCK)
         partial = np.empty(_BLOCK)
         f_cp[i], f_sep[i] = _evaluate_one(X, xt, pop[i], n_max, nonempty_only, floor, counts[i],
                                           centroids, slots, local_counts, nearest, best, partial)
@@ -325,8 +324,6 @@ def _recentre_one(X_assign, xt, X_update, xu, chromosome, n_max, reseed_empty, s
     depends neither on the number of threads nor on the block size.
     """
     n_samples, n_features = X_assign.shape
-    near = nearest[0]
-    dist = best[0]
     n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
     for c in range(n_max):
         counts_row[c] = 0
@@ -348,7 +345,7 @@ def _recentre_one(X_assign, xt, X_update, xu, chromosome, n_max, reseed_empty, s
         if width == 4:
             for j in range(m):
                 lane = j % _LANES
-                a = near[j]
+                a = nearest[j]
                 s = start + j
                 u0 = xu[s, 0]
                 u1 = xu[s, 1]
@@ -365,13 +362,13 @@ def _recentre_one(X_assign, xt, X_update, xu, chromosome, n_max, reseed_empty, s
         else:
             for j in range(m):
                 lane = j % _LANES
-                a = near[j]
+                a = nearest[j]
                 for d in range(width):
                     lane_sums[lane, a, d] += xu[start + j, d]
         if reseed_empty:
             for j in range(m):
-                if dist[j] > farthest_d2:
-                    farthest_d2 = dist[j]
+                if best[j] > farthest_d2:
+                    farthest_d2 = best[j]
                     farthest = start + j
     for a in range(n_active):
         w = width - 1
@@ -422,8 +419,8 @@ def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, coun
     xu = _with_ones(X_update)
     centroids = np.empty((n_max, X_assign.shape[1]))
     slots = np.empty(n_max, dtype=np.int64)
-    nearest = np.empty((2, _BLOCK), dtype=np.int64)
-    best = np.empty((2, _BLOCK))
+    nearest = np.empty(2 * _BLOCK, dtype=np.int64)
+    best = np.empty(2 * _BLOCK)
     lane_sums = np.empty((_LANES, n_max, xu.shape[1]))
     for i in range(pop.shape[0]):
         _recentre_one(X_assign, xt, X_update, xu, pop[i], n_max, reseed_empty, sums[i], counts[i],
@@ -438,8 +435,8 @@ def recentre_population_parallel(X_assign, X_update, pop, n_max, reseed_empty, s
     for i in prange(pop.shape[0]):
         centroids = np.empty((n_max, X_assign.shape[1]))
         slots = np.empty(n_max, dtype=np.int64)
-        nearest = np.empty((2, _BLOCK), dtype=np.int64)
-        best = np.empty((2, _BLOCK))
+        nearest = np.empty(2 * _BLOCK, dtype=np.int64)
+        best = np.empty(2 * _BLOCK)
         lane_sums = np.empty((_LANES, n_max, xu.shape[1]))
         _recentre_one(X_assign, xt, X_update, xu, pop[i], n_max, reseed_empty, sums[i], counts[i],
                       centroids, slots, nearest, best, lane_sums)
@@ -447,14 +444,14 @@ def recentre_population_parallel(X_assign, X_update, pop, n_max, reseed_empty, s
 
 @njit(inline="always")
 def _assign_range(X, xt, start, stop, centroids, slots, n_active, labels, distances):  # pragma: no cover
-    nearest = np.empty((2, _BLOCK), dtype=np.int64)
-    best = np.empty((2, _BLOCK))
+    nearest = np.empty(2 * _BLOCK, dtype=np.int64)
+    best = np.empty(2 * _BLOCK)
     for first in range(start, stop, _BLOCK):
         last = min(first + _BLOCK, stop)
         _nearest_block(X, xt, first, last, centroids, np.int64(n_active), nearest, best)
         for s in range(first, last):
-            labels[s] = slots[nearest[0, s - first]] if nearest[0, s - first] >= 0 else -1
-            distances[s] = np.sqrt(best[0, s - first])
+            labels[s] = slots[nearest[s - first]] if nearest[s - first] >= 0 else -1
+            distances[s] = np.sqrt(best[s - first])
 
 
 @njit(cache=True)
