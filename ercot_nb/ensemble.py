@@ -12,11 +12,15 @@ and :func:`consensus` merges the runs:
    :func:`scipy.optimize.linear_sum_assignment`); a run's unmatched clusters
    vote for no reference cluster;
 3. every sample takes the cluster most runs vote for, and that vote share is
-   its *agreement* (1: all runs put it there);
+   its *agreement* (1: all runs put it there); a tie keeps the reference's
+   cluster;
 4. steps 2-3 repeat with the consensus as reference until it stops changing
    (at most ``n_iter`` times);
 5. the consensus is then carried over time like a run's labels
    (:func:`ercot_nb.result.align_labels`).
+
+Clusters are numbered by first appearance throughout, so the consensus does
+not depend on the names the runs give their clusters.
 
 Bands of the smoothness weight alpha and of the number of clusters across
 the runs come with it (:meth:`Ensemble.steps_frame`).
@@ -160,6 +164,14 @@ def _match_to(reference: np.ndarray, labels: np.ndarray, k_ref: int) -> np.ndarr
     return lookup[np.searchsorted(classes, labels)]
 
 
+def _by_first_appearance(labels: np.ndarray) -> np.ndarray:
+    """``labels`` renamed 0..k-1 in order of first appearance (names do not matter)."""
+    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    return rank[inverse.reshape(-1)]
+
+
 def consensus_step(runs: Sequence[np.ndarray], *, n_iter: int = 5) -> tuple[np.ndarray, np.ndarray]:
     """Consensus partition and per-sample agreement of several partitions of the same samples.
 
@@ -177,7 +189,7 @@ def consensus_step(runs: Sequence[np.ndarray], *, n_iter: int = 5) -> tuple[np.n
     agreement : float ndarray of shape (n_samples,)
         Share of runs whose matched cluster is the consensus one.
     """
-    runs = [np.unique(np.asarray(r), return_inverse=True)[1].reshape(-1) for r in runs]
+    runs = [_by_first_appearance(np.asarray(r).reshape(-1)) for r in runs]
     if not runs:
         raise ValueError("consensus needs at least one run")
     n = len(runs[0])
@@ -202,10 +214,9 @@ def consensus_step(runs: Sequence[np.ndarray], *, n_iter: int = 5) -> tuple[np.n
             hit = matched >= 0
             votes[np.flatnonzero(hit), matched[hit]] += 1
         winner = votes.argmax(axis=1)
-        _, first = np.unique(winner, return_index=True)
-        renumber = np.empty(votes.shape[1], dtype=np.int64)
-        renumber[winner[np.sort(first)]] = np.arange(len(first))
-        new_reference = renumber[winner]
+        tie_with_reference = votes[np.arange(n), reference] == votes[np.arange(n), winner]
+        winner[tie_with_reference] = reference[tie_with_reference]
+        new_reference = _by_first_appearance(winner)
         if np.array_equal(new_reference, reference):
             break
         reference = new_reference

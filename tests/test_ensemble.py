@@ -24,6 +24,29 @@ def test_renamed_copies_agree_fully(labels, n_runs, seed) -> None:
     np.testing.assert_array_equal(agreement, 1.0)
 
 
+@given(runs=st.lists(st.lists(st.integers(0, 4), min_size=12, max_size=12), min_size=1, max_size=6),
+       seed=st.integers(0, 100))
+def test_consensus_does_not_depend_on_cluster_names(runs, seed) -> None:
+    rng = np.random.default_rng(seed)
+    runs = [np.array(r) for r in runs]
+    renamed = [rng.permutation(10)[r] for r in runs]  # same partitions, other names
+    merged, agreement = consensus_step(runs)
+    merged_renamed, agreement_renamed = consensus_step(renamed)
+    np.testing.assert_array_equal(merged, merged_renamed)
+    np.testing.assert_array_equal(agreement, agreement_renamed)
+
+
+def test_a_tie_keeps_the_reference_cluster() -> None:
+    # two runs put sample 2 with samples 3-5, two runs with samples 0-1; the
+    # medoid (first of the tied runs) decides, whatever the clusters are called
+    medoid_side, other_side = np.array([0, 0, 1, 1, 1, 1]), np.array([0, 0, 0, 1, 1, 1])
+    for names in ([0, 1], [1, 0], [7, 3]):
+        runs = [np.array(names)[medoid_side]] * 2 + [other_side] * 2
+        merged, agreement = consensus_step(runs)
+        assert rand_index(merged, medoid_side) == 1.0, names
+        assert agreement[2] == 0.5
+
+
 def test_majority_wins_and_agreement_counts_votes() -> None:
     truth = np.repeat([0, 1, 2], 10)
     noisy = truth.copy()
@@ -85,6 +108,22 @@ def test_consensus_beats_the_median_run_on_syn1_to_syn8() -> None:
         singles = [mean_scores(data, r.labels)["mRI"] for r in runs.results]
         merged = mean_scores(data, runs.labels)["mRI"]
         assert merged >= np.median(singles), (name, merged, np.median(singles))
+
+
+@pytest.mark.slow
+def test_consensus_beats_the_median_run_over_syn1_to_syn8_at_the_defaults() -> None:
+    # At ERCOT's default budget runs often differ by a few boundary samples and a
+    # better minority can lift the median run a little above the vote on one set
+    # (by < 0.001 mRI, measured over 10 data seeds); over the eight sets the
+    # consensus is ahead.
+    gains = []
+    for name in [f"syn{i}" for i in range(1, 9)]:
+        data = datasets.load(name, seed=0)
+        runs = ensemble(ERCOT(), data, seeds=range(10))
+        singles = [mean_scores(data, r.labels)["mRI"] for r in runs.results]
+        gains.append(mean_scores(data, runs.labels)["mRI"] - np.median(singles))
+        assert gains[-1] > -0.001, (name, gains[-1])
+    assert np.mean(gains) >= 0, gains
 
 
 def test_ensemble_in_local_processes_equals_sequential() -> None:
