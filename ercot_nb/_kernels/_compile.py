@@ -76,6 +76,9 @@ def _lean_library_pass(vectorize: bool):
                 library.enable_object_caching()  # what NativeLowering does for a library it creates
                 _make_lean(library, vectorize)
                 state.library = library
+            # No C-callable wrapper: kernels are called from Python or directly by other kernels,
+            # never as first-class function values (~10 ms of a small kernel's compilation).
+            state.flags.no_cfunc_wrapper = True
             return True
 
     return LeanLibrary
