@@ -11,10 +11,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._compile import lean_pipeline
+
+_LEAN = lean_pipeline(vectorize=False)  # small loops: no vectoriser, one -O2 module pass
+
 _MASK_ON = 0.5
 
 
-@njit(cache=True)
+@njit(cache=True, pipeline_class=_LEAN)
 def binary_tournament(rank, crowding, candidates, coin, winners):  # pragma: no cover
     """Crowded-comparison binary tournaments (NSGA-II mating selection).
 
@@ -43,7 +47,7 @@ def binary_tournament(rank, crowding, candidates, coin, winners):  # pragma: no 
             winners[k] = b
 
 
-@njit(cache=True)
+@njit(cache=True, pipeline_class=_LEAN)
 def single_point_crossover(pop, parents, rate, draw, cut, offspring):  # pragma: no cover
     """Single-point crossover of consecutive parent pairs.
 
@@ -74,7 +78,7 @@ def single_point_crossover(pop, parents, rate, draw, cut, offspring):  # pragma:
                 offspring[2 * p + 1, j] = pop[a, j]
 
 
-@njit(cache=True)
+@njit(cache=True, pipeline_class=_LEAN)
 def polynomial_mutation(offspring, lower, upper, rate, eta, draw, r):  # pragma: no cover
     """Bounded polynomial mutation (Deb & Goyal), in place.
 
@@ -113,7 +117,7 @@ def polynomial_mutation(offspring, lower, upper, rate, eta, draw, r):  # pragma:
             offspring[i, j] = min(max(x + shift * span, lo), hi)
 
 
-@njit(cache=True)
+@njit(cache=True, pipeline_class=_LEAN)
 def repair_min_active(pop, n_max, min_active, pick, value):  # pragma: no cover
     """Activate random inactive masks until ``min_active`` centroids are on.
 
@@ -150,7 +154,7 @@ def repair_min_active(pop, n_max, min_active, pick, value):  # pragma: no cover
             k += 1
 
 
-@njit  # not cached itself: linked into (and cached with) its callers
+@njit(pipeline_class=_LEAN)  # not cached itself: linked into (and cached with) its callers
 def _stable_sort_by(values, order, tmp):  # pragma: no cover
     """Sort the indices in ``order`` by ``values[order]``, stably, in place.
 
@@ -185,7 +189,7 @@ def _stable_sort_by(values, order, tmp):  # pragma: no cover
             order[k] = src[k]
 
 
-@njit(cache=True)
+@njit(cache=True, pipeline_class=_LEAN)
 def nondominated_rank_two(F, scratch, rank):  # pragma: no cover
     """:func:`nondominated_rank` for two objectives by a sweep: O(n log n + n * n_fronts).
 
@@ -225,7 +229,7 @@ def nondominated_rank_two(F, scratch, rank):  # pragma: no cover
             n_fronts += 1
 
 
-@njit(cache=True)
+@njit(cache=True, pipeline_class=_LEAN)
 def nondominated_rank(F, scratch, rank):  # pragma: no cover
     """Non-dominated sorting for minimisation: the front index of every point.
 
@@ -270,7 +274,7 @@ def nondominated_rank(F, scratch, rank):  # pragma: no cover
                 assigned += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", pipeline_class=_LEAN)
 def _dominates(F, p, q):  # pragma: no cover
     better = False
     for k in range(F.shape[1]):
@@ -281,7 +285,7 @@ def _dominates(F, p, q):  # pragma: no cover
     return better
 
 
-@njit(cache=True)
+@njit(cache=True, pipeline_class=_LEAN)
 def crowding_distance(F, rank, order, crowding):  # pragma: no cover
     """Crowding distance of every point within its own front.
 

@@ -6,8 +6,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._compile import lean_pipeline
 
-@njit(cache=True, inline="always")  # inlined into stacking_em_loop: one compilation
+_LEAN = lean_pipeline(vectorize=False)  # small loops: no vectoriser, one -O2 module pass
+
+
+@njit(cache=True, inline="always", pipeline_class=_LEAN)  # inlined into stacking_em_loop: one compilation
 def stacking_em_step(density_ratio, alpha):  # pragma: no cover
     """One EM update of the weight of phi_2 in (1 - alpha) phi_1 + alpha phi_2.
 
@@ -28,7 +32,7 @@ def stacking_em_step(density_ratio, alpha):  # pragma: no cover
     return total / density_ratio.shape[0]
 
 
-@njit(cache=True)
+@njit(cache=True, pipeline_class=_LEAN)
 def stacking_em_loop(density_ratio, alpha, tol, max_iter):  # pragma: no cover
     """EM of the stacking weight from ``alpha`` until it moves less than ``tol``.
 
@@ -52,7 +56,7 @@ def stacking_em_loop(density_ratio, alpha, tol, max_iter):  # pragma: no cover
 _LOG_2PI = 1.8378770664093453  # log(2 pi)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", pipeline_class=_LEAN)
 def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max,
                            tol, max_iter, rows, loglik, vecs, mats, alpha_pairs):  # pragma: no cover
     """Stacking weight alpha_i of every matched pair, in one call.
