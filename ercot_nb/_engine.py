@@ -84,6 +84,7 @@ class Engine:
         self.kernels = get_backend(backend)
         self._buffers: dict[tuple, np.ndarray] = {}
         self._copies: list[tuple[np.ndarray, np.ndarray]] = []
+        self._layouts: list[tuple[np.ndarray, str, np.ndarray]] = []  # (original, kind, layout)
         self._bounds_of: tuple | None = None  # (X, lower, upper) of the last bounds() call
         self._numba = None
         if backend == "numba":
@@ -122,6 +123,28 @@ class Engine:
         copy = np.array(X, dtype=np.float64, order="C")
         self._copies = [(X, copy)] + self._copies[:3]
         return copy
+
+    def _layout(self, X: np.ndarray, kind: str) -> np.ndarray | None:
+        """The sample layout ``kind`` of ``X`` that the numba clustering kernels read.
+
+        ``"xt"``: the feature-major copy, ``"xu"``: the copy with a column of
+        ones (see ``feature_major`` and ``with_ones`` in
+        ``ercot_nb/_kernels/_numba_clustering.py``); ``None`` for the NumPy
+        backend, which ignores them.  Made here, not in the kernels (a copy
+        inside a kernel costs compile time in each kernel and a copy per
+        call); kept for the last few read-only inputs, so a step's data is
+        laid out once per step.
+        """
+        if self._numba is None:
+            return None
+        for original, k, layout in self._layouts:
+            if original is X and k == kind:
+                return layout
+        make = self.kernels.feature_major if kind == "xt" else self.kernels.with_ones
+        layout = make(self._data(X))
+        if not X.flags.writeable:  # a writeable array may change before the next call
+            self._layouts = [(X, kind, layout)] + self._layouts[:5]
+        return layout
 
     # -- buffers -----------------------------------------------------------
     def _buffer(self, name: str, shape: tuple, dtype=np.float64) -> np.ndarray:
@@ -174,7 +197,7 @@ class Engine:
         kernel, threads = self._kernel("evaluate_population", n * len(X) * cfg.n_max)
         with threads:
             kernel(self._data(X), self._data(pop), cfg.n_max, cfg.separation == "nonempty",
-                   F[0], F[1], counts)
+                   F[0], F[1], counts, self._layout(X, "xt"))
         return F.T.copy(), counts
 
     def recentre(self, X_assign: np.ndarray, X_update: np.ndarray, pop: np.ndarray,
@@ -188,7 +211,7 @@ class Engine:
         kernel, threads = self._kernel("recentre_population", len(pop) * len(X_assign) * cfg.n_max)
         with threads:
             kernel(self._data(X_assign), self._data(X_update), pop, cfg.n_max, bool(reseed_empty),
-                   sums, counts)
+                   sums, counts, self._layout(X_assign, "xt"), self._layout(X_update, "xu"))
 
     def assign(self, X: np.ndarray, chromosome: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Nearest active centroid index and distance of every sample."""
@@ -196,7 +219,8 @@ class Engine:
         distances = np.empty(len(X))
         kernel, threads = self._kernel("assign_nearest", len(X) * self.config.n_max)
         with threads:
-            kernel(self._data(X), self._data(chromosome), self.config.n_max, labels, distances)
+            kernel(self._data(X), self._data(chromosome), self.config.n_max, labels, distances,
+                   self._layout(X, "xt"))
         return labels, distances
 
     # -- selection -----------------------------------------------------------

@@ -22,6 +22,10 @@ twins.  Both expose the same functions with the same signatures:
 
 The population kernels also come as ``*_parallel`` variants (same
 signature, same result, spread over numba's threads; the twins alias them).
+The clustering kernels also read the samples in the layouts that the caller
+makes once per data array with ``feature_major`` and ``with_ones`` (plain
+NumPy, in the numba backend only; the twins take these arguments, optional
+there, and ignore them).
 """
 from __future__ import annotations
 
@@ -52,6 +56,8 @@ KERNEL_NAMES = (
     "recentre_population_parallel",
     "assign_nearest_parallel",
 )
+# Plain NumPy functions of the numba backend only: the sample layouts its clustering kernels read.
+SAMPLE_LAYOUTS = ("feature_major", "with_ones")
 BACKENDS = ("numba", "numpy")
 _cache: dict[str, SimpleNamespace] = {}
 
@@ -70,7 +76,7 @@ def get_backend(name: str = "numba") -> SimpleNamespace:
 
             modules = (_numpy_twins,)
         kernels = {}
-        for kernel in KERNEL_NAMES:
+        for kernel in KERNEL_NAMES + SAMPLE_LAYOUTS:
             for module in modules:
                 if hasattr(module, kernel):
                     kernels[kernel] = getattr(module, kernel)

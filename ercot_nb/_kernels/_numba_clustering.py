@@ -8,11 +8,13 @@ is active when its mask is ``>= 0.5``.
 
 Each solution's active centroids are first gathered into a small contiguous
 array; samples are then processed in blocks of ``_BLOCK`` by
-``_nearest_block``.  For D <= 3 the samples are copied once per kernel call
-into a feature-major array padded to 3 features (``_feature_major``), which
-every solution's pass reads; the re-centring also copies ``X_update`` once
-per call, row-major with a column of ones (``_with_ones``), and sums it in
-four lanes (``_recentre_one``).  Scratch arrays are allocated once per call
+``_nearest_block``.  For D <= 3 that loop reads a feature-major copy of the
+samples padded to 3 features (argument ``xt``, made by :func:`feature_major`);
+the re-centring sums a row-major copy of ``X_update`` with a column of ones
+(argument ``xu``, made by :func:`with_ones`) in four lanes
+(``_recentre_one``).  The caller makes these copies once per data array
+(the engine: once per step), so the kernels neither copy per call nor carry
+the copying code (compile time).  Scratch arrays are allocated once per call
 (serial kernels) or once per solution (parallel kernels), never per block.
 Sums run in fixed orders that differ from NumPy's (the twins agree to
 rounding): results depend neither on the number of threads nor on the block.
@@ -28,8 +30,8 @@ function, so their results are identical whatever the number of threads.
 
 Contract shared by every kernel here (the model is scikit-learn's
 ``_k_means_lloyd.pyx``): one step per call, outputs and scratch sized by the
-data are allocated by the caller (the exceptions: the copies of X made once
-per call, see above), nothing is validated, nothing is
+data are allocated by the caller (the exception: small per-call scratch),
+nothing is validated, nothing is
 printed, no randomness.  Parallel loops run over solutions (or sample blocks) and
 never reduce across iterations, so results do not depend on the number of
 threads.  Ties go to the lowest centroid index.
@@ -67,19 +69,19 @@ def _gather_active(chromosome, n_max, n_features, centroids, slots):  # pragma: 
 _BLOCK = 256  # samples per call of _nearest_block (its scratch size)
 
 
-@njit(inline="always")
-def _feature_major(X):  # pragma: no cover
+def feature_major(X: np.ndarray) -> np.ndarray:
     """``X`` transposed to shape (3, n_samples), zero-padded to 3 features, for D <= 3.
 
-    Larger D gives an empty (3, 0) array: ``_nearest_block`` then reads ``X``.
+    The sample layout that the kernels' nearest-centroid loop reads for D <= 3
+    (argument ``xt``); larger D gives an empty (3, 0) array (the loop then
+    reads ``X``).  Plain NumPy, made by the caller once per data array.
     """
+    X = np.asarray(X, dtype=np.float64)
     n_samples, n_features = X.shape
     if n_features > 3:
         return np.empty((3, 0))
-    xt = np.empty((3, n_samples))
-    for d in range(3):
-        for s in range(n_samples):
-            xt[d, s] = X[s, d] if d < n_features else 0.0
+    xt = np.zeros((3, n_samples))
+    xt[:n_features] = X.T
     return xt
 
 
@@ -90,7 +92,7 @@ def _nearest_block(X, xt, start, stop, centroids, n_active, nearest, best):  # p
     ``nearest`` (int64) and ``best`` have length 2 * _BLOCK (two rows of
     _BLOCK, see below); the results go to ``nearest[:stop - start]`` and
     ``best[:stop - start]`` (``n_active >= 1``).  For D <= 3 (the paper's 2-D data and RGB pixels)
-    the loop reads the feature-major copy ``xt`` (see ``_feature_major``) and
+    the loop reads the feature-major copy ``xt`` (see :func:`feature_major`) and
     runs centroid-outer, sample-inner without branches, which vectorises
     (measured 1.2-1.5x faster per sample-centroid pair than the sample-outer
     loop); the sum ``e0^2 + e1^2 + e2^2`` and the ties (lowest index) are
@@ -245,7 +247,7 @@ def _evaluate_one(X, xt, chromosome, n_max, nonempty_only, floor, counts_row,
 
 
 @njit(cache=True, pipeline_class=_LEAN)
-def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # pragma: no cover
+def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts, xt):  # pragma: no cover
     """Objectives and cluster sizes of every solution.
 
     Parameters
@@ -261,9 +263,9 @@ def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # p
         between (non-empty) active centroids (inf when fewer than two), the
         distance floored at 1e-12 x the widest feature range of ``X``.
     counts : int64 ndarray of shape (n_solutions, n_max)    OUT, members per centroid.
+    xt : ndarray                                            IN, ``feature_major(X)``
     """
     floor = _separation_floor(X)
-    xt = _feature_major(X)
     centroids = np.empty((n_max, X.shape[1]))
     slots = np.empty(n_max, dtype=np.int64)
     local_counts = np.empty(n_max, dtype=np.int64)
@@ -276,10 +278,9 @@ def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # p
 
 
 @njit(cache=True, parallel=True, pipeline_class=_LEAN)
-def evaluate_population_parallel(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):  # pragma: no cover
+def evaluate_population_parallel(X, pop, n_max, nonempty_only, f_cp, f_sep, counts, xt):  # pragma: no cover
     """:func:`evaluate_population` with solutions spread over numba's threads."""
     floor = _separation_floor(X)
-    xt = _feature_major(X)
     for i in prange(pop.shape[0]):
         centroids = np.empty((n_max, X.shape[1]))
         slots = np.empty(n_max, dtype=np.int64)
@@ -294,22 +295,19 @@ def evaluate_population_parallel(X, pop, n_max, nonempty_only, f_cp, f_sep, coun
 _LANES = 4  # partial sums per centroid in the re-centring (sample j goes to lane j % 4)
 
 
-@njit(inline="always")
-def _with_ones(X):  # pragma: no cover
+def with_ones(X: np.ndarray) -> np.ndarray:
     """Row-major copy of ``X`` with a column of ones, zero-padded to 4 columns for D <= 3.
 
     Shape (n_samples, W), W = max(D + 1, 4); column W - 1 is 1.0, so summing
     a centroid's rows gives its coordinates' sums and its member count at once
-    (exact: counts below 2**53).  Filled by hand from ``np.empty``: in a
-    parallel kernel numba would turn ``np.zeros`` into a parallel loop of its own.
+    (exact: counts below 2**53).  The re-centring's argument ``xu``; plain
+    NumPy, made by the caller once per data array.
     """
+    X = np.asarray(X, dtype=np.float64)
     n_samples, n_features = X.shape
-    width = max(n_features + 1, 4)
-    xu = np.empty((n_samples, width))
-    for s in range(n_samples):
-        for d in range(width):
-            xu[s, d] = X[s, d] if d < n_features else 0.0
-        xu[s, width - 1] = 1.0
+    xu = np.zeros((n_samples, max(n_features + 1, 4)))
+    xu[:, :n_features] = X
+    xu[:, -1] = 1.0
     return xu
 
 
@@ -317,7 +315,7 @@ def _with_ones(X):  # pragma: no cover
 def _recentre_one(X_assign, xt, X_update, xu, chromosome, n_max, reseed_empty, sums, counts_row,
                   centroids, slots, nearest, best, lane_sums):  # pragma: no cover
     """One assign-then-average step of one chromosome, in place (scratch as in ``_evaluate_one``,
-    plus ``lane_sums`` (_LANES, n_max, W); ``xu`` is ``_with_ones(X_update)``).
+    plus ``lane_sums`` (_LANES, n_max, W); ``xu`` is ``with_ones(X_update)``).
 
     Each block's samples are added to their centroid's partial sums, sample
     ``j`` in lane ``j % _LANES``: consecutive samples of one centroid
@@ -398,7 +396,7 @@ def _recentre_one(X_assign, xt, X_update, xu, chromosome, n_max, reseed_empty, s
 
 
 @njit(cache=True, pipeline_class=_LEAN)
-def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, counts):  # pragma: no cover
+def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, counts, xt, xu):  # pragma: no cover
     """One assign-then-average step on every solution, in place.
 
     Each sample (row of ``X_assign``) is labelled with its nearest active
@@ -418,9 +416,9 @@ def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, coun
     reseed_empty : bool                                               IN
     sums : ndarray of shape (n_solutions, n_max, n_features)          SCRATCH
     counts : int64 ndarray of shape (n_solutions, n_max)              OUT, members
+    xt : ndarray                                                      IN, ``feature_major(X_assign)``
+    xu : ndarray                                                      IN, ``with_ones(X_update)``
     """
-    xt = _feature_major(X_assign)
-    xu = _with_ones(X_update)
     centroids = np.empty((n_max, X_assign.shape[1]))
     slots = np.empty(n_max, dtype=np.int64)
     nearest = np.empty(2 * _BLOCK, dtype=np.int64)
@@ -432,10 +430,8 @@ def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, coun
 
 
 @njit(cache=True, parallel=True, pipeline_class=_LEAN)
-def recentre_population_parallel(X_assign, X_update, pop, n_max, reseed_empty, sums, counts):  # pragma: no cover
+def recentre_population_parallel(X_assign, X_update, pop, n_max, reseed_empty, sums, counts, xt, xu):  # pragma: no cover
     """:func:`recentre_population` with solutions spread over numba's threads."""
-    xt = _feature_major(X_assign)
-    xu = _with_ones(X_update)
     for i in prange(pop.shape[0]):
         centroids = np.empty((n_max, X_assign.shape[1]))
         slots = np.empty(n_max, dtype=np.int64)
@@ -459,7 +455,7 @@ def _assign_range(X, xt, start, stop, centroids, slots, n_active, labels, distan
 
 
 @njit(cache=True, pipeline_class=_LEAN)
-def assign_nearest(X, chromosome, n_max, labels, distances):  # pragma: no cover
+def assign_nearest(X, chromosome, n_max, labels, distances, xt):  # pragma: no cover
     """Nearest active centroid of every sample for one chromosome.
 
     Parameters
@@ -469,25 +465,25 @@ def assign_nearest(X, chromosome, n_max, labels, distances):  # pragma: no cover
     n_max : int                                      IN
     labels : int64 ndarray of shape (n_samples,)     OUT, centroid slot (-1 if none active)
     distances : ndarray of shape (n_samples,)        OUT, Euclidean distance to it
+    xt : ndarray                                     IN, ``feature_major(X)``
     """
     n_features = X.shape[1]
     centroids = np.empty((n_max, n_features))
     slots = np.empty(n_max, dtype=np.int64)
     n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
-    _assign_range(X, _feature_major(X), 0, X.shape[0], centroids, slots, n_active, labels, distances)
+    _assign_range(X, xt, 0, X.shape[0], centroids, slots, n_active, labels, distances)
 
 
 _ASSIGN_CHUNK = 4096
 
 
 @njit(cache=True, parallel=True, pipeline_class=_LEAN)
-def assign_nearest_parallel(X, chromosome, n_max, labels, distances):  # pragma: no cover
+def assign_nearest_parallel(X, chromosome, n_max, labels, distances, xt):  # pragma: no cover
     """:func:`assign_nearest` with blocks of samples spread over numba's threads."""
     n_samples, n_features = X.shape
     centroids = np.empty((n_max, n_features))
     slots = np.empty(n_max, dtype=np.int64)
     n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
-    xt = _feature_major(X)
     n_chunks = (n_samples + _ASSIGN_CHUNK - 1) // _ASSIGN_CHUNK
     for k in prange(n_chunks):
         stop = min((k + 1) * _ASSIGN_CHUNK, n_samples)

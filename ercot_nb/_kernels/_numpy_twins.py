@@ -1,6 +1,8 @@
 """Plain NumPy twins of every numba kernel.
 
-Same names, same signatures, same in/out buffers.  They are written for
+Same names, same signatures, same in/out buffers (the sample layouts
+``xt`` and ``xu`` that the numba clustering kernels read are optional here
+and ignored).  They are written for
 obviousness, not speed: they are the oracle of the kernel tests and the
 ``backend="numpy"`` path (for environments without numba).
 
@@ -33,7 +35,7 @@ def _nearest(X: np.ndarray, chromosome: np.ndarray, n_max: int) -> tuple[np.ndar
     return active[nearest].astype(np.int64), d2[np.arange(len(X)), nearest]
 
 
-def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):
+def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts, xt=None):
     floor = max(_MIN_SEPARATION * float(np.ptp(X, axis=0).max()), _TINY)
     for i, chromosome in enumerate(pop):
         labels, d2 = _nearest(X, chromosome, n_max)
@@ -55,7 +57,7 @@ def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts):
         f_sep[i] = 1.0 / max(np.sqrt(min_d2), floor)
 
 
-def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, counts):
+def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, counts, xt=None, xu=None):
     n_features = X_assign.shape[1]
     for i, chromosome in enumerate(pop):
         labels, d2 = _nearest(X_assign, chromosome, n_max)
@@ -74,7 +76,7 @@ def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, coun
                 reseeded = True
 
 
-def assign_nearest(X, chromosome, n_max, labels, distances):
+def assign_nearest(X, chromosome, n_max, labels, distances, xt=None):
     nearest, d2 = _nearest(X, chromosome, n_max)
     labels[:] = nearest
     distances[:] = np.sqrt(d2)

@@ -70,7 +70,8 @@ def pymoo_ratio(dataset, repeats: int = 2, seed: int = 0, pop_size: int = 100,
     from ercot_nb import ERCOT
     from ercot_nb._kernels import get_backend
 
-    evaluate = get_backend("numba").evaluate_population
+    kernels = get_backend("numba")
+    evaluate = kernels.evaluate_population
     n_max = 8
 
     class Clustering(Problem):
@@ -78,6 +79,7 @@ def pymoo_ratio(dataset, repeats: int = 2, seed: int = 0, pop_size: int = 100,
             self.X = np.ascontiguousarray(X, dtype=np.float64)
             if not self.X.flags.writeable:
                 self.X = self.X.copy()
+            self.layouts = (kernels.feature_major(self.X),) if hasattr(kernels, "feature_major") else ()
             lo, hi = self.X.min(axis=0), self.X.max(axis=0)
             super().__init__(n_var=n_max * (1 + X.shape[1]), n_obj=2,
                              xl=np.concatenate([np.zeros(n_max), np.tile(lo, n_max)]),
@@ -87,7 +89,7 @@ def pymoo_ratio(dataset, repeats: int = 2, seed: int = 0, pop_size: int = 100,
             pop = np.ascontiguousarray(x, dtype=np.float64)
             f_cp, f_sep = np.empty(len(pop)), np.empty(len(pop))
             counts = np.empty((len(pop), n_max), dtype=np.int64)
-            evaluate(self.X, pop, n_max, False, f_cp, f_sep, counts)
+            evaluate(self.X, pop, n_max, False, f_cp, f_sep, counts, *self.layouts)
             out["F"] = np.column_stack([f_cp, f_sep])
 
     ercot, nsga = [], []
@@ -123,14 +125,17 @@ def kernel_ns_per_pair(dataset, repeats: int = 9, seed: int = 0) -> dict:
     pairs = int((pop[:, :n_max] >= 0.5).sum()) * len(X)
     f_cp, f_sep, counts = np.empty(n), np.empty(n), np.empty((n, n_max), dtype=np.int64)
     sums = np.empty((n, n_max, X.shape[1]))
+    # the sample layouts that the engine makes once per step (none where the kernels make them)
+    layouts = ((kernels.feature_major(X), kernels.with_ones(X)) if hasattr(kernels, "with_ones")
+               else ())
     evaluate, recentre = [], []
     for _ in range(repeats):
         started = time.perf_counter()
-        kernels.evaluate_population(X, pop, n_max, False, f_cp, f_sep, counts)
+        kernels.evaluate_population(X, pop, n_max, False, f_cp, f_sep, counts, *layouts[:1])
         evaluate.append(time.perf_counter() - started)
         moved = pop.copy()
         started = time.perf_counter()
-        kernels.recentre_population(X, X, moved, n_max, False, sums, counts)
+        kernels.recentre_population(X, X, moved, n_max, False, sums, counts, *layouts)
         recentre.append(time.perf_counter() - started)
     return {"pairs_per_call": pairs, "evaluate_ns_per_pair": float(np.median(evaluate)) / pairs * 1e9,
             "recentre_ns_per_pair": float(np.median(recentre)) / pairs * 1e9}

@@ -45,7 +45,7 @@ def test_evaluate_population(n_features, n_max, nonempty_only):
     for backend in (NUMBA, TWIN):
         f_cp, f_sep = np.empty(12), np.empty(12)
         counts = np.empty((12, n_max), dtype=np.int64)
-        backend.evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts)
+        backend.evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts, NUMBA.feature_major(X))
         out[backend.name] = (f_cp, f_sep, counts)
     np.testing.assert_allclose(out["numba"][0], out["numpy"][0], rtol=1e-12)
     np.testing.assert_allclose(out["numba"][1], out["numpy"][1], rtol=1e-12)
@@ -60,7 +60,7 @@ def test_evaluate_population_hand_computed():
     X = np.array([[0.0, 1.0], [3.0, 3.0], [1.5, 2.0]])  # last one is equidistant: lowest index wins
     f_cp, f_sep = np.empty(1), np.empty(1)
     counts = np.empty((1, n_max), dtype=np.int64)
-    NUMBA.evaluate_population(X, chromosome[None, :], n_max, False, f_cp, f_sep, counts)
+    NUMBA.evaluate_population(X, chromosome[None, :], n_max, False, f_cp, f_sep, counts, NUMBA.feature_major(X))
     assert f_cp[0] == pytest.approx(1.0 + 1.0 + 2.5)
     assert f_sep[0] == pytest.approx(1 / 5)
     np.testing.assert_array_equal(counts[0], [2, 1, 0])
@@ -75,7 +75,8 @@ def test_ghost_centroid_only_counts_for_active_separation():
         for nonempty_only, expected in ((False, 1 / 1.5), (True, 1 / 2.0)):
             f_cp, f_sep = np.empty(1), np.empty(1)
             counts = np.empty((1, n_max), dtype=np.int64)
-            backend.evaluate_population(X, chromosome, n_max, nonempty_only, f_cp, f_sep, counts)
+            backend.evaluate_population(X, chromosome, n_max, nonempty_only, f_cp, f_sep, counts,
+                                        NUMBA.feature_major(X))
             np.testing.assert_array_equal(counts[0], [2, 1, 0])
             assert f_sep[0] == pytest.approx(expected)
 
@@ -92,7 +93,8 @@ def test_recentre_population_matches_twin_and_lloyd(n_features, reseed):
         moved = pop.copy()
         sums = np.empty((10, 6, n_features))
         counts = np.empty((10, 6), dtype=np.int64)
-        backend.recentre_population(X_assign, X_update, moved, 6, reseed, sums, counts)
+        backend.recentre_population(X_assign, X_update, moved, 6, reseed, sums, counts,
+                                    NUMBA.feature_major(X_assign), NUMBA.with_ones(X_update))
         results[backend.name] = (moved, counts)
     np.testing.assert_allclose(results["numba"][0], results["numpy"][0], rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(results["numba"][1], results["numpy"][1])
@@ -122,7 +124,8 @@ def test_decode_encode_hand_computed():
         pop = chromosome.copy()
         sums = np.empty((1, n_max, 2))
         counts = np.empty((1, n_max), dtype=np.int64)
-        backend.recentre_population(X_prev, X_curr, pop, n_max, False, sums, counts)
+        backend.recentre_population(X_prev, X_curr, pop, n_max, False, sums, counts,
+                                    NUMBA.feature_major(X_prev), NUMBA.with_ones(X_curr))
         np.testing.assert_allclose(pop[0, 3:5], [1.5, 2.0])
         np.testing.assert_allclose(pop[0, 5:7], [15.5, 11.0])
         np.testing.assert_allclose(pop[0, 7:9], [-7.0, -7.0])  # inactive: untouched
@@ -137,7 +140,7 @@ def test_assign_nearest():
     for backend in (NUMBA, TWIN):
         labels = np.empty(300, dtype=np.int64)
         dist = np.empty(300)
-        backend.assign_nearest(X, chromosome, 5, labels, dist)
+        backend.assign_nearest(X, chromosome, 5, labels, dist, NUMBA.feature_major(X))
         out[backend.name] = (labels, dist)
     np.testing.assert_array_equal(out["numba"][0], out["numpy"][0])
     np.testing.assert_allclose(out["numba"][1], out["numpy"][1], rtol=1e-12)
@@ -261,10 +264,11 @@ def test_parallel_population_kernels_equal_serial(name):
         counts = np.empty((16, n_max), dtype=np.int64)
         if name == "evaluate_population":
             f_cp, f_sep = np.empty(16), np.empty(16)
-            getattr(NUMBA, kernel)(X, p, n_max, False, f_cp, f_sep, counts)
+            getattr(NUMBA, kernel)(X, p, n_max, False, f_cp, f_sep, counts, NUMBA.feature_major(X))
             out[kernel] = (f_cp, f_sep, counts)
         else:
-            getattr(NUMBA, kernel)(X, X, p, n_max, True, np.empty((16, n_max, n_features)), counts)
+            getattr(NUMBA, kernel)(X, X, p, n_max, True, np.empty((16, n_max, n_features)), counts,
+                                   NUMBA.feature_major(X), NUMBA.with_ones(X))
             out[kernel] = (p, counts)
     for serial, parallel in zip(out[name], out[name + "_parallel"]):
         np.testing.assert_array_equal(serial, parallel)
@@ -277,7 +281,7 @@ def test_parallel_assign_equals_serial_across_sample_blocks():
     results = []
     for kernel in (NUMBA.assign_nearest, NUMBA.assign_nearest_parallel):
         labels, distances = np.empty(len(X), dtype=np.int64), np.empty(len(X))
-        kernel(X, chromosome, 5, labels, distances)
+        kernel(X, chromosome, 5, labels, distances, NUMBA.feature_major(X))
         results.append((labels, distances))
     np.testing.assert_array_equal(results[0][0], results[1][0])
     np.testing.assert_array_equal(results[0][1], results[1][1])

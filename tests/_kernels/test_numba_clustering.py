@@ -23,12 +23,13 @@ rng = np.random.default_rng(0)
 X = rng.random((600, 3))
 pop = rng.random((6, 4 * 8))
 f_cp, f_sep, counts = np.empty(6), np.empty(6), np.empty((6, 8), dtype=np.int64)
-kernels.evaluate_population(X, pop, 8, False, f_cp, f_sep, counts)
-kernels.recentre_population(X, X, pop, 8, False, np.empty((6, 8, 3)), counts)
-kernels.assign_nearest(X, pop[0], 8, np.empty(600, dtype=np.int64), np.empty(600))
-kernels.evaluate_population_parallel(X, pop, 8, False, f_cp, f_sep, counts)
-kernels.recentre_population_parallel(X, X, pop, 8, False, np.empty((6, 8, 3)), counts)
-kernels.assign_nearest_parallel(X, pop[0], 8, np.empty(600, dtype=np.int64), np.empty(600))
+xt, xu = kernels.feature_major(X), kernels.with_ones(X)
+kernels.evaluate_population(X, pop, 8, False, f_cp, f_sep, counts, xt)
+kernels.recentre_population(X, X, pop, 8, False, np.empty((6, 8, 3)), counts, xt, xu)
+kernels.assign_nearest(X, pop[0], 8, np.empty(600, dtype=np.int64), np.empty(600), xt)
+kernels.evaluate_population_parallel(X, pop, 8, False, f_cp, f_sep, counts, xt)
+kernels.recentre_population_parallel(X, X, pop, 8, False, np.empty((6, 8, 3)), counts, xt, xu)
+kernels.assign_nearest_parallel(X, pop[0], 8, np.empty(600, dtype=np.int64), np.empty(600), xt)
 asm = "".join(kernels._nearest_block.inspect_asm().values())
 parallel_loops = {}
 for name in ("evaluate_population", "recentre_population", "assign_nearest"):
@@ -84,8 +85,10 @@ def test_recentre_lane_sums_equal_plain_means(n_samples, n_features):
     pop[2, 3:] = 0.0  # two inactive slots
     moved = pop.copy()
     counts = np.empty((3, n_max), dtype=np.int64)
-    get_backend("numba").recentre_population(X_assign, X_update, moved, n_max, False,
-                                             np.empty((3, n_max, n_features)), counts)
+    numba_kernels = get_backend("numba")
+    numba_kernels.recentre_population(X_assign, X_update, moved, n_max, False, np.empty((3, n_max, n_features)),
+                                      counts, numba_kernels.feature_major(X_assign),
+                                      numba_kernels.with_ones(X_update))
     for i in range(3):
         active = np.flatnonzero(pop[i, :n_max] >= 0.5)
         C = pop[i, n_max:].reshape(n_max, n_features)[active]
