@@ -41,10 +41,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._compile import lean_pipeline
-
-_LEAN = lean_pipeline(vectorize=True)
-
 _MASK_ON = 0.5
 # f_sep = 1 / max(min distance, floor), floor = _MIN_SEPARATION x the data's widest
 # feature range (a unit-free floor: the same clustering in any unit of measurement).
@@ -85,7 +81,7 @@ def feature_major(X: np.ndarray) -> np.ndarray:
     return xt
 
 
-@njit(pipeline_class=_LEAN)  # not cached itself: linked into (and cached with) each kernel that calls it
+@njit  # not cached itself: linked into (and cached with) each kernel that calls it
 def _nearest_block(X, xt, start, stop, centroids, n_active, nearest, best):  # pragma: no cover
     """Nearest centroid (index into ``centroids``) and squared distance of samples ``start:stop``.
 
@@ -246,7 +242,7 @@ def _evaluate_one(X, xt, chromosome, n_max, nonempty_only, floor, counts_row,
     return total, 1.0 / max(np.sqrt(min_d2), floor)
 
 
-@njit(cache=True, pipeline_class=_LEAN)
+@njit(cache=True)
 def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts, xt):  # pragma: no cover
     """Objectives and cluster sizes of every solution.
 
@@ -277,7 +273,7 @@ def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts, xt): 
                                           centroids, slots, local_counts, nearest, best, partial)
 
 
-@njit(cache=True, parallel=True, pipeline_class=_LEAN)
+@njit(cache=True, parallel=True)
 def evaluate_population_parallel(X, pop, n_max, nonempty_only, f_cp, f_sep, counts, xt):  # pragma: no cover
     """:func:`evaluate_population` with solutions spread over numba's threads."""
     floor = _separation_floor(X)
@@ -395,7 +391,7 @@ def _recentre_one(X_assign, xt, X_update, xu, chromosome, n_max, reseed_empty, s
             counts_row[a] = 0
 
 
-@njit(cache=True, pipeline_class=_LEAN)
+@njit(cache=True)
 def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, counts, xt, xu):  # pragma: no cover
     """One assign-then-average step on every solution, in place.
 
@@ -429,7 +425,7 @@ def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, coun
                       centroids, slots, nearest, best, lane_sums)
 
 
-@njit(cache=True, parallel=True, pipeline_class=_LEAN)
+@njit(cache=True, parallel=True)
 def recentre_population_parallel(X_assign, X_update, pop, n_max, reseed_empty, sums, counts, xt, xu):  # pragma: no cover
     """:func:`recentre_population` with solutions spread over numba's threads."""
     for i in prange(pop.shape[0]):
@@ -454,7 +450,7 @@ def _assign_range(X, xt, start, stop, centroids, slots, n_active, labels, distan
             distances[s] = np.sqrt(best[s - first])
 
 
-@njit(cache=True, pipeline_class=_LEAN)
+@njit(cache=True)
 def assign_nearest(X, chromosome, n_max, labels, distances, xt):  # pragma: no cover
     """Nearest active centroid of every sample for one chromosome.
 
@@ -477,7 +473,7 @@ def assign_nearest(X, chromosome, n_max, labels, distances, xt):  # pragma: no c
 _ASSIGN_CHUNK = 4096
 
 
-@njit(cache=True, parallel=True, pipeline_class=_LEAN)
+@njit(cache=True, parallel=True)
 def assign_nearest_parallel(X, chromosome, n_max, labels, distances, xt):  # pragma: no cover
     """:func:`assign_nearest` with blocks of samples spread over numba's threads."""
     n_samples, n_features = X.shape
