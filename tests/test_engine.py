@@ -12,6 +12,7 @@ import pytest
 
 from ercot_nb import ERCOT, datasets
 from ercot_nb._engine import Engine
+from ercot_nb._kernels import get_backend
 
 _SIGNATURES = r"""
 import json
@@ -133,6 +134,39 @@ def test_readonly_data_is_copied_once_per_array():
     np.testing.assert_array_equal(first, X)
     writable = np.ones((3, 2))
     assert engine._data(writable) is writable
+
+
+def test_sample_layouts_are_made_once_per_read_only_array_and_never_stale(monkeypatch):
+    # The clustering kernels read a feature-major copy of X and a copy with a
+    # column of ones; the engine makes them (not each kernel call), once per
+    # read-only step array.  A writeable array may change between calls, so
+    # its layouts are made afresh: evaluation then sees the new values.
+    engine = Engine(ERCOT(seed=0)._config(2))
+    made = []
+    for name in ("feature_major", "with_ones"):
+        make = getattr(engine.kernels, name)
+        monkeypatch.setattr(engine.kernels, name, lambda X, make=make, name=name: made.append(name) or make(X))
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2))
+    X.setflags(write=False)
+    pop = engine.random_population(rng, 6, *engine.bounds(X))
+    objectives = [engine.evaluate(X, pop)[0] for _ in range(3)]
+    for _ in range(3):
+        engine.recentre(X, X, pop.copy())
+    engine.assign(X, pop[0])
+    assert sorted(made) == ["feature_major", "with_ones"]
+    np.testing.assert_array_equal(objectives[0], objectives[2])
+
+    Y = X.copy()  # writeable
+    before = engine.evaluate(Y, pop)[0]
+    Y += 1.0
+    after = engine.evaluate(Y, pop)[0]
+    expected = np.empty((6, 2))
+    counts = np.empty((6, engine.config.n_max), dtype=np.int64)
+    get_backend("numpy").evaluate_population(Y, pop, engine.config.n_max, False, expected[:, 0],
+                                             expected[:, 1], counts)
+    np.testing.assert_allclose(after, expected, rtol=1e-12)
+    assert not np.allclose(before[:, 0], after[:, 0])
 
 
 def test_bounds_are_reused_only_for_the_same_read_only_array():
