@@ -29,14 +29,7 @@ there, and ignore them).
 """
 from __future__ import annotations
 
-import os
 from types import SimpleNamespace
-
-# numba formats the message of every typing template it tries and rejects (thousands in a
-# cold first fit), and with colorama installed it highlights each through a fresh terminal
-# wrapper: plain messages save ~0.3 s of CPU per cold first fit.  Read when numba is first
-# imported (the kernels import it lazily, after this); set the variable to keep your own choice.
-os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 
 KERNEL_NAMES = (
     "evaluate_population",

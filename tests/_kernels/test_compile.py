@@ -1,11 +1,6 @@
 """The lean numba pipeline: same results as numba's default one, a cheaper LLVM stage, used by the small kernels."""
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
 import numba
 import numpy as np
 import pytest
@@ -62,24 +57,3 @@ def test_small_kernels_compile_with_the_plain_pipeline():
     assert len(kernels) >= 10
     assert all(kernel._compiler.pipeline_class is plain for kernel in kernels), \
         [kernel.py_func.__name__ for kernel in kernels if kernel._compiler.pipeline_class is not plain]
-
-
-_HIGHLIGHT = r"""
-import json, os
-from ercot_nb import ERCOT, datasets
-ERCOT(seed=0, pop_size=10, n_evaluations=20).fit(datasets.load("syn1", seed=0)[:2])
-from numba.core import errors
-print(json.dumps([os.environ.get("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING"), type(errors.termcolor()).__name__]))
-"""
-
-
-@pytest.mark.parametrize("preset", [None, "yes"])
-def test_numba_error_highlighting_is_off_unless_the_user_set_it(preset, tmp_path):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), NUMBA_CACHE_DIR=str(tmp_path))
-    env.pop("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", None)
-    if preset is not None:
-        env["NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING"] = preset
-    out = subprocess.run([sys.executable, "-c", _HIGHLIGHT], env=env, check=True, capture_output=True, text=True)
-    value, scheme = json.loads(out.stdout.strip().splitlines()[-1])
-    assert value == (preset or "1")
-    assert scheme == "NOPColorScheme"
