@@ -311,7 +311,7 @@ def with_ones(X: np.ndarray) -> np.ndarray:
 def _recentre_one(X_assign, xt, X_update, xu, chromosome, n_max, reseed_empty, sums, counts_row,
                   centroids, slots, nearest, best, lane_sums):  # pragma: no cover
     """One assign-then-average step of one chromosome, in place (scratch as in ``_evaluate_one``,
-    plus ``lane_sums`` (_LANES * n_max * W,); ``xu`` is ``with_ones(X_update)``).
+    plus ``lane_sums`` (_LANES, n_max, W); ``xu`` is ``with_ones(X_update)``).
 
     Each block's samples are added to their centroid's partial sums, sample
     ``j`` in lane ``j % _LANES``: consecutive samples of one centroid
@@ -330,9 +330,10 @@ def _recentre_one(X_assign, xt, X_update, xu, chromosome, n_max, reseed_empty, s
     if n_active == 0:
         return
     width = xu.shape[1]
-    lane_stride = n_max * width  # lane_sums[(lane * n_max + a) * width + d]: flat (less to compile)
-    for k in range(_LANES * lane_stride):
-        lane_sums[k] = 0.0
+    for lane in range(_LANES):
+        for a in range(n_active):
+            for d in range(width):
+                lane_sums[lane, a, d] = 0.0
     farthest = -1
     farthest_d2 = -1.0
     for start in range(0, n_samples, _BLOCK):
@@ -341,39 +342,37 @@ def _recentre_one(X_assign, xt, X_update, xu, chromosome, n_max, reseed_empty, s
         m = stop - start
         if width == 4:
             for j in range(m):
-                k = (j % _LANES) * lane_stride + nearest[j] * 4
+                lane = j % _LANES
+                a = nearest[j]
                 s = start + j
                 u0 = xu[s, 0]
                 u1 = xu[s, 1]
                 u2 = xu[s, 2]
                 u3 = xu[s, 3]
-                v0 = lane_sums[k] + u0
-                v1 = lane_sums[k + 1] + u1
-                v2 = lane_sums[k + 2] + u2
-                v3 = lane_sums[k + 3] + u3
-                lane_sums[k] = v0
-                lane_sums[k + 1] = v1
-                lane_sums[k + 2] = v2
-                lane_sums[k + 3] = v3
+                v0 = lane_sums[lane, a, 0] + u0
+                v1 = lane_sums[lane, a, 1] + u1
+                v2 = lane_sums[lane, a, 2] + u2
+                v3 = lane_sums[lane, a, 3] + u3
+                lane_sums[lane, a, 0] = v0
+                lane_sums[lane, a, 1] = v1
+                lane_sums[lane, a, 2] = v2
+                lane_sums[lane, a, 3] = v3
         else:
             for j in range(m):
-                k = (j % _LANES) * lane_stride + nearest[j] * width
+                lane = j % _LANES
+                a = nearest[j]
                 for d in range(width):
-                    lane_sums[k + d] += xu[start + j, d]
+                    lane_sums[lane, a, d] += xu[start + j, d]
         if reseed_empty:
             for j in range(m):
                 if best[j] > farthest_d2:
                     farthest_d2 = best[j]
                     farthest = start + j
     for a in range(n_active):
-        for d in range(width):
-            k = a * width + d
-            total = ((lane_sums[k] + lane_sums[lane_stride + k])
-                     + (lane_sums[2 * lane_stride + k] + lane_sums[3 * lane_stride + k]))
-            if d == width - 1:
-                counts_row[a] = np.int64(total)
-            elif d < n_features:
-                sums[a, d] = total
+        w = width - 1
+        counts_row[a] = np.int64((lane_sums[0, a, w] + lane_sums[1, a, w]) + (lane_sums[2, a, w] + lane_sums[3, a, w]))
+        for d in range(n_features):
+            sums[a, d] = (lane_sums[0, a, d] + lane_sums[1, a, d]) + (lane_sums[2, a, d] + lane_sums[3, a, d])
     reseeded = not reseed_empty
     for a in range(n_active):
         base = n_max + slots[a] * n_features
@@ -420,7 +419,7 @@ def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, coun
     slots = np.empty(n_max, dtype=np.int64)
     nearest = np.empty(2 * _BLOCK, dtype=np.int64)
     best = np.empty(2 * _BLOCK)
-    lane_sums = np.empty(_LANES * n_max * xu.shape[1])
+    lane_sums = np.empty((_LANES, n_max, xu.shape[1]))
     for i in range(pop.shape[0]):
         _recentre_one(X_assign, xt, X_update, xu, pop[i], n_max, reseed_empty, sums[i], counts[i],
                       centroids, slots, nearest, best, lane_sums)
@@ -434,7 +433,7 @@ def recentre_population_parallel(X_assign, X_update, pop, n_max, reseed_empty, s
         slots = np.empty(n_max, dtype=np.int64)
         nearest = np.empty(2 * _BLOCK, dtype=np.int64)
         best = np.empty(2 * _BLOCK)
-        lane_sums = np.empty(_LANES * n_max * xu.shape[1])
+        lane_sums = np.empty((_LANES, n_max, xu.shape[1]))
         _recentre_one(X_assign, xt, X_update, xu, pop[i], n_max, reseed_empty, sums[i], counts[i],
                       centroids, slots, nearest, best, lane_sums)
 
