@@ -101,11 +101,35 @@ class Engine:
     # Serial and parallel kernels give identical results.
     PARALLEL_WORK = 4_000_000
 
+    @classmethod
+    def kernel_for(cls, kernels, name: str, work: int, numba_module=None):
+        """The kernel the engine runs for ``work`` units, with the context to run it in.
+
+        Parameters
+        ----------
+        kernels : namespace
+            A backend (:func:`ercot_nb._kernels.get_backend`).
+        name : str
+            A kernel name, e.g. ``"evaluate_population"``.
+        work : int
+            Samples x solutions x centroid slots of the call.
+        numba_module : module or None
+            ``numba`` for the numba backend (its thread count decides), None otherwise.
+
+        Returns
+        -------
+        kernel, context
+            The serial kernel and a null context, or for work of at least
+            ``PARALLEL_WORK`` on several threads the parallel variant and
+            numba's chunk-size context.
+        """
+        if numba_module is not None and work >= cls.PARALLEL_WORK and numba_module.get_num_threads() > 1:
+            return getattr(kernels, name + "_parallel"), numba_module.parallel_chunksize(1)
+        return getattr(kernels, name), contextlib.nullcontext()
+
     def _kernel(self, name: str, work: int):
         """The serial kernel ``name`` or, for large work on several threads, its parallel variant."""
-        if self._numba is not None and work >= self.PARALLEL_WORK and self._numba.get_num_threads() > 1:
-            return getattr(self.kernels, name + "_parallel"), self._numba.parallel_chunksize(1)
-        return getattr(self.kernels, name), contextlib.nullcontext()
+        return self.kernel_for(self.kernels, name, work, self._numba)
 
     def _data(self, X: np.ndarray) -> np.ndarray:
         """``X`` as a C-contiguous, writeable float64 array.

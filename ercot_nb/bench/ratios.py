@@ -58,6 +58,33 @@ def kmeans_ratio(dataset, n_clusters: int, repeats: int = 3, seed: int = 0) -> d
     return {"ercot_s_per_step": e, "kmeans_s_per_step": k, "ratio": e / k}
 
 
+def nsga_objective(kernels, X, n_max: int):
+    """pymoo's objective for :func:`pymoo_ratio`: ERCOT's evaluation kernel, run as ERCOT runs it.
+
+    The kernel and its threads are those ERCOT's engine picks for the same
+    work (:meth:`ercot_nb._engine.Engine.kernel_for`: the parallel variant for
+    large calls on several threads), so both sides get the same threads.
+    Returns ``objectives(pop) -> F`` of shape (n, 2): f_cp and f_sep.
+    """
+    import numba
+
+    from ercot_nb._engine import Engine
+
+    X = np.array(X, dtype=np.float64, order="C")  # writeable and contiguous, as the engine passes it
+    xt = kernels.feature_major(X)
+
+    def objectives(pop):
+        pop = np.ascontiguousarray(pop, dtype=np.float64)
+        f_cp, f_sep = np.empty(len(pop)), np.empty(len(pop))
+        counts = np.empty((len(pop), n_max), dtype=np.int64)
+        kernel, threads = Engine.kernel_for(kernels, "evaluate_population", len(pop) * len(X) * n_max, numba)
+        with threads:
+            kernel(X, pop, n_max, False, f_cp, f_sep, counts, xt)
+        return np.column_stack([f_cp, f_sep])
+
+    return objectives
+
+
 def pymoo_ratio(dataset, repeats: int = 2, seed: int = 0, pop_size: int = 100,
                 n_evaluations: int = 1000) -> dict | None:
     """ERCOT s/step over pymoo NSGA-II s/step (same budget, ERCOT's evaluation kernel)."""
@@ -71,26 +98,18 @@ def pymoo_ratio(dataset, repeats: int = 2, seed: int = 0, pop_size: int = 100,
     from ercot_nb._kernels import get_backend
 
     kernels = get_backend("numba")
-    evaluate = kernels.evaluate_population
-    n_max = 8
+    n_max = 8  # ERCOT's default max_clusters
 
     class Clustering(Problem):
         def __init__(self, X):
-            self.X = np.ascontiguousarray(X, dtype=np.float64)
-            if not self.X.flags.writeable:
-                self.X = self.X.copy()
-            self.layouts = (kernels.feature_major(self.X),) if hasattr(kernels, "feature_major") else ()
-            lo, hi = self.X.min(axis=0), self.X.max(axis=0)
+            self.objectives = nsga_objective(kernels, X, n_max)
+            lo, hi = X.min(axis=0), X.max(axis=0)
             super().__init__(n_var=n_max * (1 + X.shape[1]), n_obj=2,
                              xl=np.concatenate([np.zeros(n_max), np.tile(lo, n_max)]),
                              xu=np.concatenate([np.ones(n_max), np.tile(hi, n_max)]))
 
         def _evaluate(self, x, out, *args, **kwargs):
-            pop = np.ascontiguousarray(x, dtype=np.float64)
-            f_cp, f_sep = np.empty(len(pop)), np.empty(len(pop))
-            counts = np.empty((len(pop), n_max), dtype=np.int64)
-            evaluate(self.X, pop, n_max, False, f_cp, f_sep, counts, *self.layouts)
-            out["F"] = np.column_stack([f_cp, f_sep])
+            out["F"] = self.objectives(x)
 
     ercot, nsga = [], []
     steps = list(dataset)[1:] if len(dataset) > 1 else list(dataset)

@@ -2,10 +2,15 @@
 from __future__ import annotations
 
 import sys
+from types import SimpleNamespace
 
+import numba
+import numpy as np
 import pytest
 
 from ercot_nb import ERCOT, datasets
+from ercot_nb._engine import Engine
+from ercot_nb._kernels import get_backend
 from ercot_nb.bench import ratios
 
 
@@ -58,3 +63,34 @@ def test_kernel_ns_per_pair_counts_the_active_pairs_of_the_fitted_population(bir
     active = int((step.population[:, : step.n_max] >= 0.5).sum())
     assert out["pairs_per_call"] == active * len(birds[1].X)
     assert out["evaluate_ns_per_pair"] > 0 and out["recentre_ns_per_pair"] > 0
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_pymoo_objective_runs_the_kernel_ercots_engine_would(monkeypatch, birds, threads):
+    # The comparison is fair only if pymoo's objective gets ERCOT's threads: the
+    # parallel evaluate for large calls on several threads, the serial one otherwise.
+    if threads > numba.config.NUMBA_NUM_THREADS:
+        pytest.skip("needs 2 numba threads")
+    kernels = get_backend("numba")
+    called = []
+
+    def recorded(name):
+        def kernel(*args):
+            called.append(name)
+            return getattr(kernels, name)(*args)
+        return kernel
+
+    spy = SimpleNamespace(**{**vars(kernels), **{name: recorded(name) for name in
+                                                  ("evaluate_population", "evaluate_population_parallel")}})
+    monkeypatch.setattr(Engine, "PARALLEL_WORK", 0)  # every call counts as large
+    previous = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        X = birds[1].X
+        pop = ERCOT(seed=0).fit(birds[:2]).result_[-1].population
+        F = ratios.nsga_objective(spy, X, 8)(pop)
+    finally:
+        numba.set_num_threads(previous)
+    assert called == ["evaluate_population_parallel" if threads > 1 else "evaluate_population"]
+    engine_F, _ = Engine(ERCOT(seed=0)._config(X.shape[1]), backend="numba").evaluate(X, pop)
+    np.testing.assert_array_equal(F, engine_F)
