@@ -7,6 +7,7 @@ colour across time steps and across views.
 from __future__ import annotations
 
 import html
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -152,9 +153,9 @@ def time_axis(times: Sequence[Any]) -> dict[str, Any]:
 
 
 def message_annotation(text: str) -> dict[str, Any]:
-    """A note in the middle of an empty plot."""
+    """A note in the middle of an empty plot, wrapped at 40 characters to fit a narrow view."""
     return dict(
-        text=text, x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False,
+        text="<br>".join(textwrap.wrap(text, 40)) or text, x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False,
         font=dict(size=14, color=MUTED),
     )
 

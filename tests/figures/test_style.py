@@ -124,3 +124,14 @@ def test_text_from_data_is_escaped_in_every_figure():
         texts = list(strings(json.loads(fig.to_json())))
         assert not [text for text in texts if "<img" in text], fig.layout.title.text
         assert [text for text in texts if "&lt;img" in text]
+
+
+def test_a_long_message_is_wrapped_to_fit_a_narrow_view() -> None:
+    # a 340 px view cut "no final population: this run has no Pareto front (...)" on both sides
+    from ercot_nb.figures.style import message_annotation
+
+    text = "no final population: this run has no Pareto front (a baseline or a consensus keeps none)"
+    lines = message_annotation(text)["text"].split("<br>")
+    assert len(lines) > 1 and max(map(len, lines)) <= 40
+    assert " ".join(lines) == text
+    assert message_annotation("no flow yet")["text"] == "no flow yet"
