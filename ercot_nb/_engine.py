@@ -47,6 +47,8 @@ class EAConfig:
         only those with members (ghost centroids ignored).
     reseed_empty : bool
         In the refinement, move an empty active centroid onto the farthest sample.
+    precision : {"float64", "float32"}
+        Floating-point type the clustering kernels read the samples in.
     """
 
     n_max: int
@@ -60,6 +62,7 @@ class EAConfig:
     refine: bool = True
     separation: str = "active"
     reseed_empty: bool = False
+    precision: str = "float64"
 
     @property
     def n_genes(self) -> int:
@@ -131,22 +134,26 @@ class Engine:
         """The serial kernel ``name`` or, for large work on several threads, its parallel variant."""
         return self.kernel_for(self.kernels, name, work, self._numba)
 
-    def _data(self, X: np.ndarray) -> np.ndarray:
-        """``X`` as a C-contiguous, writeable float64 array.
+    def _data(self, X: np.ndarray, dtype=np.float64) -> np.ndarray:
+        """``X`` as a C-contiguous, writeable array of ``dtype`` (float64 by default).
 
         Every kernel then sees one array type, so numba compiles it once
         (a read-only dataset array and a fancy-indexed copy would otherwise
         compile twice).  Copies of read-only arrays are kept for the last few
         inputs, so the same dataset is copied once per step, not per call.
         """
-        if X.dtype == np.float64 and X.flags.c_contiguous and X.flags.writeable:
+        if X.dtype == dtype and X.flags.c_contiguous and X.flags.writeable:
             return X
         for original, copy in self._copies:
-            if original is X:
+            if original is X and copy.dtype == dtype:
                 return copy
-        copy = np.array(X, dtype=np.float64, order="C")
+        copy = np.array(X, dtype=dtype, order="C")
         self._copies = [(X, copy)] + self._copies[:3]
         return copy
+
+    def _samples(self, X: np.ndarray) -> np.ndarray:
+        """The samples ``X`` in the configured precision (``EAConfig.precision``), as ``_data``."""
+        return self._data(X, np.float32 if self.config.precision == "float32" else np.float64)
 
     def _layout(self, X: np.ndarray, kind: str) -> np.ndarray | None:
         """The sample layout ``kind`` of ``X`` that the numba clustering kernels read.
@@ -165,7 +172,7 @@ class Engine:
             if original is X and k == kind:
                 return layout
         make = self.kernels.feature_major if kind == "xt" else self.kernels.with_ones
-        layout = make(self._data(X))
+        layout = make(self._samples(X))
         if not X.flags.writeable:  # a writeable array may change before the next call
             self._layouts = [(X, kind, layout)] + self._layouts[:5]
         return layout
@@ -220,7 +227,7 @@ class Engine:
         counts = np.empty((n, cfg.n_max), dtype=np.int64)
         kernel, threads = self._kernel("evaluate_population", n * len(X) * cfg.n_max)
         with threads:
-            kernel(self._data(X), self._data(pop), cfg.n_max, cfg.separation == "nonempty",
+            kernel(self._samples(X), self._data(pop), cfg.n_max, cfg.separation == "nonempty",
                    F[0], F[1], counts, self._layout(X, "xt"))
         return F.T.copy(), counts
 
@@ -234,7 +241,7 @@ class Engine:
         counts = self._buffer("counts", (len(pop), cfg.n_max), np.int64)
         kernel, threads = self._kernel("recentre_population", len(pop) * len(X_assign) * cfg.n_max)
         with threads:
-            kernel(self._data(X_assign), self._data(X_update), pop, cfg.n_max, bool(reseed_empty),
+            kernel(self._samples(X_assign), self._samples(X_update), pop, cfg.n_max, bool(reseed_empty),
                    sums, counts, self._layout(X_assign, "xt"), self._layout(X_update, "xu"))
 
     def assign(self, X: np.ndarray, chromosome: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -243,7 +250,7 @@ class Engine:
         distances = np.empty(len(X))
         kernel, threads = self._kernel("assign_nearest", len(X) * self.config.n_max)
         with threads:
-            kernel(self._data(X), self._data(chromosome), self.config.n_max, labels, distances,
+            kernel(self._samples(X), self._data(chromosome), self.config.n_max, labels, distances,
                    self._layout(X, "xt"))
         return labels, distances
 

@@ -139,6 +139,7 @@ class _EvolutionaryClustering(TemporalEstimator):
             refine=bool(self.refine),
             separation=self.separation,
             reseed_empty=self.empty_clusters == "reseed",
+            precision=self.precision,
         )
 
     def _objectives(self, engine: Engine, X: np.ndarray, pop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -403,6 +404,13 @@ _COMMON_DOC = """
         What the refinement does with an active centroid that has no
         members: leave it (the paper) or move one onto the sample farthest
         from its centroid.
+    precision : {"float64", "float32"}, default="float64"
+        Floating-point type of the sample-centroid distances in the
+        clustering kernels. ``"float32"`` rounds the samples to single
+        precision and compares distances in float32 (about 1.5x faster per
+        sample-centroid pair with numba); f_cp and the centroid sums are
+        still accumulated in float64, and the population stays float64. The
+        NumPy backend computes float64 distances on the rounded samples.
     knee : {"ideal", "chord", "mock"}, default="ideal"
         Rule choosing the final solution on the first front (see
         ``ercot_nb._knee``); "mock" runs ``n_control_sets`` extra static
@@ -477,6 +485,7 @@ class ERCOT(_EvolutionaryClustering):
         refine: bool = True,
         separation: str = "active",
         empty_clusters: str = "keep",
+        precision: str = "float64",
         knee: str = "ideal",
         n_control_sets: int = 3,
         keep_fraction: float = 0.8,
@@ -518,6 +527,7 @@ class StaticEC(_EvolutionaryClustering):
         refine: bool = True,
         separation: str = "active",
         empty_clusters: str = "keep",
+        precision: str = "float64",
         knee: str = "ideal",
         n_control_sets: int = 3,
         backend: str = "numba",

@@ -38,6 +38,7 @@ __all__ = [
     "SEPARATIONS",
     "EMPTY_CLUSTERS",
     "BACKENDS",
+    "PRECISIONS",
     "AFFECT_INITIALIZE",
     "E2SC_METHODS",
     "KMEANS_INITS",
@@ -60,6 +61,7 @@ BUDGET_MODES = ("generations", "include_init")
 SEPARATIONS = ("active", "nonempty")
 EMPTY_CLUSTERS = ("keep", "reseed")
 BACKENDS = ("numba", "numpy")
+PRECISIONS = ("float64", "float32")
 AFFECT_INITIALIZE = ("previous", "ordinary")
 E2SC_METHODS = ("auto", "full", "low_rank")
 KMEANS_INITS = ("k-means++",)
@@ -80,6 +82,7 @@ _MUTATION_WORDS = {"per_solution": "per solution", "per_gene": "per gene"}
 _BUDGET_WORDS = {"generations": "generations only", "include_init": "initial population counts"}
 _SEPARATION_WORDS = {"active": "active centroids", "nonempty": "non-empty clusters"}
 _EMPTY_WORDS = {"keep": "keep", "reseed": "reseed"}
+_PRECISION_WORDS = {"float64": "double (float64)", "float32": "single (float32, faster)"}
 _BACKEND_WORDS = {"numba": "numba (compiled)", "numpy": "NumPy (plain twin)"}
 _AGGREGATE_WORDS = {"common": "one common weight", "matched": "per matched cluster"}
 _INITIALIZE_WORDS = {"previous": "previous partition", "ordinary": "afresh"}
@@ -138,6 +141,9 @@ _EVOLUTIONARY_HEAD = (
     Param("empty_clusters", "choice", "keep", "empty clusters",
           "Keep or reseed an active centroid without members.", choices=EMPTY_CLUSTERS,
           labels=_EMPTY_WORDS),
+    Param("precision", "choice", "float64", "distance precision",
+          "Floating-point type of the sample-centroid distances (float32: faster, sums stay float64).",
+          choices=PRECISIONS, labels=_PRECISION_WORDS),
 )
 _KNEE = Param("knee", "choice", "ideal", "knee rule",
               "Rule choosing the final solution on the first front.", choices=KNEE_RULES,

@@ -16,3 +16,16 @@ def test_applications_report_measures_one_case():
     assert 0.5 < row.mRI <= 1.0  # three steps of well-separated flocks
     assert 2 <= row.clusters <= 8
     assert row.traced_peak_MiB > 0 and np.isfinite(row.rss_growth_MiB)
+
+
+def test_applications_report_compares_each_precision_in_its_own_precision():
+    # "ERCOT float32" is ERCOT with precision="float32"; its KMeans ratio is
+    # measured with float32 samples on both sides, on its own row.
+    report = bench.applications_report([("bird_flocks", {"n_steps": 3})],
+                                       algorithms=("ERCOT", "staticEC", "ERCOT float32"))
+    assert list(report.algorithm) == ["ERCOT", "staticEC", "ERCOT float32"]
+    double, static, single = (report.iloc[i] for i in range(3))
+    assert abs(single.mRI - double.mRI) < 0.05
+    if "ERCOT/kmeans" in report:  # scikit-learn installed
+        assert double["ERCOT/kmeans"] > 0 and single["ERCOT/kmeans"] > 0
+        assert np.isnan(static["ERCOT/kmeans"])  # not an ERCOT row

@@ -62,8 +62,8 @@ print(json.dumps(compiled))
 def test_first_fit_compiles_each_kernel_once_and_no_helper_but_the_shared_loop(tmp_path):
     # Cold start: every numba function compiled separately costs a fixed ~0.2 s
     # (typing, LLVM, machine code) and is optimised again in each caller, so
-    # per-solution helpers are inlined; only the sample loop (_nearest_block)
-    # and the merge sort are shared functions (the smoothness kernel writes its
+    # per-solution helpers are inlined; only the sample loop (_nearest_block),
+    # the merge sort and the index scratch of the sample dtype are shared functions (the smoothness kernel writes its
     # Cholesky factor and Gaussian log-density once, in its own body).  A second
     # process loads every kernel from the disk cache and compiles nothing.
     from ercot_nb._kernels import KERNEL_NAMES
@@ -76,7 +76,7 @@ def test_first_fit_compiles_each_kernel_once_and_no_helper_but_the_shared_loop(t
         runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
     cold, warm = runs
     assert len(cold) == len(set(cold)), cold
-    shared = {"_nearest_block", "_stable_sort_by"}
+    shared = {"_nearest_block", "_stable_sort_by", "index_scratch"}
     assert set(cold) - set(KERNEL_NAMES) <= shared, cold
     assert warm == []
 
@@ -89,16 +89,18 @@ def _same(a, b):
         assert s.alpha == t.alpha or (np.isnan(s.alpha) and np.isnan(t.alpha))
 
 
-def test_parallel_kernels_give_the_serial_result_on_any_thread_count(monkeypatch):
+@pytest.mark.parametrize("precision", ["float64", "float32"])
+def test_parallel_kernels_give_the_serial_result_on_any_thread_count(monkeypatch, precision):
     data = datasets.load("syn1", seed=0)[:3]
-    serial = ERCOT(seed=5, pop_size=20, n_evaluations=60).fit(data).result_
+    params = dict(seed=5, pop_size=20, n_evaluations=60, precision=precision)
+    serial = ERCOT(**params).fit(data).result_
     monkeypatch.setattr(Engine, "PARALLEL_WORK", 0)  # every call takes the parallel variant
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(max(2, before))
-        many = ERCOT(seed=5, pop_size=20, n_evaluations=60).fit(data).result_
+        many = ERCOT(**params).fit(data).result_
         numba.set_num_threads(1)
-        one = ERCOT(seed=5, pop_size=20, n_evaluations=60).fit(data).result_
+        one = ERCOT(**params).fit(data).result_
     finally:
         numba.set_num_threads(before)
     _same(serial, many)
@@ -134,6 +136,30 @@ def test_readonly_data_is_copied_once_per_array():
     np.testing.assert_array_equal(first, X)
     writable = np.ones((3, 2))
     assert engine._data(writable) is writable
+
+
+def test_float32_precision_gives_the_kernels_float32_samples_once_per_array(monkeypatch):
+    # precision="float32": the clustering kernels read float32 samples and
+    # layouts (copied once per read-only array, like the float64 copy), while
+    # the population and the objectives stay float64.
+    engine = Engine(ERCOT(seed=0, precision="float32")._config(2))
+    seen = []
+    evaluate = engine.kernels.evaluate_population
+
+    def spy(X, pop, *args):
+        seen.append((X, pop, args[-1]))
+        return evaluate(X, pop, *args)
+
+    monkeypatch.setattr(engine.kernels, "evaluate_population", spy)
+    X = np.random.default_rng(0).normal(size=(50, 2))
+    X.setflags(write=False)
+    pop = engine.random_population(np.random.default_rng(1), 6, *engine.bounds(X))
+    F, _ = engine.evaluate(X, pop)
+    engine.evaluate(X, pop)
+    (X1, pop1, xt1), (X2, _, xt2) = seen
+    assert X1.dtype == xt1.dtype == np.float32 and pop1.dtype == F.dtype == np.float64
+    assert X1 is X2 and xt1 is xt2
+    np.testing.assert_array_equal(X1, X.astype(np.float32))
 
 
 def test_sample_layouts_are_made_once_per_read_only_array_and_never_stale(monkeypatch):

@@ -50,12 +50,13 @@ def assert_same_result(a, b):
         np.testing.assert_equal(sa.alpha, sb.alpha)
 
 
+@pytest.mark.parametrize("precision", ["float64", "float32"])
 @pytest.mark.parametrize("estimator", [ERCOT, StaticEC])
-def test_same_seed_same_result(estimator, small_changing):
-    a = estimator(seed=11, **FAST).fit(small_changing).result_
-    b = estimator(seed=11, **FAST).fit(small_changing).result_
+def test_same_seed_same_result(estimator, precision, small_changing):
+    a = estimator(seed=11, precision=precision, **FAST).fit(small_changing).result_
+    b = estimator(seed=11, precision=precision, **FAST).fit(small_changing).result_
     assert_same_result(a, b)
-    c = estimator(seed=12, **FAST).fit(small_changing).result_
+    c = estimator(seed=12, precision=precision, **FAST).fit(small_changing).result_
     assert any(not np.array_equal(x.population, y.population) for x, y in zip(a, c))
 
 
@@ -269,3 +270,8 @@ def test_offspring_writes_into_the_given_buffer(syn1):
     assert np.shares_memory(given, out)
     np.testing.assert_array_equal(out[20:], fresh)
     assert np.isnan(out[:20]).all()
+
+
+def test_unknown_precision_is_refused_with_the_choices(small_changing):
+    with pytest.raises(ValueError, match=r"precision.*float64.*float32"):
+        ERCOT(precision="float16", **FAST).fit(small_changing)

@@ -39,7 +39,8 @@ threads.  Ties go to the lowest centroid index.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import overload
 
 _MASK_ON = 0.5
 # f_sep = 1 / max(min distance, floor), floor = _MIN_SEPARATION x the data's widest
@@ -50,13 +51,19 @@ _TINY = 2.2250738585072014e-308  # smallest normal float64: floor of constant da
 
 @njit(inline="always")
 def _gather_active(chromosome, n_max, n_features, centroids, slots):  # pragma: no cover
-    """Copy the active centroids into ``centroids[:n_active]``; return n_active."""
+    """Copy the active centroids into ``centroids[:n_active]``; return n_active.
+
+    ``centroids`` has at least 3 columns; those past ``n_features`` are set to
+    0 (the padding that ``_nearest_block`` reads for D < 3, as ``xt``'s rows).
+    """
     n_active = 0
     for c in range(n_max):
         if chromosome[c] >= _MASK_ON:
             base = n_max + c * n_features
             for d in range(n_features):
                 centroids[n_active, d] = chromosome[base + d]
+            for d in range(n_features, centroids.shape[1]):
+                centroids[n_active, d] = 0.0
             slots[n_active] = c
             n_active += 1
     return n_active
@@ -65,16 +72,40 @@ def _gather_active(chromosome, n_max, n_features, centroids, slots):  # pragma: 
 _BLOCK = 256  # samples per call of _nearest_block (its scratch size)
 
 
-def _aligned_zeros(shape: tuple) -> np.ndarray:
+def _index_scratch(samples, n):
+    """Scratch for ``n`` centroid indices: int32 beside float32 samples, else int64.
+
+    Indices as wide as the distances let the nearest-centroid loop compare and
+    select in one vector width (8 lanes in float32, 4 in float64).
+    """
+    return np.empty(n, dtype=np.int32 if samples.dtype == np.float32 else np.int64)
+
+
+@overload(_index_scratch)
+def _index_scratch_numba(samples, n):  # pragma: no cover
+    index_dtype = np.int32 if samples.dtype == types.float32 else np.int64
+
+    def index_scratch(samples, n):  # compiled once per sample dtype (a small, separate function)
+        return np.empty(n, dtype=index_dtype)
+    return index_scratch
+
+
+def _aligned_zeros(shape: tuple, dtype=np.float64) -> np.ndarray:
     """Zeros whose data starts on a 64-byte boundary (a cache line), as numba's own arrays do.
 
     NumPy's large arrays start 16 bytes past a page: rows of four doubles
     would then straddle cache lines (measured 5% slower re-centring).
     """
     size = int(np.prod(shape))
-    raw = np.zeros(size + 8)
-    start = (-raw.ctypes.data % 64) // 8
+    itemsize = np.dtype(dtype).itemsize
+    raw = np.zeros(size + 64 // itemsize, dtype=dtype)
+    start = (-raw.ctypes.data % 64) // itemsize
     return raw[start:start + size].reshape(shape)
+
+
+def _sample_dtype(X) -> np.dtype:
+    """float32 for float32 samples (the kernels' float32 option), float64 otherwise."""
+    return np.dtype(np.float32) if np.asarray(X).dtype == np.float32 else np.dtype(np.float64)
 
 
 def feature_major(X: np.ndarray) -> np.ndarray:
@@ -84,11 +115,11 @@ def feature_major(X: np.ndarray) -> np.ndarray:
     (argument ``xt``); larger D gives an empty (3, 0) array (the loop then
     reads ``X``).  Plain NumPy, made by the caller once per data array.
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = np.asarray(X, dtype=_sample_dtype(X))
     n_samples, n_features = X.shape
     if n_features > 3:
-        return np.empty((3, 0))
-    xt = _aligned_zeros((3, n_samples))
+        return np.empty((3, 0), dtype=X.dtype)
+    xt = _aligned_zeros((3, n_samples), X.dtype)
     xt[:n_features] = X.T
     return xt
 
@@ -120,8 +151,8 @@ def _nearest_block(X, xt, start, stop, centroids, n_active, nearest, best):  # p
         x1 = xt[1, start:stop]
         x2 = xt[2, start:stop]
         c0 = centroids[0, 0]
-        c1 = centroids[0, 1] if n_features > 1 else 0.0
-        c2 = centroids[0, 2] if n_features > 2 else 0.0
+        c1 = centroids[0, 1]
+        c2 = centroids[0, 2]
         # start in the row that the last centroid's pass leaves in the first
         src = (n_active - 1) % 2
         b0 = best[src * _BLOCK:]
@@ -134,8 +165,8 @@ def _nearest_block(X, xt, start, stop, centroids, n_active, nearest, best):  # p
             k0[j] = 0
         for a in range(1, n_active):
             c0 = centroids[a, 0]
-            c1 = centroids[a, 1] if n_features > 1 else 0.0
-            c2 = centroids[a, 2] if n_features > 2 else 0.0
+            c1 = centroids[a, 1]
+            c2 = centroids[a, 2]
             b_in = best[src * _BLOCK:]
             k_in = nearest[src * _BLOCK:]
             b_out = best[(1 - src) * _BLOCK:]
@@ -274,11 +305,11 @@ def evaluate_population(X, pop, n_max, nonempty_only, f_cp, f_sep, counts, xt): 
     xt : ndarray                                            IN, ``feature_major(X)``
     """
     floor = _separation_floor(X)
-    centroids = np.empty((n_max, X.shape[1]))
+    centroids = np.empty((n_max, max(X.shape[1], 3)), dtype=X.dtype)
     slots = np.empty(n_max, dtype=np.int64)
     local_counts = np.empty(n_max, dtype=np.int64)
-    nearest = np.empty(2 * _BLOCK, dtype=np.int64)
-    best = np.empty(2 * _BLOCK)
+    nearest = _index_scratch(X, 2 * _BLOCK)
+    best = np.empty(2 * _BLOCK, dtype=X.dtype)
     partial = np.empty(_BLOCK)
     for i in range(pop.shape[0]):
         f_cp[i], f_sep[i] = _evaluate_one(X, xt, pop[i], n_max, nonempty_only, floor, counts[i],
@@ -290,11 +321,11 @@ def evaluate_population_parallel(X, pop, n_max, nonempty_only, f_cp, f_sep, coun
     """:func:`evaluate_population` with solutions spread over numba's threads."""
     floor = _separation_floor(X)
     for i in prange(pop.shape[0]):
-        centroids = np.empty((n_max, X.shape[1]))
+        centroids = np.empty((n_max, max(X.shape[1], 3)), dtype=X.dtype)
         slots = np.empty(n_max, dtype=np.int64)
         local_counts = np.empty(n_max, dtype=np.int64)
-        nearest = np.empty(2 * _BLOCK, dtype=np.int64)
-        best = np.empty(2 * _BLOCK)
+        nearest = _index_scratch(X, 2 * _BLOCK)
+        best = np.empty(2 * _BLOCK, dtype=X.dtype)
         partial = np.empty(_BLOCK)
         f_cp[i], f_sep[i] = _evaluate_one(X, xt, pop[i], n_max, nonempty_only, floor, counts[i],
                                           centroids, slots, local_counts, nearest, best, partial)
@@ -311,9 +342,9 @@ def with_ones(X: np.ndarray) -> np.ndarray:
     (exact: counts below 2**53).  The re-centring's argument ``xu``; plain
     NumPy, made by the caller once per data array.
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = np.asarray(X, dtype=_sample_dtype(X))
     n_samples, n_features = X.shape
-    xu = _aligned_zeros((n_samples, max(n_features + 1, 4)))
+    xu = _aligned_zeros((n_samples, max(n_features + 1, 4)), X.dtype)
     xu[:, :n_features] = X
     xu[:, -1] = 1.0
     return xu
@@ -427,10 +458,10 @@ def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, coun
     xt : ndarray                                                      IN, ``feature_major(X_assign)``
     xu : ndarray                                                      IN, ``with_ones(X_update)``
     """
-    centroids = np.empty((n_max, X_assign.shape[1]))
+    centroids = np.empty((n_max, max(X_assign.shape[1], 3)), dtype=X_assign.dtype)
     slots = np.empty(n_max, dtype=np.int64)
-    nearest = np.empty(2 * _BLOCK, dtype=np.int64)
-    best = np.empty(2 * _BLOCK)
+    nearest = _index_scratch(X_assign, 2 * _BLOCK)
+    best = np.empty(2 * _BLOCK, dtype=X_assign.dtype)
     lane_sums = np.empty((_LANES, n_max, xu.shape[1]))
     for i in range(pop.shape[0]):
         _recentre_one(X_assign, xt, X_update, xu, pop[i], n_max, reseed_empty, sums[i], counts[i],
@@ -441,10 +472,10 @@ def recentre_population(X_assign, X_update, pop, n_max, reseed_empty, sums, coun
 def recentre_population_parallel(X_assign, X_update, pop, n_max, reseed_empty, sums, counts, xt, xu):  # pragma: no cover
     """:func:`recentre_population` with solutions spread over numba's threads."""
     for i in prange(pop.shape[0]):
-        centroids = np.empty((n_max, X_assign.shape[1]))
+        centroids = np.empty((n_max, max(X_assign.shape[1], 3)), dtype=X_assign.dtype)
         slots = np.empty(n_max, dtype=np.int64)
-        nearest = np.empty(2 * _BLOCK, dtype=np.int64)
-        best = np.empty(2 * _BLOCK)
+        nearest = _index_scratch(X_assign, 2 * _BLOCK)
+        best = np.empty(2 * _BLOCK, dtype=X_assign.dtype)
         lane_sums = np.empty((_LANES, n_max, xu.shape[1]))
         _recentre_one(X_assign, xt, X_update, xu, pop[i], n_max, reseed_empty, sums[i], counts[i],
                       centroids, slots, nearest, best, lane_sums)
@@ -452,8 +483,8 @@ def recentre_population_parallel(X_assign, X_update, pop, n_max, reseed_empty, s
 
 @njit(inline="always")
 def _assign_range(X, xt, start, stop, centroids, slots, n_active, labels, distances):  # pragma: no cover
-    nearest = np.empty(2 * _BLOCK, dtype=np.int64)
-    best = np.empty(2 * _BLOCK)
+    nearest = _index_scratch(X, 2 * _BLOCK)
+    best = np.empty(2 * _BLOCK, dtype=X.dtype)
     for first in range(start, stop, _BLOCK):
         last = min(first + _BLOCK, stop)
         _nearest_block(X, xt, first, last, centroids, np.int64(n_active), nearest, best)
@@ -476,7 +507,7 @@ def assign_nearest(X, chromosome, n_max, labels, distances, xt):  # pragma: no c
     xt : ndarray                                     IN, ``feature_major(X)``
     """
     n_features = X.shape[1]
-    centroids = np.empty((n_max, n_features))
+    centroids = np.empty((n_max, max(n_features, 3)), dtype=X.dtype)
     slots = np.empty(n_max, dtype=np.int64)
     n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
     _assign_range(X, xt, 0, X.shape[0], centroids, slots, n_active, labels, distances)
@@ -489,7 +520,7 @@ _ASSIGN_CHUNK = 4096
 def assign_nearest_parallel(X, chromosome, n_max, labels, distances, xt):  # pragma: no cover
     """:func:`assign_nearest` with blocks of samples spread over numba's threads."""
     n_samples, n_features = X.shape
-    centroids = np.empty((n_max, n_features))
+    centroids = np.empty((n_max, max(n_features, 3)), dtype=X.dtype)
     slots = np.empty(n_max, dtype=np.int64)
     n_active = _gather_active(chromosome, n_max, n_features, centroids, slots)
     n_chunks = (n_samples + _ASSIGN_CHUNK - 1) // _ASSIGN_CHUNK

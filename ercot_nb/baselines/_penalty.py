@@ -150,6 +150,7 @@ class PenaltyEC(_EvolutionaryClustering):
         refine: bool = True,
         separation: str = "active",
         empty_clusters: str = "keep",
+        precision: str = "float64",
         knee: str = "ideal",
         keep_fraction: float = 0.8,
         backend: str = "numba",

@@ -29,8 +29,11 @@ def rss_mib():
 before = rss_mib()
 data = datasets.load(name, seed=0, **params)
 out = {"n_samples": int(data.n_samples_per_step.max()), "n_steps": len(data)}
+ESTIMATORS = {"ERCOT": (ERCOT, {}), "staticEC": (StaticEC, {}),
+              "ERCOT float32": (ERCOT, {"precision": "float32"})}
 for algorithm in algorithms:  # timed without tracemalloc, which slows Python code
-    estimator = {"ERCOT": ERCOT, "staticEC": StaticEC}[algorithm](seed=0)
+    estimator_class, options = ESTIMATORS[algorithm]
+    estimator = estimator_class(seed=0, **options)
     labels = estimator.fit_predict(data)
     seconds = estimator.result_.seconds
     out[algorithm] = {
@@ -40,11 +43,15 @@ for algorithm in algorithms:  # timed without tracemalloc, which slows Python co
         "clusters": float(np.mean(estimator.n_clusters_)),
     }
 from ercot_nb.bench.ratios import kmeans_ratio, pymoo_ratio
-if data[0].labels is not None:  # KMeans(n_init=10) with the true number of clusters of each step
-    k = max(2, int(np.median([len(np.unique(s.labels)) for s in data])))
-    out["kmeans"] = kmeans_ratio(data[:3], k, repeats=1)
-if out["n_samples"] <= PYMOO_MAX_SAMPLES:
-    out["pymoo"] = pymoo_ratio(data[:3], repeats=1)
+for algorithm in algorithms:  # ERCOT (each precision) against KMeans and pymoo in the same precision
+    if not algorithm.startswith("ERCOT"):
+        continue
+    precision = ESTIMATORS[algorithm][1].get("precision", "float64")
+    if data[0].labels is not None:  # KMeans(n_init=10) with the true number of clusters of each step
+        k = max(2, int(np.median([len(np.unique(s.labels)) for s in data])))
+        out[algorithm]["kmeans"] = kmeans_ratio(data[:3], k, repeats=1, precision=precision)
+    if out["n_samples"] <= PYMOO_MAX_SAMPLES:
+        out[algorithm]["pymoo"] = pymoo_ratio(data[:3], repeats=1, precision=precision)
 tracemalloc.start()  # memory of one more ERCOT fit
 ERCOT(seed=0).fit(data)
 out["traced_peak_mib"] = tracemalloc.get_traced_memory()[1] / 2**20
@@ -76,7 +83,7 @@ def _app_case(name: str, params: dict, algorithms: tuple[str, ...]) -> dict:
 
 def applications_report(
     cases: list[tuple[str, dict]] | None = None,
-    algorithms: tuple[str, ...] = ("ERCOT", "staticEC"),
+    algorithms: tuple[str, ...] = ("ERCOT", "staticEC", "ERCOT float32"),
 ) -> pd.DataFrame:
     """Seconds per step, one-run mRI and peak memory on bird_flocks and the video scenes.
 
@@ -86,18 +93,20 @@ def applications_report(
         Datasets to measure (default :data:`APP_CASES`: bird_flocks, video_mo,
         and video_rc at 1/4, 1/2 and full size to show how memory grows).
     algorithms : tuple of str
-        Any of "ERCOT", "staticEC"; each fits once with seed 0.
+        Any of "ERCOT", "staticEC" and "ERCOT float32" (ERCOT with
+        ``precision="float32"``); each fits once with seed 0.
 
     Returns
     -------
     pandas.DataFrame
-        One row per case and algorithm.  With scikit-learn, ``kmeans_s_step``
-        and ``ERCOT/kmeans`` compare steps 2-3 of an ERCOT fit with
-        ``KMeans(n_init=10)`` on the same snapshots (true number of clusters);
-        with pymoo and at most :data:`PYMOO_MAX_SAMPLES` samples,
+        One row per case and algorithm.  On the ERCOT rows, with scikit-learn,
+        ``kmeans_s_step`` and ``ERCOT/kmeans`` compare steps 2-3 of an ERCOT
+        fit with ``KMeans(n_init=10)`` on the same snapshots (true number of
+        clusters); with pymoo and at most :data:`PYMOO_MAX_SAMPLES` samples,
         ``pymoo_s_step`` and ``ERCOT/pymoo`` compare them with pymoo's NSGA-II
-        (population 100, 1000 evaluations, ERCOT's evaluation kernel), see
-        :mod:`ercot_nb.bench.ratios`.  Columns are omitted when missing.
+        (population 100, 1000 evaluations, ERCOT's evaluation kernel), both
+        in the row's precision, see :mod:`ercot_nb.bench.ratios`.  Columns
+        are omitted when missing.
     """
     rows = []
     for name, params in cases or APP_CASES:
@@ -110,7 +119,8 @@ def applications_report(
                 "traced_peak_MiB": out["traced_peak_mib"], "rss_growth_MiB": out["rss_growth_mib"],
             })
             for other in ("kmeans", "pymoo"):
-                if out.get(other):
-                    rows[-1][f"{other}_s_step"] = out[other][f"{other}_s_per_step"]
-                    rows[-1][f"ERCOT/{other}"] = out[other]["ratio"]
+                ratio = rows[-1].pop(other, None)
+                if ratio:
+                    rows[-1][f"{other}_s_step"] = ratio[f"{other}_s_per_step"]
+                    rows[-1][f"ERCOT/{other}"] = ratio["ratio"]
     return pd.DataFrame(rows)

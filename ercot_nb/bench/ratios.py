@@ -39,8 +39,13 @@ def _step_seconds(model) -> np.ndarray:
     return seconds[1:] if len(seconds) > 1 else seconds
 
 
-def kmeans_ratio(dataset, n_clusters: int, repeats: int = 3, seed: int = 0) -> dict | None:
-    """Median ERCOT s/step and KMeans(n_init=10) s/step on the same steps, and their ratio."""
+def kmeans_ratio(dataset, n_clusters: int, repeats: int = 3, seed: int = 0,
+                 precision: str = "float64") -> dict | None:
+    """Median ERCOT s/step and KMeans(n_init=10) s/step on the same steps, and their ratio.
+
+    With ``precision="float32"`` ERCOT runs with that option and KMeans is
+    given float32 samples (scikit-learn then computes in float32 too).
+    """
     try:
         from sklearn.cluster import KMeans
     except ImportError:
@@ -49,28 +54,30 @@ def kmeans_ratio(dataset, n_clusters: int, repeats: int = 3, seed: int = 0) -> d
 
     ercot, kmeans = [], []
     for run in range(repeats):
-        ercot.extend(_step_seconds(ERCOT(seed=seed + run).fit(dataset)))
+        ercot.extend(_step_seconds(ERCOT(seed=seed + run, precision=precision).fit(dataset)))
         for snapshot in list(dataset)[1:] if len(dataset) > 1 else dataset:
+            X = np.asarray(snapshot.X, dtype=precision)
             started = time.perf_counter()
-            KMeans(n_clusters=n_clusters, n_init=10, random_state=seed + run).fit(snapshot.X)
+            KMeans(n_clusters=n_clusters, n_init=10, random_state=seed + run).fit(X)
             kmeans.append(time.perf_counter() - started)
     e, k = float(np.median(ercot)), float(np.median(kmeans))
     return {"ercot_s_per_step": e, "kmeans_s_per_step": k, "ratio": e / k}
 
 
-def nsga_objective(kernels, X, n_max: int):
+def nsga_objective(kernels, X, n_max: int, precision: str = "float64"):
     """pymoo's objective for :func:`pymoo_ratio`: ERCOT's evaluation kernel, run as ERCOT runs it.
 
     The kernel and its threads are those ERCOT's engine picks for the same
     work (:meth:`ercot_nb._engine.Engine.kernel_for`: the parallel variant for
-    large calls on several threads), so both sides get the same threads.
+    large calls on several threads), so both sides get the same threads; the
+    samples are in ERCOT's ``precision``.
     Returns ``objectives(pop) -> F`` of shape (n, 2): f_cp and f_sep.
     """
     import numba
 
     from ercot_nb._engine import Engine
 
-    X = np.array(X, dtype=np.float64, order="C")  # writeable and contiguous, as the engine passes it
+    X = np.array(X, dtype=precision, order="C")  # writeable and contiguous, as the engine passes it
     xt = kernels.feature_major(X)
 
     def objectives(pop):
@@ -86,8 +93,12 @@ def nsga_objective(kernels, X, n_max: int):
 
 
 def pymoo_ratio(dataset, repeats: int = 2, seed: int = 0, pop_size: int = 100,
-                n_evaluations: int = 1000) -> dict | None:
-    """ERCOT s/step over pymoo NSGA-II s/step (same budget, ERCOT's evaluation kernel)."""
+                n_evaluations: int = 1000, precision: str = "float64") -> dict | None:
+    """ERCOT s/step over pymoo NSGA-II s/step (same budget, ERCOT's evaluation kernel).
+
+    ``precision`` is ERCOT's option; pymoo's objective reads the samples in the
+    same precision, so both sides run the same kernel.
+    """
     try:
         from pymoo.algorithms.moo.nsga2 import NSGA2
         from pymoo.core.problem import Problem
@@ -102,7 +113,7 @@ def pymoo_ratio(dataset, repeats: int = 2, seed: int = 0, pop_size: int = 100,
 
     class Clustering(Problem):
         def __init__(self, X):
-            self.objectives = nsga_objective(kernels, X, n_max)
+            self.objectives = nsga_objective(kernels, X, n_max, precision)
             lo, hi = X.min(axis=0), X.max(axis=0)
             super().__init__(n_var=n_max * (1 + X.shape[1]), n_obj=2,
                              xl=np.concatenate([np.zeros(n_max), np.tile(lo, n_max)]),
@@ -114,8 +125,8 @@ def pymoo_ratio(dataset, repeats: int = 2, seed: int = 0, pop_size: int = 100,
     ercot, nsga = [], []
     steps = list(dataset)[1:] if len(dataset) > 1 else list(dataset)
     for run in range(repeats):
-        ercot.extend(_step_seconds(ERCOT(seed=seed + run, pop_size=pop_size,
-                                         n_evaluations=n_evaluations).fit(dataset)))
+        ercot.extend(_step_seconds(ERCOT(seed=seed + run, pop_size=pop_size, n_evaluations=n_evaluations,
+                                         precision=precision).fit(dataset)))
         for snapshot in steps:
             started = time.perf_counter()
             minimize(Clustering(snapshot.X), NSGA2(pop_size=pop_size), ("n_eval", n_evaluations),

@@ -65,8 +65,9 @@ def test_kernel_ns_per_pair_counts_the_active_pairs_of_the_fitted_population(bir
     assert out["evaluate_ns_per_pair"] > 0 and out["recentre_ns_per_pair"] > 0
 
 
+@pytest.mark.parametrize("precision", ["float64", "float32"])
 @pytest.mark.parametrize("threads", [1, 2])
-def test_pymoo_objective_runs_the_kernel_ercots_engine_would(monkeypatch, birds, threads):
+def test_pymoo_objective_runs_the_kernel_ercots_engine_would(monkeypatch, birds, threads, precision):
     # The comparison is fair only if pymoo's objective gets ERCOT's threads: the
     # parallel evaluate for large calls on several threads, the serial one otherwise.
     if threads > numba.config.NUMBA_NUM_THREADS:
@@ -88,9 +89,10 @@ def test_pymoo_objective_runs_the_kernel_ercots_engine_would(monkeypatch, birds,
     try:
         X = birds[1].X
         pop = ERCOT(seed=0).fit(birds[:2]).result_[-1].population
-        F = ratios.nsga_objective(spy, X, 8)(pop)
+        F = ratios.nsga_objective(spy, X, 8, precision)(pop)
     finally:
         numba.set_num_threads(previous)
     assert called == ["evaluate_population_parallel" if threads > 1 else "evaluate_population"]
-    engine_F, _ = Engine(ERCOT(seed=0)._config(X.shape[1]), backend="numba").evaluate(X, pop)
+    config = ERCOT(seed=0, precision=precision)._config(X.shape[1])
+    engine_F, _ = Engine(config, backend="numba").evaluate(X, pop)
     np.testing.assert_array_equal(F, engine_F)
