@@ -275,3 +275,16 @@ def test_offspring_writes_into_the_given_buffer(syn1):
 def test_unknown_precision_is_refused_with_the_choices(small_changing):
     with pytest.raises(ValueError, match=r"precision.*float64.*float32"):
         ERCOT(precision="float16", **FAST).fit(small_changing)
+
+
+def test_float32_refuses_a_feature_it_cannot_resolve():
+    # A Unix time in seconds (about 1.7e9) over one day: float32's spacing there
+    # is 128 s, so distances would be rounding noise.  The error names the
+    # step, the feature and what to do; float64 clusters the same data.
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.uniform(0, 86_400, size=60), 1.7e9 + rng.uniform(0, 86_400, size=60)])
+    with pytest.raises(ValueError, match=r"step 0 .*feature 1 .*precision='float64'.*centre"):
+        ERCOT(precision="float32", **FAST).partial_fit(X)
+    ERCOT(precision="float64", **FAST).partial_fit(X)
+    # the same feature centred is fine in float32
+    ERCOT(precision="float32", **FAST).partial_fit(X - X.mean(axis=0))

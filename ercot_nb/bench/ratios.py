@@ -136,12 +136,13 @@ def pymoo_ratio(dataset, repeats: int = 2, seed: int = 0, pop_size: int = 100,
     return {"ercot_s_per_step": e, "pymoo_s_per_step": p, "ratio": e / p}
 
 
-def kernel_ns_per_pair(dataset, repeats: int = 9, seed: int = 0) -> dict:
+def kernel_ns_per_pair(dataset, repeats: int = 9, seed: int = 0, precision: str = "float64") -> dict:
     """Median ns per (sample, active centroid) pair of the serial evaluate and recentre kernels.
 
     ERCOT is fitted on the first two steps; its final population and the
-    second step's samples are then timed ``repeats`` times (each recentre
-    call on a fresh copy of the population), one kernel call at a time.
+    second step's samples (in ``precision``, ERCOT's option) are then timed
+    ``repeats`` times (each recentre call on a fresh copy of the
+    population), one kernel call at a time.
     """
     from ercot_nb import ERCOT
     from ercot_nb._kernels import get_backend
@@ -149,7 +150,7 @@ def kernel_ns_per_pair(dataset, repeats: int = 9, seed: int = 0) -> dict:
     kernels = get_backend("numba")
     model = ERCOT(seed=seed).fit(dataset[:2])
     step = model.result_[-1]
-    X = np.array(dataset[min(1, len(dataset) - 1)].X, dtype=np.float64, order="C")
+    X = np.array(dataset[min(1, len(dataset) - 1)].X, dtype=precision, order="C")
     pop = np.ascontiguousarray(step.population, dtype=np.float64)
     n, n_max = len(pop), step.n_max
     pairs = int((pop[:, :n_max] >= 0.5).sum()) * len(X)
@@ -266,8 +267,10 @@ if __name__ == "__main__":  # pragma: no cover - manual runs against any checkou
         print(json.dumps(kmeans_ratio(data[:steps] if steps else data, k, repeats=1)))
     elif what == "pymoo":
         data = datasets.load(sys.argv[2], seed=0)
-        print(json.dumps(pymoo_ratio(data[: int(sys.argv[3])], repeats=1)))
+        precision = sys.argv[4] if len(sys.argv) > 4 else "float64"
+        print(json.dumps(pymoo_ratio(data[: int(sys.argv[3])], repeats=1, precision=precision)))
     elif what == "kernels":
-        print(json.dumps(kernel_ns_per_pair(datasets.load(sys.argv[2], seed=0))))
+        precision = sys.argv[3] if len(sys.argv) > 3 else "float64"
+        print(json.dumps(kernel_ns_per_pair(datasets.load(sys.argv[2], seed=0), precision=precision)))
     elif what == "busy":
         print(json.dumps(busy_core_ratio(datasets.load(sys.argv[2], seed=0))))

@@ -31,10 +31,11 @@ def seven_blobs(n_samples: int = 19_200, n_steps: int = 3, seed: int = 0):
     return TemporalDataset.from_arrays(X_list, labels=[labels] * n_steps, name="seven_blobs")
 
 
-def _seconds_per_step(dataset, backend: str, n_runs: int = 1, seed: int = 0) -> float:
+def _seconds_per_step(dataset, backend: str, n_runs: int = 1, seed: int = 0,
+                      precision: str = "float64") -> float:
     per_step = []
     for run in range(n_runs):
-        model = ERCOT(seed=seed + run, backend=backend).fit(dataset)
+        model = ERCOT(seed=seed + run, backend=backend, precision=precision).fit(dataset)
         per_step.extend(model.result_.seconds[1:])  # steps after the first: reinit + accumulation
     return float(np.mean(per_step))
 
@@ -77,7 +78,10 @@ def speed_report(numpy_steps: int = 2) -> pd.DataFrame:
     blobs = seven_blobs(n_steps=3)
     big_numba = _seconds_per_step(blobs, "numba")
     big_numpy = _seconds_per_step(blobs[: numpy_steps + 1], "numpy")
+    _seconds_per_step(blobs[:2], "numba", precision="float32")  # compile the float32 kernels
+    big_float32 = _seconds_per_step(blobs, "numba", precision="float32")
     rows.append(("19,200x3, 7 clusters: s/step, numba", big_numba))
+    rows.append(("19,200x3, 7 clusters: s/step, numba, precision='float32'", big_float32))
     rows.append(("19,200x3, 7 clusters: s/step, numpy twin", big_numpy))
     rows.append(("19,200x3 speed-up numba / numpy", big_numpy / big_numba))
 
