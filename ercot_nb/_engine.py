@@ -140,7 +140,8 @@ class Engine:
         Every kernel then sees one array type, so numba compiles it once
         (a read-only dataset array and a fancy-indexed copy would otherwise
         compile twice).  Copies of read-only arrays are kept for the last few
-        inputs, so the same dataset is copied once per step, not per call.
+        inputs, so the same dataset is copied once per step, not per call; a
+        writeable array is copied afresh (it may change between calls).
         """
         if X.dtype == dtype and X.flags.c_contiguous and X.flags.writeable:
             return X
@@ -148,7 +149,8 @@ class Engine:
             if original is X and copy.dtype == dtype:
                 return copy
         copy = np.array(X, dtype=dtype, order="C")
-        self._copies = [(X, copy)] + self._copies[:3]
+        if not X.flags.writeable:
+            self._copies = [(X, copy)] + self._copies[:3]
         return copy
 
     def _samples(self, X: np.ndarray) -> np.ndarray:

@@ -162,6 +162,17 @@ def test_float32_precision_gives_the_kernels_float32_samples_once_per_array(monk
     np.testing.assert_array_equal(X1, X.astype(np.float32))
 
 
+def test_a_writeable_array_is_never_served_from_a_stale_copy():
+    # precision="float32" copies every float64 array; a writeable one may be
+    # changed between calls, so its copy is made afresh each time.
+    engine = Engine(ERCOT(seed=0, precision="float32")._config(2))
+    X = np.random.default_rng(0).normal(size=(50, 2))
+    first = engine._samples(X)
+    X += 1.0
+    np.testing.assert_array_equal(engine._samples(X), X.astype(np.float32))
+    assert first.dtype == np.float32
+
+
 def test_sample_layouts_are_made_once_per_read_only_array_and_never_stale(monkeypatch):
     # The clustering kernels read a feature-major copy of X and a copy with a
     # column of ones; the engine makes them (not each kernel call), once per

@@ -1,4 +1,4 @@
-"""``ercot-nb bench speed|apps|quality``: parse the arguments and print one report."""
+"""``ercot-nb bench speed|apps|quality|precision``: parse the arguments and print one report."""
 from __future__ import annotations
 
 import argparse
@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from .apps import applications_report
+from .precision import PRECISION_DATASETS, precision_runs, precision_summary
 from ..experiments import KNOWN_K
 from .quality import DEFAULT_ALGORITHMS, format_quality, quality_runs, quality_summary
 from .speed import speed_report
@@ -22,6 +23,9 @@ def main(argv: list[str] | None = None) -> int:
     apps = sub.add_parser("apps", help="seconds per step and peak memory on bird_flocks and the videos")
     apps.add_argument("--datasets", nargs="*", default=None,
                       help="names (default: bird_flocks, video_mo, video_rc at 1/4, 1/2, full size)")
+    precision = sub.add_parser("precision", help="ERCOT's mRI with precision float32 against float64, over seeds")
+    precision.add_argument("--runs", type=int, default=10)
+    precision.add_argument("--datasets", nargs="*", default=list(PRECISION_DATASETS))
     quality = sub.add_parser("quality", help="ERCOT and staticEC (or others) on Syn1-Syn8 vs oracle and paper")
     quality.add_argument("--runs", type=int, default=10)
     quality.add_argument("--algorithms", nargs="+", default=list(DEFAULT_ALGORITHMS),
@@ -45,6 +49,12 @@ def main(argv: list[str] | None = None) -> int:
         report = applications_report(cases)
         with pd.option_context("display.width", 200, "display.max_columns", 20):
             print(report.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+        return 0
+
+    if args.what == "precision":
+        summary = precision_summary(precision_runs(args.runs, args.datasets))
+        with pd.option_context("display.width", 200, "display.max_columns", 20):
+            print(summary.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
         return 0
 
     settings = {}
