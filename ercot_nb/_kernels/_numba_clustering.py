@@ -19,6 +19,12 @@ the copying code (compile time).  Scratch arrays are allocated once per call
 Sums run in fixed orders that differ from NumPy's (the twins agree to
 rounding): results depend neither on the number of threads nor on the block.
 
+Samples (``X``, ``xt``, ``xu``) come in float64 or, for the estimators'
+``precision="float32"``, in float32: the kernels then compile a float32
+version whose distances, centroid scratch and nearest indices (int32) are
+single precision, so the nearest-centroid loop runs eight lanes wide; f_cp,
+the re-centring's lane sums and the population stay float64.
+
 Compile time: the per-solution functions are inlined into the kernels
 (``inline="always"``); only ``_nearest_block`` is a separate function,
 compiled once per process and linked into each kernel's cache entry.
