@@ -27,7 +27,7 @@ from ._engine import EAConfig, Engine
 from ._estimator import TemporalEstimator, seeded_generator
 from ._history import History
 from ._params import store_params
-from .data import Snapshot, common_ids
+from .data import Snapshot, check_float32_range, common_ids
 from .result import ClusteringResult, StepResult, compress_labels
 
 from .params import BUDGET_MODES, EMPTY_CLUSTERS, MUTATION_MODES, SEPARATIONS  # noqa: F401 (re-exported)
@@ -120,6 +120,11 @@ class _EvolutionaryClustering(TemporalEstimator):
                 "raise n_evaluations or lower pop_size"
             )
 
+    def _check_step(self, snapshot: Snapshot, index: int, feature_names) -> None:
+        super()._check_step(snapshot, index, feature_names)
+        if self.precision == "float32":  # before any work: every step of a fit is checked first
+            check_float32_range(snapshot, index, feature_names)
+
     def _config(self, n_features: int) -> EAConfig:
         n_max = self.n_clusters if self.n_clusters is not None else self.max_clusters
         n_genes = n_max * (1 + n_features)
@@ -155,8 +160,6 @@ class _EvolutionaryClustering(TemporalEstimator):
         started = _time.perf_counter()
         X = snapshot.X
         self._check_n_features(snapshot)
-        if self.precision == "float32":
-            _check_float32_resolves(X, f"{self._algorithm_name}: step {len(self.result_)} (time {snapshot.time!r})")
         if self._engine is None:
             self._engine = Engine(self._config(X.shape[1]), backend=self.backend)
         engine = self._engine
@@ -314,31 +317,6 @@ class _EvolutionaryClustering(TemporalEstimator):
         return F_previous
 
 
-# precision="float32" refuses a feature with fewer float32 values than this across its range
-_FLOAT32_MIN_LEVELS = 1000
-
-
-def _check_float32_resolves(X: np.ndarray, where: str) -> None:
-    """Refuse samples whose features float32 cannot resolve (a large offset, a narrow range).
-
-    float32 keeps about 7 significant digits: a feature at about 1.7e9 (a Unix
-    time in seconds) spread over 1e5 has only ~800 float32 values across its
-    range, and distances on it would be rounding noise.
-    """
-    low, high = X.min(axis=0), X.max(axis=0)
-    span = high - low
-    spacing = np.spacing(np.maximum(np.abs(low), np.abs(high)).astype(np.float32)).astype(np.float64)
-    bad = np.flatnonzero((span > 0) & (spacing * _FLOAT32_MIN_LEVELS > span))
-    if len(bad):
-        j = int(bad[0])
-        raise ValueError(
-            f"{where}: precision='float32' cannot resolve feature {j} (column {j} of X): its values "
-            f"reach {max(abs(low[j]), abs(high[j])):.6g} but span only {span[j]:.6g}, so float32 keeps "
-            f"fewer than {_FLOAT32_MIN_LEVELS} distinct values across that range; use "
-            "precision='float64', or centre that feature (subtract its mean) before clustering"
-        )
-
-
 def evolve(engine: Engine, X: np.ndarray, rng: np.random.Generator, pop: np.ndarray,
            objectives, accumulate=None):
     """Run G_max generations of NSGA-II on ``X`` from population ``pop``.
@@ -437,10 +415,11 @@ _COMMON_DOC = """
         precision and compares distances in float32 (about 1.5x faster per
         sample-centroid pair with numba); f_cp and the centroid sums are
         still accumulated in float64, and the population stays float64. The
-        NumPy backend computes float64 distances on the rounded samples. A
-        step with a feature that float32 cannot resolve (fewer than 1000
-        float32 values across its range, e.g. Unix times in seconds) is
-        refused with an error naming the feature.
+        NumPy backend computes float64 distances on the rounded samples.
+        Data that float32 cannot hold is refused before any step runs (see
+        :func:`ercot_nb.data.check_float32_range`): values beyond 1e17,
+        spreads below 1e-17, or a feature with fewer than 1000 float32
+        values across its range (e.g. Unix times in seconds).
     knee : {"ideal", "chord", "mock"}, default="ideal"
         Rule choosing the final solution on the first front (see
         ``ercot_nb._knee``); "mock" runs ``n_control_sets`` extra static

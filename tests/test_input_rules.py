@@ -113,6 +113,34 @@ def test_numbers_beyond_the_arithmetic_range_are_refused_naming_step_and_column(
         ERCOT(**SMALL).fit(tiny)
 
 
+def test_float32_refuses_data_it_cannot_hold_naming_step_and_column():
+    # precision="float32": squares overflow beyond 1e17 and underflow below
+    # spreads of 1e-17; a column with a large offset and a narrow range (Unix
+    # seconds over one day: float32 spacing 128 s) has under 1000 float32
+    # values.  Each is refused before any step runs; float64 takes them.
+    data = _blobs()
+    X = [s.X.copy() for s in data]
+    X[2][:, 1] = X[2][:, 1] * 1e18
+    with pytest.warns(UserWarning, match="feature ranges differ"):
+        huge = TemporalDataset.from_arrays(X, feature_names=["height", "weight"], times=[10, 20, 30])
+    model = ERCOT(precision="float32", **SMALL)
+    with pytest.raises(ValueError, match=r"step 2 \(time=30\): feature column 'weight' reaches .*float32.*"
+                                         r"overflow.*precision='float64'"):
+        model.fit(huge)
+    assert not hasattr(model, "result_") or len(model.result_) == 0  # refused before any work
+    ERCOT(**SMALL).fit(huge)
+    tiny = TemporalDataset.from_arrays([s.X * 1e-20 for s in data])
+    with pytest.raises(ValueError, match=r"step 0 .*underflow.*precision='float64'"):
+        ERCOT(precision="float32", **SMALL).fit(tiny)
+    X = [np.column_stack([s.X[:, 0] * 1e4, 1.7e9 + s.X[:, 1] * 1e4]) for s in data]
+    seconds = TemporalDataset.from_arrays(X, feature_names=["duration", "unix_time"])
+    with pytest.raises(ValueError, match=r"step 0 .*cannot resolve feature column 'unix_time'.*"
+                                         r"precision='float64', or centre"):
+        ERCOT(precision="float32", **SMALL).fit(seconds)
+    ERCOT(**SMALL).fit(seconds)
+    ERCOT(precision="float32", **SMALL).fit(seconds.scaled())
+
+
 def test_scaled_works_on_data_near_the_float_limit():
     data = _blobs()
     with warnings.catch_warnings():

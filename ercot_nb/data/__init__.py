@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ._dataset import RANGE_RATIO_WARNING, TemporalDataset
 from ._snapshot import Snapshot, common_ids
-from ._validation import ARITHMETIC_LIMIT, check_arithmetic_range
+from ._validation import (ARITHMETIC_LIMIT, FLOAT32_LIMIT, FLOAT32_MIN_LEVELS, check_arithmetic_range,
+                          check_float32_range)
 
-__all__ = ["Snapshot", "TemporalDataset", "common_ids", "check_arithmetic_range", "ARITHMETIC_LIMIT",
-           "RANGE_RATIO_WARNING"]
+__all__ = ["Snapshot", "TemporalDataset", "common_ids", "check_arithmetic_range", "check_float32_range",
+           "ARITHMETIC_LIMIT", "FLOAT32_LIMIT", "FLOAT32_MIN_LEVELS", "RANGE_RATIO_WARNING"]

@@ -14,10 +14,13 @@ import pandas as pd
 
 from ._snapshot import Snapshot
 
-__all__ = ["check_arithmetic_range", "ARITHMETIC_LIMIT"]
+__all__ = ["check_arithmetic_range", "check_float32_range", "ARITHMETIC_LIMIT", "FLOAT32_LIMIT",
+           "FLOAT32_MIN_LEVELS"]
 
 _N_LISTED = 5  # how many offending ids / values an error message shows
 ARITHMETIC_LIMIT = 1e150  # |feature| above this (or a total spread below its inverse) breaks squared distances
+FLOAT32_LIMIT = 1e17  # the same limit for float32 distances (squares of sums of up to ~100 features stay finite)
+FLOAT32_MIN_LEVELS = 1000  # float32 values a feature needs across its range (else distances are rounding noise)
 
 
 def _step_name(index: int, time: Any) -> str:
@@ -336,4 +339,61 @@ def check_arithmetic_range(snapshot: Snapshot, index: int,
             f"{where}: every feature spans less than {1.0 / ARITHMETIC_LIMIT:.0e} (widest {spread:.3g}); "
             "squared distances underflow to 0. Rescale the features first: dataset.scaled() "
             "(or multiply them by a constant)"
+        )
+
+
+def check_float32_range(snapshot: Snapshot, index: int, feature_names: Sequence[str] | None = None) -> None:
+    """Refuse features that float32 distances cannot handle (the estimators' ``precision="float32"``).
+
+    Parameters
+    ----------
+    snapshot : Snapshot
+    index : int
+        Step index, for the message.
+    feature_names : sequence of str, optional
+        Column names, for the message (default ``x0, x1, ...``).
+
+    Raises
+    ------
+    ValueError
+        If a column holds a value beyond ``FLOAT32_LIMIT`` (1e17) in absolute
+        value or every column's spread is below its inverse (squared
+        distances overflow or underflow in float32), or if a column has
+        fewer than ``FLOAT32_MIN_LEVELS`` (1000) float32 values across its
+        range: float32 keeps about 7 significant digits, so a Unix time in
+        seconds (about 1.7e9, spacing 128 s) over one day is rounding noise.
+        The message names the step and column and says to use
+        ``precision="float64"`` or to centre or rescale the column.
+    """
+    X = snapshot.X
+    if X.size == 0:
+        return
+    names = list(feature_names) if feature_names is not None else _default_feature_names(X.shape[1])
+    where = _step_name(index, snapshot.time)
+    low, high = X.min(axis=0), X.max(axis=0)
+    biggest = np.maximum(np.abs(low), np.abs(high))
+    span = high - low
+    over = np.flatnonzero(biggest > FLOAT32_LIMIT)
+    if over.size:
+        j = int(over[0])
+        raise ValueError(
+            f"{where}: feature column {names[j]!r} reaches {biggest[j]:.3g}; with precision='float32' "
+            f"squared distances of values beyond {FLOAT32_LIMIT:.0e} overflow. Use precision='float64' "
+            "or rescale the features: dataset.scaled()"
+        )
+    if 0 < span.max() < 1.0 / FLOAT32_LIMIT:
+        raise ValueError(
+            f"{where}: every feature spans less than {1.0 / FLOAT32_LIMIT:.0e} (widest {span.max():.3g}); "
+            "with precision='float32' squared distances underflow to 0. Use precision='float64' or "
+            "rescale the features: dataset.scaled()"
+        )
+    spacing = np.spacing(biggest.astype(np.float32)).astype(np.float64)
+    coarse = np.flatnonzero((span > 0) & (spacing * FLOAT32_MIN_LEVELS > span))
+    if coarse.size:
+        j = int(coarse[0])
+        raise ValueError(
+            f"{where}: precision='float32' cannot resolve feature column {names[j]!r}: its values reach "
+            f"{biggest[j]:.6g} but span only {span[j]:.6g}, so float32 keeps fewer than "
+            f"{FLOAT32_MIN_LEVELS} distinct values across that range. Use precision='float64', or centre "
+            "that column (subtract its mean) before clustering"
         )
