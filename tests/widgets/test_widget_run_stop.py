@@ -177,3 +177,26 @@ def test_a_failed_scenario_is_not_replaced_by_a_silent_rerun():
     assert "syn3" in explorer.message.text  # says which data is still shown
     assert explorer.run() is None and explorer.runs == {}
     assert "not loaded" in explorer.message.text
+
+
+def test_data_float32_cannot_hold_is_refused_on_the_status_line_and_float64_then_runs():
+    # An analyst's table with Unix seconds, run with precision="float32": the
+    # status names the column and what to do, the form keeps the entries, and
+    # switching the form to float64 runs the same data.
+    import numpy as np
+
+    from ercot_nb.data import TemporalDataset
+
+    rng = np.random.default_rng(0)
+    X = [np.column_stack([rng.uniform(0, 86_400, 60), 1.7e9 + rng.uniform(0, 86_400, 60)]) for _ in range(3)]
+    data = TemporalDataset.from_arrays(X, feature_names=["duration", "unix_time"])
+    explorer = Explorer("syn1", params={**FAST, "precision": "float32"}, views=("partition",))
+    job = explorer.run_panel.run(data, wait=True)
+    message = explorer.run_panel.message
+    assert job.state == "failed" and message.level == "error"
+    assert "'unix_time'" in message.text and "precision='float64'" in message.text
+    precision = explorer.run_panel.form.fields["precision"].widget
+    assert precision.value == "float32" and explorer.run_panel.form.fields["pop_size"].widget.value == 20
+    precision.value = "float64"
+    job = explorer.run_panel.run(data, wait=True)
+    assert job.state == "finished" and len(explorer.result) == 3
