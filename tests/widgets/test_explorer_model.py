@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from ercot_nb import datasets, figures
+from ercot_nb.params import PRECISIONS
 from ercot_nb.widgets import Explorer, PartitionView
 
 FAST = {"pop_size": 10, "n_evaluations": 20, "max_clusters": 4}
@@ -122,6 +123,13 @@ class ExplorerMachine(RuleBasedStateMachine):
         else:
             assert len(app.dataset) == steps
             self._expect_success("Loaded the built-in scenario")
+
+    @rule(precision=st.sampled_from(PRECISIONS))
+    def choose_precision(self, precision):
+        # the next runs use it; the data and the status stay as they are
+        before = (self.app.dataset, self.app.message.text)
+        self.app.run_panel.form.fields["precision"].widget.value = precision
+        assert (self.app.dataset, self.app.message.text) == before
 
     @rule(seed=st.integers(0, 3))
     def upload_good_csv(self, seed):
