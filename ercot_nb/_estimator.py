@@ -9,6 +9,7 @@ an empty ``result_``), ``_fit_snapshot`` (process one step and append its
 from __future__ import annotations
 
 import contextlib
+import inspect
 import threading
 from os import PathLike
 from typing import Callable
@@ -105,6 +106,11 @@ class TemporalEstimator(ParamsMixin):
         self.__dict__.update(state)
         if "_fit_lock" not in self.__dict__:
             self._fit_lock = threading.Lock()
+        # a parameter added since the estimator was pickled (e.g. ``precision``) takes its default
+        defaults = inspect.signature(type(self).__init__).parameters
+        for name in self._param_names():
+            if name not in self.__dict__ and defaults[name].default is not inspect.Parameter.empty:
+                setattr(self, name, defaults[name].default)
 
     @contextlib.contextmanager
     def _exclusive(self, method: str):

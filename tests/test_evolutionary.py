@@ -288,3 +288,18 @@ def test_float32_refuses_a_feature_it_cannot_resolve():
     ERCOT(precision="float64", **FAST).partial_fit(X)
     # the same feature centred is fine in float32
     ERCOT(precision="float32", **FAST).partial_fit(X - X.mean(axis=0))
+
+
+def test_an_estimator_pickled_before_a_parameter_existed_takes_its_default(small_changing):
+    # An ERCOT pickled by a version without ``precision`` still unpickles,
+    # reports the default and predicts as before.
+    import pickle
+
+    model = ERCOT(seed=3, **FAST).fit(small_changing)
+    state = model.__getstate__()
+    del state["precision"]
+    old = ERCOT.__new__(ERCOT)
+    old.__setstate__(state)
+    assert old.get_params()["precision"] == "float64"
+    restored = pickle.loads(pickle.dumps(old))
+    np.testing.assert_array_equal(restored.predict(small_changing[-1].X), model.predict(small_changing[-1].X))
