@@ -72,11 +72,14 @@ def step_k_max(step: StepResult) -> int:
     return max(int(step.n_max), int(np.max(counts)) if len(counts) else 1)
 
 
-def _marker_key() -> list[go.Scatter]:
-    """Legend entries explaining the markers: filled on the first front, hollow dominated."""
+def _marker_key(shown: bool = True) -> list[go.Scatter]:
+    """Legend entries explaining the markers: filled on the first front, hollow dominated.
+
+    ``shown=False`` keeps the traces (a view updates them in place) out of the legend.
+    """
     return [
         go.Scatter(x=[None], y=[None], mode="markers", name=name, legendgroup="markers",
-                   legendgrouptitle=dict(text="markers") if index == 0 else None,
+                   legendgrouptitle=dict(text="markers") if index == 0 else None, showlegend=shown,
                    marker=dict(symbol=symbol, size=size, color=MUTED, line=dict(width=1.5, color=INK)),
                    hoverinfo="skip")
         for index, (name, symbol, size) in enumerate(
@@ -117,7 +120,8 @@ def _traces(
     front_order = members[front][np.argsort(F[front, 0], kind="stable")] if has_population else members
     traces: list[go.Scatter] = [
         go.Scatter(x=F[front_order, 0], y=F[front_order, 1], mode="lines", name=FRONT_LINE,
-                   line=dict(color=MUTED, width=1, shape="hv"), hoverinfo="skip")
+                   line=dict(color=MUTED, width=1, shape="hv"), hoverinfo="skip",
+                   showlegend=has_population)  # no population: nothing of the legend is drawn
     ]
     for k in k_values:
         chosen = members[n_clusters == k] if has_population else members
@@ -137,7 +141,7 @@ def _traces(
     knee = int(step.knee)
     knee_points = [knee] if has_population and knee >= 0 else []
     traces.append(go.Scatter(
-        x=F[knee_points, 0], y=F[knee_points, 1], mode="markers", name=KNEE,
+        x=F[knee_points, 0], y=F[knee_points, 1], mode="markers", name=KNEE, showlegend=has_population,
         marker=dict(symbol="star", size=22, color="#D62728", line=dict(width=1.5, color=INK)),
         customdata=[[i, int(n_clusters[i]), *raw[i]] for i in knee_points],
         hovertemplate=_HOVER,
@@ -155,7 +159,7 @@ def _traces(
             customdata=[[i, int(n_clusters[i]), *raw[i]] for i in picked],
             hovertemplate=_HOVER,
         ))
-    traces.extend(_marker_key())
+    traces.extend(_marker_key(has_population))
     if knee_points:
         annotations = [dict(
             x=F[knee, 0], y=F[knee, 1], text=f"knee: member {knee}, {k_name(n_clusters[knee])}",

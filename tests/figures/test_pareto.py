@@ -70,3 +70,19 @@ def test_the_legend_explains_filled_and_hollow_markers(syn3):
         assert filled[0].marker.symbol == "circle" and hollow[0].marker.symbol == "circle-open"
         # the key holds no member: clicking or hovering it selects nothing
         assert list(filled[0].x) == [None] and list(hollow[0].x) == [None]
+
+
+@pytest.mark.parametrize("fixed", [True, False])
+def test_a_run_without_a_population_shows_its_message_and_no_legend(syn3, fixed):
+    # A baseline or a consensus keeps no final population: the view says so,
+    # and its legend does not explain markers, a front or a knee it does not
+    # draw (the marker key stayed, reading "filled: on the first front").
+    from ercot_nb import algorithms
+
+    data, _ = syn3
+    result = algorithms.make("k-meansCOT", n_clusters=3, seed=0).fit(data[:2]).result_
+    assert len(result[1].population) == 0
+    parts = figures.pareto_parts(result, 1, fixed=fixed)
+    shown = [tr.name for tr in parts.traces if tr.showlegend is not False]  # None: plotly shows it
+    assert shown == [], shown
+    assert "no final population" in parts.layout["annotations"][0]["text"]

@@ -152,3 +152,21 @@ def test_after_any_sequence_every_view_shows_its_static_parts(syn2, actions):
                      ("title", "shapes"))
         assert_shows(sankey, figures.sankey_parts(result, t=step, events=sankey.show_events.value),
                      ("title", "annotations"))
+
+
+def test_the_pareto_legend_follows_the_run_shown(syn2):
+    # ERCOT, then a run without a population (a baseline), then ERCOT again:
+    # the legend explains markers, front and knee only where they are drawn,
+    # and the view equals the static parts after each switch.
+    from ercot_nb import algorithms
+
+    data, result = syn2
+    baseline = algorithms.make("k-meansCOT", n_clusters=4, seed=0).fit(data).result_
+    view = ParetoView(result)
+    legend = {}
+    for name, run in (("ERCOT", result), ("baseline", baseline), ("ERCOT again", result)):
+        view.load(run, step=3)
+        assert_shows(view, figures.pareto_parts(run, 3, fixed=True))
+        legend[name] = [tr.name for tr in view.figure.data if tr.showlegend is not False]
+    assert legend["baseline"] == []
+    assert legend["ERCOT"] == legend["ERCOT again"] and figures.pareto.ON_FRONT in legend["ERCOT"]
