@@ -319,27 +319,35 @@ def check_arithmetic_range(snapshot: Snapshot, index: int,
         (but not zero); the message names the step and column and says to
         rescale (:meth:`TemporalDataset.scaled`).
     """
+    _check_squared_range(snapshot, index, feature_names, ARITHMETIC_LIMIT, "",
+                         "Rescale the features first: dataset.scaled() (or divide that column by a constant)",
+                         "Rescale the features first: dataset.scaled() (or multiply them by a constant)")
+
+
+def _check_squared_range(snapshot: Snapshot, index: int, feature_names: Sequence[str] | None, limit: float,
+                         context: str, overflow_advice: str, underflow_advice: str):
+    """Refuse values beyond ``limit`` or spreads below ``1 / limit``; return (names, where, biggest, span)."""
     X = snapshot.X
-    if X.size == 0:
-        return
     names = list(feature_names) if feature_names is not None else _default_feature_names(X.shape[1])
     where = _step_name(index, snapshot.time)
-    biggest = np.abs(X).max(axis=0)
-    over = np.flatnonzero(biggest > ARITHMETIC_LIMIT)
+    if X.size == 0:
+        return names, where, np.zeros(X.shape[1]), np.zeros(X.shape[1])
+    low, high = X.min(axis=0), X.max(axis=0)
+    biggest = np.maximum(np.abs(low), np.abs(high))
+    span = high - low
+    over = np.flatnonzero(biggest > limit)
     if over.size:
         j = int(over[0])
         raise ValueError(
-            f"{where}: feature column {names[j]!r} reaches {biggest[j]:.3g}; squared distances "
-            f"of values beyond {ARITHMETIC_LIMIT:.0e} overflow. Rescale the features first: "
-            "dataset.scaled() (or divide that column by a constant)"
+            f"{where}: feature column {names[j]!r} reaches {biggest[j]:.3g}; {context}squared distances "
+            f"of values beyond {limit:.0e} overflow. {overflow_advice}"
         )
-    spread = (X.max(axis=0) - X.min(axis=0)).max()
-    if 0 < spread < 1.0 / ARITHMETIC_LIMIT:
+    if 0 < span.max() < 1.0 / limit:
         raise ValueError(
-            f"{where}: every feature spans less than {1.0 / ARITHMETIC_LIMIT:.0e} (widest {spread:.3g}); "
-            "squared distances underflow to 0. Rescale the features first: dataset.scaled() "
-            "(or multiply them by a constant)"
+            f"{where}: every feature spans less than {1.0 / limit:.0e} (widest {span.max():.3g}); "
+            f"{context}squared distances underflow to 0. {underflow_advice}"
         )
+    return names, where, biggest, span
 
 
 def check_float32_range(snapshot: Snapshot, index: int, feature_names: Sequence[str] | None = None) -> None:
@@ -365,28 +373,9 @@ def check_float32_range(snapshot: Snapshot, index: int, feature_names: Sequence[
         The message names the step and column and says to use
         ``precision="float64"`` or to centre or rescale the column.
     """
-    X = snapshot.X
-    if X.size == 0:
-        return
-    names = list(feature_names) if feature_names is not None else _default_feature_names(X.shape[1])
-    where = _step_name(index, snapshot.time)
-    low, high = X.min(axis=0), X.max(axis=0)
-    biggest = np.maximum(np.abs(low), np.abs(high))
-    span = high - low
-    over = np.flatnonzero(biggest > FLOAT32_LIMIT)
-    if over.size:
-        j = int(over[0])
-        raise ValueError(
-            f"{where}: feature column {names[j]!r} reaches {biggest[j]:.3g}; with precision='float32' "
-            f"squared distances of values beyond {FLOAT32_LIMIT:.0e} overflow. Use precision='float64' "
-            "or rescale the features: dataset.scaled()"
-        )
-    if 0 < span.max() < 1.0 / FLOAT32_LIMIT:
-        raise ValueError(
-            f"{where}: every feature spans less than {1.0 / FLOAT32_LIMIT:.0e} (widest {span.max():.3g}); "
-            "with precision='float32' squared distances underflow to 0. Use precision='float64' or "
-            "rescale the features: dataset.scaled()"
-        )
+    advice = "Use precision='float64' or rescale the features: dataset.scaled()"
+    names, where, biggest, span = _check_squared_range(snapshot, index, feature_names, FLOAT32_LIMIT,
+                                                       "with precision='float32' ", advice, advice)
     spacing = np.spacing(biggest.astype(np.float32)).astype(np.float64)
     coarse = np.flatnonzero((span > 0) & (spacing * FLOAT32_MIN_LEVELS > span))
     if coarse.size:
