@@ -325,5 +325,7 @@ def parse_assignments(owner: str, specs: tuple[Param, ...], assignments) -> dict
             raise ValueError(f"{owner}: expected NAME=VALUE, got {item!r}")
         if name not in by_name:
             raise TypeError(f"{owner} has no parameter {name!r}; its parameters: {', '.join(by_name)}")
+        if name in result:
+            raise ValueError(f"{owner}: parameter {name!r} is given twice ({name}=...); give it once")
         result[name] = by_name[name].parse(text, owner)
     return result

@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._files import atomic_write, check_outputs
+
 __all__ = ["encode_scalar", "decode_scalar", "encode_object_array", "decode_object_array",
            "read_npz", "DEFAULT_MAX_BYTES", "save_result", "load_result"]
 
@@ -200,11 +202,15 @@ def loads_header(text: str, path: Path) -> dict:
     return header
 
 
-def save_result(result, step_class, path) -> Path:
-    """The body of :meth:`ClusteringResult.save` (see its docstring)."""
+def result_path(path) -> Path:
+    """The file :meth:`ClusteringResult.save` writes for ``path`` (``.npz`` appended)."""
     path = Path(path)
-    if path.suffix != ".npz":
-        path = path.with_suffix(".npz")
+    return path if path.suffix == ".npz" else path.with_suffix(".npz")
+
+
+def save_result(result, step_class, path, *, overwrite: bool = False) -> Path:
+    """The body of :meth:`ClusteringResult.save` (see its docstring)."""
+    path = check_outputs({"path": result_path(path)}, overwrite=overwrite, create_parents=True)["path"]
     arrays: dict[str, np.ndarray] = {}
     scalars = []
     for s in result.steps:
@@ -229,8 +235,8 @@ def save_result(result, step_class, path) -> Path:
         "steps": scalars,
     }
     arrays["__header__"] = np.array(json.dumps(header))
-    np.savez_compressed(path, **arrays)
-    return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return atomic_write(path, lambda file: np.savez_compressed(file, **arrays))
 
 
 def load_result(cls, step_class, path, max_bytes: int = DEFAULT_MAX_BYTES):

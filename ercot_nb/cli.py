@@ -9,8 +9,14 @@ notebook app with Voila, on 127.0.0.1 by default (:mod:`ercot_nb.widgets.app`);
 ``tutorials`` copies the tutorial notebooks and exercises into a folder.
 
 Input problems (a missing file or column, a non-numeric feature, an invalid
-parameter) print one ``ercot-nb: error: ...`` line on stderr and return exit
-code 2, like argparse's own usage errors.
+parameter, a parameter given twice, an output path that would replace an
+input or an existing file, see :mod:`ercot_nb._files`) print one
+``ercot-nb: error: ...`` line on stderr and return exit code 2, like
+argparse's own usage errors.
+
+Building the parser imports nothing heavy (no pandas, NumPy, SciPy, numba or
+Dask), so ``--help`` and usage errors answer at once; the choices it lists
+are kept here and checked against their modules by the tests.
 """
 from __future__ import annotations
 
@@ -21,14 +27,28 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 __all__ = ["main", "build_parser"]
 
 PROG = "ercot-nb"
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
-from .params import KNEE_RULES, SCALINGS
+# The parser's choices (tests check them against ercot_nb.datasets.available(),
+# ercot_nb.params.KNEE_RULES and ercot_nb.params.SCALINGS).
+DATASET_NAMES: tuple[str, ...] = (
+    "syn1", "syn2", "syn3", "syn4", "syn5", "syn6", "syn7", "syn8",
+    "bird_flocks", "gapminder", "video_bt", "video_mo", "video_rc",
+)
+KNEE_RULES: tuple[str, ...] = ("ideal", "chord", "mock")
+SCALINGS: tuple[str, ...] = ("none", "standardize", "minmax")
+# Flags that set an estimator parameter, and the value used when a flag is not given.
+_ESTIMATOR_FLAGS = {"n_clusters": "--n-clusters", "max_clusters": "--max-clusters", "pop_size": "--pop-size",
+                    "n_evaluations": "--evaluations", "knee": "--knee", "seed": "--seed"}
+_FLAG_DEFAULTS = {"max_clusters": 8, "pop_size": 100, "n_evaluations": 1000, "seed": 0}
 
 
 class _InputError(Exception):
@@ -52,8 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
     -------
     argparse.ArgumentParser
     """
-    from . import algorithms
-    from .datasets import available
+    from . import algorithms  # a registry of names: imports no algorithm
+
+    def available() -> list[str]:
+        return list(DATASET_NAMES)
 
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -77,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     choice.add_argument("--dataset", metavar="NAME", type=str.lower, choices=available(),
                         help=f"built-in dataset: {', '.join(available())}")
     choice.add_argument("--csv", metavar="PATH", type=Path, help="long-format CSV file")
-    source.add_argument("--data-seed", type=int, default=0, metavar="N",
+    source.add_argument("--data-seed", type=int, default=None, metavar="N",
                         help="seed of the built-in dataset's generator (default: 0)")
     source.add_argument("--time", metavar="COL", help="CSV column holding the time step")
     source.add_argument("--id", metavar="COL", help="CSV column holding the sample id")
@@ -98,33 +120,39 @@ def build_parser() -> argparse.ArgumentParser:
                       default="ercot",
                       help="ercot (with temporal smoothness), staticec (each step alone) or a "
                            f"baseline: {', '.join(algorithms.available())}; default: ercot")
-    algo.add_argument("--seed", type=int, default=0, metavar="N", help="algorithm seed (default: 0)")
-    algo.add_argument("--max-clusters", type=_positive_int, default=8, metavar="N",
+    algo.add_argument("--seed", type=int, default=None, metavar="N", help="algorithm seed (default: 0)")
+    algo.add_argument("--max-clusters", type=_positive_int, default=None, metavar="N",
                       help="largest number of clusters searched (default: 8)")
     algo.add_argument("--n-clusters", type=_positive_int, default=None, metavar="N",
                       help="fix the number of clusters instead of searching it")
-    algo.add_argument("--pop-size", type=_positive_int, default=100, metavar="N",
+    algo.add_argument("--pop-size", type=_positive_int, default=None, metavar="N",
                       help="population size, even (default: 100)")
-    algo.add_argument("--evaluations", type=_positive_int, default=1000, metavar="N",
+    algo.add_argument("--evaluations", type=_positive_int, default=None, metavar="N",
                       help="fitness evaluations per step, at least 2 x pop-size (default: 1000)")
     algo.add_argument("--knee", choices=KNEE_RULES, default=None,
                       help="rule choosing the final solution on the Pareto front (default: ideal)")
     algo.add_argument("--param", metavar="NAME=VALUE", action="append", default=[],
                       help="any parameter of the algorithm, e.g. crossover_rate=0.8 or seed=none "
-                           "(repeatable; see ercot_nb.params.estimator_params)")
+                           "(repeatable, each name once and not also set by its own flag; see "
+                           "ercot_nb.params.estimator_params)")
 
-    out = run.add_argument_group("output")
+    out = run.add_argument_group(
+        "output", "Outputs never replace the input (--csv) or each other; an existing file is replaced "
+                  "only with --overwrite; the folder must exist. Each file is written to a temporary "
+                  "file and renamed, so an interrupted write leaves the old file whole.")
     out.add_argument("--out", metavar="PATH", type=Path,
                      help="write the per-step labels (t, time, id, label, aligned_label) as CSV")
     out.add_argument("--save-result", metavar="PATH", type=Path,
-                     help="save the full result (fronts, weights, ...) as .npz")
+                     help="save the full result (fronts, weights, ...) as .npz (added to another suffix)")
+    out.add_argument("--overwrite", action="store_true",
+                     help="replace existing output files (never the input)")
     run.set_defaults(handler=_run)
 
     # Listed for --help; its arguments go to ercot_nb.bench untouched (see main).
     commands.add_parser("bench", help="run benchmark experiments (ercot-nb bench --help)",
                         add_help=False)
 
-    from .experiments import add_arguments as add_experiments_arguments
+    from .experiments.cli import add_arguments as add_experiments_arguments  # light: no Dask
 
     experiments = commands.add_parser(
         "experiments",
@@ -173,7 +201,8 @@ def build_parser() -> argparse.ArgumentParser:
         "tutorials",
         help="copy the tutorial notebooks and exercises into a folder",
         description="Copy the tutorial notebooks and the exercises of the installed package into "
-                    "DIR (created when missing); files already there are kept unless --overwrite.",
+                    "DIR (created when missing; its parent must exist); files already there are kept "
+                    "unless --overwrite.",
     )
     tutorials.add_argument("dir", metavar="DIR", type=Path, help="folder to copy into")
     tutorials.add_argument("--overwrite", action="store_true", help="replace existing files")
@@ -197,14 +226,16 @@ def _load_data(args: argparse.Namespace):
         if csv_only:
             raise _InputError(f"{', '.join(csv_only)} can only be used with --csv")
         try:
-            params = parse_assignments(args.dataset, dataset_params(args.dataset),
-                                       [f"seed={args.data_seed}", *args.data_param])
-            seed = params.pop("seed")
+            params = parse_assignments(args.dataset, dataset_params(args.dataset), args.data_param)
+            if args.data_seed is not None and "seed" in params:
+                raise ValueError("the data seed is given twice (--data-seed and --data-param seed=...); "
+                                 "give it once")
+            seed = params.pop("seed", 0 if args.data_seed is None else args.data_seed)
             return load(args.dataset, seed=seed, **params)
         except (ValueError, TypeError) as exc:
             raise _InputError(str(exc)) from None
-    if args.data_param:
-        raise _InputError("--data-param can only be used with --dataset")
+    if args.data_param or args.data_seed is not None:
+        raise _InputError("--data-param and --data-seed can only be used with --dataset")
     missing = [flag for flag, value in (("--time", args.time), ("--id", args.id)) if not value]
     if missing:
         raise _InputError(f"--csv needs {' and '.join(missing)}")
@@ -223,19 +254,27 @@ def _estimator(args: argparse.Namespace):
     cls = algorithms.get(args.algorithm)
     specs = estimator_params(cls)
     names = {spec.name for spec in specs}
-    flags = {"n_clusters": args.n_clusters, "max_clusters": args.max_clusters, "pop_size": args.pop_size,
-             "n_evaluations": args.evaluations, "knee": args.knee, "seed": args.seed}
-    defaults = {"max_clusters": 8, "pop_size": 100, "n_evaluations": 1000, "seed": 0}
+    given = {name: getattr(args, flag[2:].replace("-", "_"))
+             for name, flag in _ESTIMATOR_FLAGS.items()}
+    try:
+        assigned = parse_assignments(cls._algorithm_name, specs, args.param)  # refuses a name given twice
+    except (ValueError, TypeError) as exc:
+        raise _InputError(str(exc)) from None
     params: dict[str, Any] = {"progress": False}
-    for name, value in flags.items():
-        if value is None or (name in defaults and value == defaults[name] and name not in names):
+    for name, value in given.items():
+        if value is None:  # not given: the command's default, unless --param sets it
+            if name in _FLAG_DEFAULTS and name in names and name not in assigned:
+                params[name] = _FLAG_DEFAULTS[name]
             continue
         if name not in names:
             raise _InputError(f"{cls._algorithm_name} has no parameter {name} "
                               f"(its parameters: {', '.join(sorted(names))})")
+        if name in assigned:
+            raise _InputError(f"parameter {name} is given twice ({_ESTIMATOR_FLAGS[name]} {value} and "
+                              f"--param {name}=...); give it once")
         params[name] = value
     try:
-        params.update(parse_assignments(cls._algorithm_name, specs, args.param))
+        params.update(assigned)
         estimator = cls(**params)
         estimator._check_params()
     except (ValueError, TypeError) as exc:
@@ -257,6 +296,8 @@ def summary_frame(dataset, result) -> pd.DataFrame:
         Columns ``t, time, n_samples, n_clusters, alpha, seconds`` and, with
         labels, ``RI, NMI``; the last row (``t == "mean"``) averages them.
     """
+    import pandas as pd
+
     from .metrics import score_steps
 
     table = result.steps_frame()
@@ -301,7 +342,24 @@ def _prepared_data(args: argparse.Namespace):
     return dataset
 
 
+def _run_outputs(args: argparse.Namespace) -> dict[str, Path]:
+    """The checked output paths of ``run`` (see :mod:`ercot_nb._files`), before any work is done."""
+    from ._files import OutputError, check_outputs
+    from ._persist import result_path
+
+    outputs = {"--out": args.out,
+               "--save-result": None if args.save_result is None else result_path(args.save_result)}
+    try:
+        return check_outputs(outputs, {"--csv": args.csv}, overwrite=args.overwrite,
+                             overwrite_hint="--overwrite")
+    except OutputError as exc:
+        raise _InputError(str(exc)) from None
+
+
 def _run(args: argparse.Namespace) -> int:
+    from ._files import atomic_write
+
+    outputs = _run_outputs(args)
     dataset = _prepared_data(args)
     estimator = _estimator(args)
     started = time.perf_counter()
@@ -313,14 +371,14 @@ def _run(args: argparse.Namespace) -> int:
 
     print(f"{result.algorithm} on {dataset!r}: {len(result)} steps in {elapsed:.1f} s")
     print(_format_summary(summary_frame(dataset, result)))
+    _run_outputs(args)  # again: a file may have appeared during the fit
     try:
-        if args.out is not None:
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            result.to_frame().to_csv(args.out, index=False)
-            print(f"labels written to {args.out}")
-        if args.save_result is not None:
-            args.save_result.parent.mkdir(parents=True, exist_ok=True)
-            print(f"result saved to {result.save(args.save_result)}")
+        if "--out" in outputs:
+            frame = result.to_frame()
+            atomic_write(outputs["--out"], lambda file: frame.to_csv(file, index=False))
+            print(f"labels written to {outputs['--out']}")
+        if "--save-result" in outputs:
+            print(f"result saved to {result.save(outputs['--save-result'], overwrite=args.overwrite)}")
     except OSError as exc:
         print(f"{PROG}: error: could not write output: {exc}", file=sys.stderr)
         return EXIT_FAILURE

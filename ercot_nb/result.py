@@ -464,7 +464,7 @@ class ClusteringResult:
             }
         )
 
-    def to_html(self, path: str | Path, dataset: Any = None) -> Path:
+    def to_html(self, path: str | Path, dataset: Any = None, *, overwrite: bool = False) -> Path:
         """Write the run's explorer page: one self-contained, offline HTML file.
 
         plotly.js and every step's data are embedded (no CDN, no kernel).  One
@@ -481,6 +481,9 @@ class ClusteringResult:
             Output ``.html`` file; parent folders are created.
         dataset : TemporalDataset, optional
             The data the run was fitted on (needed for the partition views).
+        overwrite : bool, default=False
+            Replace an existing file (otherwise a ``ValueError``); the write
+            is atomic either way (see :mod:`ercot_nb._files`).
 
         Returns
         -------
@@ -491,7 +494,7 @@ class ClusteringResult:
         # time (the page module imports this one).
         from .page import ExplorerPage
 
-        return ExplorerPage(self, dataset).save(path)
+        return ExplorerPage(self, dataset).save(path, overwrite=overwrite)
 
     def _repr_html_(self) -> str:
         table = self.steps_frame().to_html(index=False, float_format=lambda v: f"{v:.4g}")
@@ -501,8 +504,14 @@ class ClusteringResult:
         return f"ClusteringResult(algorithm={self.algorithm!r}, steps={len(self)})"
 
     # -- persistence ------------------------------------------------------------------
-    def save(self, path: str | Path) -> Path:
+    def save(self, path: str | Path, *, overwrite: bool = False) -> Path:
         """Write the result to one compressed ``.npz`` file (no pickle).
+
+        ``.npz`` is appended to a path with another suffix; parent folders
+        are created.  An existing file is replaced only with
+        ``overwrite=True`` (otherwise a ``ValueError``), and the write is
+        atomic: an interrupted save leaves the old file whole (see
+        :mod:`ercot_nb._files`).
 
         Time labels and ids keep their types through :meth:`load`: ints,
         floats, strings, ``pandas.Timestamp`` / ``datetime64`` / dates, and
@@ -513,8 +522,10 @@ class ClusteringResult:
         TypeError
             For a time label or id of a type that cannot be stored (the
             message names the step).
+        ValueError
+            If the file exists and ``overwrite`` is false, or ``path`` is a folder.
         """
-        return save_result(self, StepResult, path)
+        return save_result(self, StepResult, path, overwrite=overwrite)
 
     @classmethod
     def load(cls, path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> "ClusteringResult":

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._files import OutputError, atomic_write, check_outputs
 from .apps import applications_report
 from .precision import PRECISION_DATASETS, precision_runs, precision_summary
 from ..experiments import KNOWN_K
@@ -34,7 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     quality.add_argument("--knee", nargs="*", default=["ideal"], help="knee rules to compare")
     quality.add_argument("--no-known-k", action="store_true", help="skip the k=4 setting on Syn1-6")
     quality.add_argument("--workers", type=int, default=None)
-    quality.add_argument("--out", type=Path, default=None, help="write the per-run table (CSV)")
+    quality.add_argument("--out", type=Path, default=None,
+                         help="write the per-run table (CSV); its folder must exist")
+    quality.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     quality.add_argument("--runs-dir", type=Path, default=None,
                          help="keep the run files here and resume from them (default: a temporary folder)")
     args = parser.parse_args(argv)
@@ -57,6 +60,11 @@ def main(argv: list[str] | None = None) -> int:
             print(summary.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
         return 0
 
+    if args.out:
+        try:  # before the runs: the rule of ercot_nb._files
+            check_outputs({"--out": args.out}, overwrite=args.overwrite, overwrite_hint="--overwrite")
+        except OutputError as exc:
+            parser.error(str(exc))
     settings = {}
     for rule in args.knee:
         suffix = "" if args.knee == ["ideal"] else f",knee={rule}"
@@ -68,8 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     table = quality_runs(args.runs, settings, args.datasets, args.algorithms, workers=args.workers,
                          runs_dir=args.runs_dir)
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        table.to_csv(args.out, index=False)
+        atomic_write(args.out, lambda file: table.to_csv(file, index=False))
     print(format_quality(quality_summary(table), table))
     print(f"\nwall time {time.perf_counter() - started:.1f} s, {len(table)} runs")
     return 0

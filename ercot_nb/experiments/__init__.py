@@ -41,29 +41,66 @@ Examples
 """
 from __future__ import annotations
 
-from ..paper import PAPER_ALGORITHMS, PAPER_RESULTS, PAPER_SECONDS_PER_STEP
-from .cli import add_arguments, run_from_args
-from .figures import alpha_per_step_figure, fronts_figure, ri_per_step_figure
-from .report import build_report
-from .runner import execute_run, run_experiments
-from .spec import (
-    KNOWN_K,
-    RUN_COLUMNS,
-    STATUS_FAILED,
-    STATUS_NOT_APPLICABLE,
-    STATUS_OK,
-    SYNTHETIC_DATASETS,
-    RunOutput,
-    RunSpec,
-)
-from .statistics import (
-    mark_against_reference,
-    per_run_scores,
-    seconds_table,
-    significance_marks,
-    summary_table,
-)
-from .store import load_fronts, load_runs
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Names are imported on first use, so that ``ercot-nb --help`` (which adds the
+# options of :mod:`.cli`) loads neither Dask nor SciPy.
+_LAZY = {
+    "PAPER_ALGORITHMS": "..paper", "PAPER_RESULTS": "..paper", "PAPER_SECONDS_PER_STEP": "..paper",
+    "add_arguments": ".cli", "run_from_args": ".cli",
+    "alpha_per_step_figure": ".figures", "fronts_figure": ".figures", "ri_per_step_figure": ".figures",
+    "build_report": ".report",
+    "execute_run": ".runner", "run_experiments": ".runner",
+    "KNOWN_K": ".spec", "RUN_COLUMNS": ".spec", "STATUS_FAILED": ".spec", "STATUS_NOT_APPLICABLE": ".spec",
+    "STATUS_OK": ".spec", "SYNTHETIC_DATASETS": ".spec", "RunOutput": ".spec", "RunSpec": ".spec",
+    "mark_against_reference": ".statistics", "per_run_scores": ".statistics", "seconds_table": ".statistics",
+    "significance_marks": ".statistics", "summary_table": ".statistics",
+    "load_fronts": ".store", "load_runs": ".store",
+}
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..paper import PAPER_ALGORITHMS, PAPER_RESULTS, PAPER_SECONDS_PER_STEP
+    from .cli import add_arguments, run_from_args
+    from .figures import alpha_per_step_figure, fronts_figure, ri_per_step_figure
+    from .report import build_report
+    from .runner import execute_run, run_experiments
+    from .spec import (
+        KNOWN_K,
+        RUN_COLUMNS,
+        STATUS_FAILED,
+        STATUS_NOT_APPLICABLE,
+        STATUS_OK,
+        SYNTHETIC_DATASETS,
+        RunOutput,
+        RunSpec,
+    )
+    from .statistics import (
+        mark_against_reference,
+        per_run_scores,
+        seconds_table,
+        significance_marks,
+        summary_table,
+    )
+    from .store import load_fronts, load_runs
+
+
+_SUBMODULES = ("cli", "figures", "report", "runner", "spec", "statistics", "store")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "RUN_COLUMNS",

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._files import atomic_write, atomic_write_text, check_outputs, read_manifest, write_manifest
 from ..algorithms import name_key
 from ..figures import save_html
 from ..paper import PAPER_ALGORITHMS, paper_value
@@ -112,6 +113,27 @@ def _representative_run(table: pd.DataFrame, algorithm: str, dataset: str, runs_
     return int(scores.loc[distance.sort_values(kind="stable").index[0], "run"])
 
 
+REPORT_FILES = {"report": "report.md", "figures": "figures.html", "runs": "runs.csv"}
+
+
+def check_report_folder(report_dir: str | os.PathLike[str], *, overwrite: bool = False,
+                        overwrite_hint: str = "overwrite=True") -> dict[str, Path]:
+    """The report's file paths in ``report_dir``, checked before any work is done.
+
+    Raises
+    ------
+    ValueError
+        If ``report_dir`` is a file, or one of :data:`REPORT_FILES` exists
+        there and is not listed in the folder's manifest (without ``overwrite``).
+    """
+    report_dir = Path(report_dir)
+    if report_dir.exists() and not report_dir.is_dir():
+        raise ValueError(f"{report_dir} is a file, not a folder; give a folder for the report")
+    paths = {kind: report_dir / name for kind, name in REPORT_FILES.items()}
+    return check_outputs(paths, overwrite=overwrite, owned=read_manifest(report_dir), create_parents=True,
+                         overwrite_hint=overwrite_hint)
+
+
 def build_report(
     table: pd.DataFrame,
     report_dir: str | os.PathLike[str],
@@ -124,8 +146,14 @@ def build_report(
     fronts_times: Sequence[Any] = (4, 5, 6, 7),
     command: str | None = None,
     wall_seconds: float | None = None,
+    overwrite: bool = False,
 ) -> dict[str, Path]:
     """Write ``report.md``, ``figures.html`` and ``runs.csv`` for a sweep.
+
+    The folder's manifest (``.ercot-nb-manifest.json``) lists the files a
+    report wrote there: a new report replaces those, and refuses any other
+    existing file of the same name unless ``overwrite`` (see
+    :mod:`ercot_nb._files`).
 
     Parameters
     ----------
@@ -148,16 +176,27 @@ def build_report(
         The command that made the sweep, quoted in the report.
     wall_seconds : float, optional
         Wall time of the sweep, quoted in the report.
+    overwrite : bool, default=False
+        Replace ``report.md``, ``figures.html`` or ``runs.csv`` even when no
+        earlier report of this package wrote them.
 
     Returns
     -------
     dict
         ``{"report": path, "figures": path, "runs": path}``.
+
+    Raises
+    ------
+    ValueError
+        If ``report_dir`` is a file, or one of the three files exists and was
+        not written by an earlier report (without ``overwrite``).
     """
     report_dir = Path(report_dir)
+    report_paths = check_report_folder(report_dir, overwrite=overwrite)
     report_dir.mkdir(parents=True, exist_ok=True)
-    runs_path = report_dir / "runs.csv"
-    table.to_csv(runs_path, index=False)
+    write_manifest(report_dir, report_paths.values())  # first: an interrupted report stays replaceable
+    runs_path = report_paths["runs"]
+    atomic_write(runs_path, lambda file: table.to_csv(file, index=False))
 
     summary = summary_table(table, reference=reference, test=test, significance=significance)
     present = list(dict.fromkeys(table["algorithm"]))
@@ -191,7 +230,8 @@ def build_report(
     seconds = seconds_table(summary)
     figures.append(seconds_figure(seconds))
     figure_notes.append("Table IV (seconds per time step) as a figure")
-    figures_path = save_html(figures, report_dir / "figures.html", title="ercot-nb: the paper's experiments")
+    figures_path = save_html(figures, report_paths["figures"], title="ercot-nb: the paper's experiments",
+                             overwrite=True)  # checked above
 
     test_text = ("two-sided Mann-Whitney rank-sum test of the per-run values" if test == "rank-sum"
                  else "two-sided Wilcoxon signed-rank test, runs paired by index (zero_method='zsplit')")
@@ -240,6 +280,5 @@ def build_report(
         "Delete it after changing an algorithm, since runs are matched by their parameters only.",
         "",
     ]
-    report_path = report_dir / "report.md"
-    report_path.write_text("\n".join(lines), encoding="utf-8")
+    report_path = atomic_write_text(report_paths["report"], "\n".join(lines))
     return {"report": report_path, "figures": figures_path, "runs": runs_path}

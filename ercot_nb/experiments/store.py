@@ -6,12 +6,13 @@ import json
 import os
 import re
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from .._files import atomic_write, atomic_write_text
 from .spec import RUN_COLUMNS, STATUS_FAILED, RunOutput, RunSpec
 
 SETTINGS_COLUMN = "settings_id"
@@ -49,16 +50,9 @@ def _checksum(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _replace_with(path: Path, write: Callable[[Path], None]) -> None:
-    """Write through ``<path>.partial`` and rename, so that ``path`` is either absent, old or complete."""
-    partial = path.with_name(path.name + ".partial")
-    write(partial)
-    os.replace(partial, path)
-
-
 def write_atomically(frame: pd.DataFrame, path: Path) -> None:
-    """Write a CSV so that ``path`` is either absent or complete."""
-    _replace_with(path, lambda partial: frame.to_csv(partial, index=False))
+    """Write a CSV so that ``path`` is either absent, old or complete (:func:`ercot_nb._files.atomic_write`)."""
+    atomic_write(path, lambda file: frame.to_csv(file, index=False))
 
 
 def read_run_file(path: Path) -> pd.DataFrame:
@@ -87,7 +81,7 @@ def save_run(out_dir: Path, spec: RunSpec, output: RunOutput) -> None:
         "status": str(rows["status"].iloc[0]), "rows": len(rows), "sha256": _checksum(path),
         "fronts_sha256": fronts_sum,
     }
-    _replace_with(record, lambda partial: partial.write_text(json.dumps(content, indent=1), encoding="utf-8"))
+    atomic_write_text(record, json.dumps(content, indent=1))
 
 
 def read_finished(path: Path) -> tuple[dict[str, Any], pd.DataFrame]:
@@ -181,7 +175,7 @@ def record_settings(out_dir: Path, specs: Sequence[RunSpec]) -> None:
     for spec in specs:
         known.setdefault(spec.settings_id, json.loads(json.dumps(spec.settings, default=repr)))
     text = json.dumps(known, indent=1, sort_keys=True)
-    _replace_with(path, lambda partial: partial.write_text(text, encoding="utf-8"))
+    atomic_write_text(path, text)
 
 
 def tidy(frame: pd.DataFrame) -> pd.DataFrame:

@@ -10,6 +10,7 @@ from pathlib import Path
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from .._files import atomic_write_text, check_outputs
 from ..data import TemporalDataset
 from ..result import ClusteringResult
 from .flows import sankey_figure
@@ -77,6 +78,7 @@ def save_html(
     path: str | PathLike[str],
     *,
     title: str = "ercot-nb figures",
+    overwrite: bool = False,
 ) -> Path:
     """Write one or several figures to a self-contained offline HTML page.
 
@@ -91,12 +93,16 @@ def save_html(
         Output file (``.html``); parent folders are created.
     title : str, default="ercot-nb figures"
         The page title.
+    overwrite : bool, default=False
+        Replace an existing file (otherwise a ``ValueError``); the write is
+        atomic either way (see :mod:`ercot_nb._files`).
 
     Returns
     -------
     pathlib.Path
         The written file.
     """
+    path = check_outputs({"path": path}, overwrite=overwrite, create_parents=True)["path"]
     figs = [figures] if isinstance(figures, go.Figure) else list(figures)
     if not figs or not all(isinstance(f, go.Figure) for f in figs):
         raise TypeError("figures must be a plotly Figure or a non-empty sequence of Figures")
@@ -116,8 +122,6 @@ def save_html(
         f"<title>{html.escape(title)}</title>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
     )
     page = _CDN_URL.sub("./topojson/", page)
-    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page, encoding="utf-8")
-    return path
+    return atomic_write_text(path, page)
 

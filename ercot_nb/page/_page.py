@@ -12,6 +12,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from .._files import atomic_write_text, check_outputs
 from ..data import TemporalDataset
 from ..result import ClusteringResult
 from ._data import MAX_MEMBERS, MAX_POINTS, VIDEO_MAX_PIXELS, page_data
@@ -148,12 +149,16 @@ class ExplorerPage:
             self._html = _TOKEN.sub(lambda match: parts[match.group(1)], _resource("template.html"))
         return self._html
 
-    def save(self, path: str | PathLike[str]) -> Path:
-        """Write the page to ``path`` (parent folders are created); returns the path."""
-        path = Path(path)
+    def save(self, path: str | PathLike[str], *, overwrite: bool = False) -> Path:
+        """Write the page to ``path`` (parent folders are created); returns the path.
+
+        An existing file is replaced only with ``overwrite=True`` (otherwise a
+        ``ValueError``); the write is atomic (see :mod:`ercot_nb._files`).
+        """
+        path = check_outputs({"path": path}, overwrite=overwrite, create_parents=True)["path"]
+        text = self.to_html_string()
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(self.to_html_string(), encoding="utf-8")
-        return path
+        return atomic_write_text(path, text)
 
     def _repr_html_(self) -> str:
         """An ``<iframe srcdoc>`` holding the page: runs in any notebook front end and export.

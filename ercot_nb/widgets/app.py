@@ -142,9 +142,11 @@ def copy_tutorials(destination: str | os.PathLike[str], *, overwrite: bool = Fal
     Parameters
     ----------
     destination : path
-        Folder to copy into (created when missing).
+        Folder to copy into (created when missing; its parent must exist).
     overwrite : bool, default=False
-        Replace files that exist there; by default they are kept.
+        Replace files that exist there; by default they are kept.  Each copy
+        is atomic, and a tutorial is never copied onto itself (see
+        :mod:`ercot_nb._files`).
 
     Returns
     -------
@@ -154,22 +156,31 @@ def copy_tutorials(destination: str | os.PathLike[str], *, overwrite: bool = Fal
     Raises
     ------
     ValueError
-        When ``destination`` is a file, or the tutorials are missing.
+        When ``destination`` is a file, its parent folder is missing, it is
+        the installed tutorials' own folder, or the tutorials are missing.
     """
+    from .._files import atomic_write, same_file
+
     target = Path(destination).expanduser()
     if target.exists() and not target.is_dir():
         raise ValueError(f"{target} is a file; give a folder to copy the tutorials into")
+    if not target.exists() and not target.parent.is_dir():
+        raise ValueError(f"the folder {target.parent} does not exist; create it first (only {target.name} "
+                         "itself is created)")
     try:
         source = find_tutorials()
     except FileNotFoundError as exc:
         raise ValueError(str(exc)) from None
+    if target.exists() and same_file(target, source):
+        raise ValueError(f"{target} is the folder the tutorials are copied from; give another folder")
     written = []
     for relative in tutorial_files(source):
         out = target / relative
-        if out.exists() and not overwrite:
+        if out.exists() and (not overwrite or same_file(out, source / relative)):
             continue
         out.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source / relative, out)
+        with (source / relative).open("rb") as original:
+            atomic_write(out, lambda file: shutil.copyfileobj(original, file))
         written.append(out)
     return written
 

@@ -410,17 +410,17 @@ class Explorer(W.VBox):
         """Plain Plotly figures of every view as shown (no kernel needed)."""
         return [view.static() for view in self.views]
 
-    def to_html(self, path: str | Path) -> Path:
+    def to_html(self, path: str | Path, *, overwrite: bool = False) -> Path:
         """Write the shown run as one offline HTML page (see ``ClusteringResult.to_html``).
 
         Raises
         ------
         ValueError
-            If no run is shown.
+            If no run is shown, or ``path`` exists and ``overwrite`` is false.
         """
         if self.result is None:
             raise ValueError("no run to export yet: run an algorithm first")
-        return self.result.to_html(path, self.dataset)
+        return self.result.to_html(path, self.dataset, overwrite=overwrite)
 
     def _precompute(self) -> None:
         """Fill the per-step caches of a run given at the start, so that scrubbing is cheap."""

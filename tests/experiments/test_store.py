@@ -147,7 +147,7 @@ def test_the_completion_record_holds_rows_and_checksum(finished):
     record = json.loads((out_dir / DAMAGED.replace(".csv", ".done.json")).read_text())
     assert record["rows"] == 5 == (table["run"] == 1).sum()
     assert record["status"] == "ok" and len(record["sha256"]) == 64
-    assert not list(out_dir.glob("*.partial"))
+    assert not list(out_dir.glob("*.partial")) and not list(out_dir.glob(".*.tmp"))
 
 
 @pytest.mark.parametrize("param, message", [
