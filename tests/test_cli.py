@@ -46,6 +46,7 @@ def run(argv, capsys):
 
 def test_run_on_a_builtin_dataset_writes_the_labels_table(tmp_path, capsys):
     out_csv = tmp_path / "out" / "labels.csv"
+    out_csv.parent.mkdir()  # the command creates no folder (ercot_nb._files)
     saved = tmp_path / "syn1_result.npz"
     code, out, err = run(
         ["run", "--dataset", "syn1", "--algorithm", "staticec", "--seed", "3", *BUDGET,
