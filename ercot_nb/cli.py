@@ -14,8 +14,8 @@ input or an existing file, see :mod:`ercot_nb._files`) print one
 ``ercot-nb: error: ...`` line on stderr and return exit code 2, like
 argparse's own usage errors.
 
-Building the parser imports nothing heavy (no pandas, NumPy, SciPy, numba or
-Dask), so ``--help`` and usage errors answer at once; the choices it lists
+Building the parser imports nothing heavy (NumPy only: no pandas, SciPy,
+plotly, numba or Dask), so ``--help`` and usage errors answer at once; the choices it lists
 are kept here and checked against their modules by the tests.
 """
 from __future__ import annotations
@@ -37,13 +37,14 @@ __all__ = ["main", "build_parser"]
 PROG = "ercot-nb"
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
-# The parser's choices (tests check them against ercot_nb.datasets.available(),
-# ercot_nb.params.KNEE_RULES and ercot_nb.params.SCALINGS).
+from ._knee import KNEE_RULES  # NumPy only
+
+# The parser's choices (tests check them against ercot_nb.datasets.available()
+# and ercot_nb.params.SCALINGS).
 DATASET_NAMES: tuple[str, ...] = (
     "syn1", "syn2", "syn3", "syn4", "syn5", "syn6", "syn7", "syn8",
     "bird_flocks", "gapminder", "video_bt", "video_mo", "video_rc",
 )
-KNEE_RULES: tuple[str, ...] = ("ideal", "chord", "mock")
 SCALINGS: tuple[str, ...] = ("none", "standardize", "minmax")
 # Flags that set an estimator parameter, and the value used when a flag is not given.
 _ESTIMATOR_FLAGS = {"n_clusters": "--n-clusters", "max_clusters": "--max-clusters", "pop_size": "--pop-size",

@@ -67,8 +67,9 @@ def small_result():
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("overwrite", [[], ["--overwrite"]])
 @pytest.mark.parametrize("spelling", ["same", "dot", "symlink", "hardlink"])
-def test_run_out_equal_to_the_input_csv_is_refused(tmp_path, capsys, monkeypatch, spelling):
+def test_run_out_equal_to_the_input_csv_is_refused(tmp_path, capsys, monkeypatch, spelling, overwrite):
     data = tiny_csv(tmp_path / "d.csv")
     before = data.read_bytes()
     monkeypatch.chdir(tmp_path)
@@ -80,7 +81,7 @@ def test_run_out_equal_to_the_input_csv_is_refused(tmp_path, capsys, monkeypatch
         os.link(data, tmp_path / "hard.csv")
         out = "hard.csv"
     code, _, err = run(["run", "--csv", "d.csv", "--time", "time", "--id", "id", *TINY, "--out", out,
-                        "--overwrite"], capsys)
+                        *overwrite], capsys)
     print(f"[--out {out}] exit {code}: {err.strip()}")
     assert code == 2 and one_line_error(err) and "--csv" in err and "input" in err
     assert data.read_bytes() == before
