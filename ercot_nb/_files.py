@@ -24,8 +24,9 @@ Every writer of the package (``ercot-nb run --out/--save-result``,
    folder of an output is an error naming it (a typo must not create folders
    elsewhere).  Only ``ercot-nb experiments --out DIR`` and ``ercot-nb
    tutorials DIR`` create their own folder ``DIR`` (its parent must exist).
-   The Python API's ``save``/``to_html``/``save_html`` keep creating the
-   parent folders of the path they are given, as documented.
+   The Python API (``save``, ``to_html``, ``save_html``, ``build_report``,
+   ``run_experiments``) keeps creating the parent folders of the path it is
+   given, as documented there: the caller chose that path in code.
 5. **Every write is atomic**: the content goes to a temporary file in the
    target's folder, which is then renamed over the target, so an interrupted
    write leaves the old file whole (at worst a stray ``.<name>.*.tmp``).
