@@ -186,6 +186,16 @@ def test_experiments_replaces_exactly_the_files_its_manifest_lists(sweep_folder,
     assert leftovers(folder) == []
 
 
+def test_experiments_refuses_a_runs_folder_no_sweep_wrote(tmp_path, capsys):
+    runs = tmp_path / "E" / "runs"
+    runs.mkdir(parents=True)
+    (runs / "staticEC__syn1__run000.csv").write_text("my own table\n")
+    code, _, err = run(["experiments", "--out", str(tmp_path / "E"), "--runs", "1", "--algorithms", "staticEC",
+                        "--datasets", "syn1", "--no-progress", "--workers", "1"], capsys)
+    assert code == 2 and one_line_error(err) and "no sweep wrote" in err
+    assert (runs / "staticEC__syn1__run000.csv").read_text() == "my own table\n"
+
+
 def test_build_report_api_follows_the_same_rule(sweep_folder, tmp_path):
     from ercot_nb.experiments import build_report, load_runs
 

@@ -116,6 +116,12 @@ def run_from_args(args: argparse.Namespace) -> int:
                          "(only the report folder itself is created)")
     if runs_dir.exists() and not runs_dir.is_dir():
         raise ValueError(f"{runs_dir} is a file; the sweep keeps its run files in that folder")
+    if (not args.report_only and not getattr(args, "overwrite", False) and runs_dir.is_dir()
+            and any(runs_dir.iterdir()) and not (runs_dir / "settings.json").exists()
+            and not any(runs_dir.glob("*.done.json"))):
+        # A sweep's run folder always holds settings.json and completion records.
+        raise ValueError(f"{runs_dir} holds files that no sweep wrote (no settings.json, no completion "
+                         "records); choose another --out or pass --overwrite to keep run files there")
     # Before any run: a file the sweep would replace without having written it is refused now.
     check_report_folder(out, overwrite=getattr(args, "overwrite", False),
                         overwrite_hint="--overwrite")
