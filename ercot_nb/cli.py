@@ -15,8 +15,8 @@ input or an existing file, see :mod:`ercot_nb._files`) print one
 argparse's own usage errors.
 
 Building the parser imports nothing heavy (NumPy only: no pandas, SciPy,
-plotly, numba or Dask), so ``--help`` and usage errors answer at once; the choices it lists
-are kept here and checked against their modules by the tests.
+plotly, numba or Dask), so ``--help`` and usage errors answer at once; the
+choices it lists are kept here and checked against their modules by tests.
 """
 from __future__ import annotations
 
@@ -25,9 +25,9 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from typing import TYPE_CHECKING
+from ._knee import KNEE_RULES  # NumPy only
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -36,8 +36,6 @@ __all__ = ["main", "build_parser"]
 
 PROG = "ercot-nb"
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
-
-from ._knee import KNEE_RULES  # NumPy only
 
 # The parser's choices (tests check them against ercot_nb.datasets.available()
 # and ercot_nb.params.SCALINGS).

@@ -457,3 +457,17 @@ def test_property_run_outputs_never_clobber(capsys, out, saved, existing, overwr
                 assert overwrite or path not in {Path(e) for e in existing}, path
         assert set(after) - set(before) <= written  # nothing else created
         assert not (root / "missing").exists()
+
+
+def test_bench_quality_out_follows_the_rule(tmp_path, capsys):
+    mine = tmp_path / "quality.csv"
+    mine.write_text("my table\n")
+    argv = ["bench", "quality", "--runs", "1", "--datasets", "syn1", "--algorithms", "staticEC", "--no-known-k",
+            "--workers", "1"]
+    with pytest.raises(SystemExit) as refused:
+        main([*argv, "--out", str(mine)])
+    assert refused.value.code == 2 and "--overwrite" in capsys.readouterr().err
+    assert mine.read_text() == "my table\n"
+    with pytest.raises(SystemExit):
+        main([*argv, "--out", str(tmp_path / "missing" / "q.csv")])
+    assert not (tmp_path / "missing").exists()
