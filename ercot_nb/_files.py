@@ -146,6 +146,9 @@ def check_outputs(
             what = "is not a folder" if parent.exists() else "does not exist"
             raise OutputError(f"{name} {path}: the folder {parent} {what}; create it first or choose "
                               "another path")
+        existing = next((p for p in (parent, *parent.parents) if p.exists()), None)
+        if existing is not None and not existing.is_dir():
+            raise OutputError(f"{name} {path}: {existing} is a file, not a folder; choose another path")
         if (path.exists() or path.is_symlink()) and not overwrite \
                 and not any(same_file(path, mine) for mine in owned_paths):
             raise OutputError(f"{name} {path} already exists; choose another path or pass "

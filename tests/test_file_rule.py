@@ -412,6 +412,8 @@ def test_check_outputs_names_the_problem(tmp_path):
     with pytest.raises(OutputError, match="is a folder"):
         check_outputs({"--out": tmp_path})
     assert check_outputs({"--out": tmp_path / "new.csv", "--save-result": None}) == {"--out": tmp_path / "new.csv"}
+    with pytest.raises(OutputError, match="in.csv is a file, not a folder"):
+        check_outputs({"path": tmp_path / "in.csv" / "deeper" / "x.html"}, create_parents=True)
 
 
 # ---------------------------------------------------------------------------
