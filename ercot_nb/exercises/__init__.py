@@ -45,7 +45,7 @@ from __future__ import annotations
 from .ex03_weight import EX3_STATEMENTS
 from .ex04_vanishing import EX4_STATEMENTS
 from .feedback import Feedback
-from .registry import Session, case_inputs, list_exercises, list_parts
+from .registry import Session, case_inputs, grade, hidden_parts, list_exercises, list_parts
 
 __all__ = [
     "EX3_STATEMENTS",
@@ -54,6 +54,8 @@ __all__ = [
     "Session",
     "case_inputs",
     "check",
+    "grade",
+    "hidden_parts",
     "history",
     "list_exercises",
     "list_parts",
