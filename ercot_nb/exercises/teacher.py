@@ -34,7 +34,7 @@ EXERCISES_IN_SOURCE = Path("notebooks") / "exercises"
 
 _SECTION = re.compile(r"^# %% solution: (\S+)[ \t]*$", flags=re.MULTILINE)
 
-NBGRADER_CONFIG = '''"""nbgrader configuration of the ERCOT exercises (written by `ercot-nb teacher nbgrader`)."""
+NBGRADER_CONFIG = '''"""nbgrader configuration of the ERCOT exercises (from `ercot-nb teacher nbgrader`)."""
 c = get_config()  # noqa: F821 (nbgrader defines it)
 
 c.CourseDirectory.course_id = "ercot-nb-exercises"
@@ -133,14 +133,23 @@ def _part_of(name: str, call: ast.Call) -> str:
     return next(iter(get_exercise(name).parts))
 
 
+_OUTSIDE_LINK = re.compile(r"\[([^\]]+)\]\(\.\./([^)\s]+)\)")
+
+
 def solved_notebook(name: str, folder: Path) -> dict[str, Any]:
-    """Exercise ``name``'s notebook with its solution sections in the starter cells, outputs cleared."""
+    """Exercise ``name``'s notebook with its solution sections in the starter cells, outputs cleared.
+
+    Links to the tutorials beside the exercises (``../01_quickstart.ipynb``) become plain
+    text naming the file: the teacher copy is a folder of its own.
+    """
     nb = _read_notebook(folder / f"{name}.ipynb")
     sections = solution_sections(name, folder)
     for cell in nb["cells"]:
         key = _solution_key(cell)
         if key is not None:
             cell["source"] = sections[key]
+        elif cell["cell_type"] == "markdown":
+            cell["source"] = _OUTSIDE_LINK.sub(r"\1 (tutorial `\2`)", cell["source"])
         _clear(cell)
     return nb
 
@@ -194,7 +203,8 @@ def nbgrader_notebook(name: str, folder: Path) -> dict[str, Any]:
         key = _solution_key(cell)
         call = _check_call(cell)
         if key is not None:
-            source = f"{cell['source'].rstrip()}\n### BEGIN SOLUTION\n{sections[key].rstrip()}\n### END SOLUTION"
+            source = (f"{cell['source'].rstrip()}\n### BEGIN SOLUTION\n{sections[key].rstrip()}\n"
+                      "### END SOLUTION")
             meta = dict(cell["metadata"])
             meta["nbgrader"] = _nbgrader_meta(f"answer_{key}", solution=True, grade=False)
             cells.append(_code_cell(source, meta))
@@ -272,7 +282,8 @@ def write_solutions(destination: str | os.PathLike[str], *, source: str | os.Pat
     files: dict[Path, str] = {}
     for name in list_exercises():
         files[Path(f"{name}.ipynb")] = _dump(solved_notebook(name, folder))
-        files[Path("solutions") / f"{name}.py"] = (folder / "solutions" / f"{name}.py").read_text(encoding="utf-8")
+        module = folder / "solutions" / f"{name}.py"
+        files[Path("solutions") / module.name] = module.read_text(encoding="utf-8")
     notes = folder / "solutions" / "README.md"
     if notes.is_file():
         files[Path("README.md")] = notes.read_text(encoding="utf-8")

@@ -38,7 +38,8 @@ def f_sep(X, centroids, active):
 
 
 def nbgrader(course: Path, *args: str) -> str:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    env = dict(os.environ, PYTHONPATH=path)  # the kernels nbgrader starts import this tree
     done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env,
                           capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, f"nbgrader {args} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
