@@ -3,8 +3,8 @@
 ``ercot-nb teacher nbgrader DIR`` writes a course folder; here nbgrader runs
 ``generate_assignment`` on it, then ``autograde`` on three submissions of
 exercise 1 (the fastest: no ERCOT fit): the solutions (full points), a typical
-mistake (partial points, the exercise's feedback in the failed cell) and the
-release as handed out (zero, no crash).
+mistake (partial points, the exercise's feedback in the failed cell and in the
+feedback page nbgrader generates) and the release as handed out (zero, no crash).
 """
 from __future__ import annotations
 
@@ -149,3 +149,7 @@ def test_nbgrader_generates_the_assignment_and_autogrades_right_wrong_and_empty_
     print("feedback of the empty submission:", json.dumps(empty, indent=1))
     assert set(empty) == {"test_f_sep", "test_f_sep_hidden", "test_f_cp", "test_f_cp_hidden"}
     assert all("Nothing to check yet" in message for message in empty.values())
+
+    nbgrader(course, "generate_feedback", EXERCISE, "--student=wrong", "--force")
+    page = (course / "feedback" / "wrong" / EXERCISE / f"{EXERCISE}.html").read_text()
+    assert "2 of 7 cases pass" in page and "ghost" in page  # what the student reads back
