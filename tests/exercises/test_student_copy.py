@@ -102,10 +102,30 @@ def built(tmp_path_factory):
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(unpacked)
     copy = tmp / "copy"
-    out = run(sys.executable, "-m", "ercot_nb.cli", "tutorials", copy, cwd=tmp,
-              env=dict(env, PYTHONPATH=str(unpacked)))
+    student_env = dict(env, PYTHONPATH=str(unpacked))
+    out = run(sys.executable, "-m", "ercot_nb.cli", "tutorials", copy, cwd=tmp, env=student_env)
     assert "copied" in out
+    # The student package cannot write the solutions: it has none, and says where they are.
+    refused = subprocess.run([sys.executable, "-m", "ercot_nb.cli", "teacher", "solutions", tmp / "key"],
+                             cwd=tmp, env=student_env, capture_output=True, text=True)
+    assert refused.returncode == 2 and not (tmp / "key").exists()
+    assert "the student package ships none" in refused.stderr and "--source" in refused.stderr
     return wheel, copy
+
+
+def test_the_sdist_carries_the_solutions_for_the_teacher_command(tmp_path):
+    listed = run("git", "-C", REPO, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    source = tmp_path / "source"
+    for name in filter(None, listed.split("\0")):
+        if (REPO / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(REPO / name, source / name)
+    run(sys.executable, "setup.py", "-q", "sdist", "-d", tmp_path / "dist", cwd=source)
+    archive = next((tmp_path / "dist").glob("ercot*.tar.gz"))
+    shutil.unpack_archive(archive, tmp_path / "unpacked")
+    (root,) = (tmp_path / "unpacked").iterdir()
+    assert main(["teacher", "solutions", str(tmp_path / "key"), "--source", str(root)]) == 0
+    assert sorted(p.name for p in (tmp_path / "key" / "solutions").iterdir()) == [f"{n}.py" for n in NAMES]
 
 
 def test_the_wheel_holds_no_solution_or_answer(built):
