@@ -402,7 +402,8 @@ def _teacher(args: argparse.Namespace) -> int:
         return EXIT_FAILURE
     print(f"wrote {len(written)} file(s) into {args.dir}")
     if args.what == "nbgrader":
-        print(f"next: cd {args.dir} && nbgrader generate_assignment {written[-1].parent.name}")
+        first = teacher.list_exercises()[0]
+        print(f"next: cd {args.dir} && nbgrader generate_assignment {first} (then autograde {first})")
     return EXIT_OK
 
 
