@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parent
 # The lists below mirror ercot_nb.widgets.app.APPS and TUTORIAL_FILES (checked by
 # tests/browser/test_app_wheel.py); importing the package here would need its dependencies.
 APPS = ("explorer", "compare")
-TUTORIAL_FILES = ("*.ipynb", "exercises/*.ipynb", "exercises/README.md", "exercises/solutions/*.py",
-                  "paper_results/**/*.md", "paper_results/**/runs.csv")
+TUTORIAL_FILES = ("*.ipynb", "exercises/*.ipynb", "exercises/README.md",
+                  "paper_results/**/*.md", "paper_results/**/runs.csv", "paper_results/**/figures.html")
 
 
 class BuildWithNotebooks(build_py):

@@ -6,7 +6,9 @@ the tidy labels table and the full result.  ``bench`` hands its arguments to
 :func:`ercot_nb.bench.main`.  ``experiments`` runs the paper's comparison and
 writes its report (:mod:`ercot_nb.experiments`).  ``app`` serves the Explorer
 notebook app with Voila, on 127.0.0.1 by default (:mod:`ercot_nb.widgets.app`);
-``tutorials`` copies the tutorial notebooks and exercises into a folder.
+``tutorials`` copies the tutorial notebooks and exercises into a folder (the
+student copy: no solutions); ``teacher`` writes the solved exercises or an
+nbgrader course from a source tree (:mod:`ercot_nb.exercises.teacher`).
 
 Input problems (a missing file or column, a non-numeric feature, an invalid
 parameter, a parameter given twice, an output path that would replace an
@@ -206,6 +208,23 @@ def build_parser() -> argparse.ArgumentParser:
     tutorials.add_argument("dir", metavar="DIR", type=Path, help="folder to copy into")
     tutorials.add_argument("--overwrite", action="store_true", help="replace existing files")
     tutorials.set_defaults(handler=_tutorials)
+
+    teacher = commands.add_parser(
+        "teacher",
+        help="write the exercises' solutions or an nbgrader course (needs a clone or the sdist)",
+        description="solutions: the exercise notebooks with their answers, the solution modules and "
+                    "the teacher notes. nbgrader: a course folder (nbgrader_config.py, "
+                    "source/<exercise>/) for nbgrader generate_assignment and autograde. Both read "
+                    "the solutions from a clone of ercot-nb or its unpacked sdist; the installed "
+                    "wheel (the student package) has none.",
+    )
+    teacher.add_argument("what", choices=("solutions", "nbgrader"), help="what to write")
+    teacher.add_argument("dir", metavar="DIR", type=Path, help="folder to write into")
+    teacher.add_argument("--source", metavar="ROOT", type=Path, default=None,
+                         help="root of a clone or unpacked sdist holding notebooks/exercises/solutions/ "
+                              "(default: the tree this package runs from)")
+    teacher.add_argument("--overwrite", action="store_true", help="replace existing files")
+    teacher.set_defaults(handler=_teacher)
     return parser
 
 
@@ -424,6 +443,24 @@ def _tutorials(args: argparse.Namespace) -> int:
           + ("" if written else " (every file was already there; --overwrite replaces them)"))
     if written:
         print(f"start with: jupyter lab {args.dir / '01_quickstart.ipynb'}")
+    return EXIT_OK
+
+
+def _teacher(args: argparse.Namespace) -> int:
+    from .exercises import teacher
+
+    write = teacher.write_solutions if args.what == "solutions" else teacher.write_nbgrader_course
+    try:
+        written = write(args.dir, source=args.source, overwrite=args.overwrite)
+    except ValueError as exc:
+        raise _InputError(str(exc)) from None
+    except OSError as exc:
+        print(f"{PROG}: error: could not write the {args.what}: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    print(f"wrote {len(written)} file(s) into {args.dir}")
+    if args.what == "nbgrader":
+        first = teacher.list_exercises()[0]
+        print(f"next: cd {args.dir} && nbgrader generate_assignment {first} (then autograde {first})")
     return EXIT_OK
 
 

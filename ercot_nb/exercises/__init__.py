@@ -23,6 +23,13 @@ exercise                                 parts
                                          ``compare``, ``statements``
 =======================================  ======================================
 
+For grading, :func:`grade` checks like :func:`check` on a fresh session and
+raises ``AssertionError`` with the feedback when the answer is wrong (the test
+cells of the nbgrader export call it); ``check(..., hidden=True)`` runs the
+held-out cases of the parts listed by :func:`hidden_parts`. The solutions are
+not in this package: ``ercot-nb teacher solutions DIR`` and ``ercot-nb teacher
+nbgrader DIR`` read them from a source tree (:mod:`.teacher`).
+
 Every call is recorded (see :func:`history`); :func:`reset` clears the record
 and the per-part attempt counters that decide how much a hint reveals.  These
 three act on one default :class:`Session` of the kernel; a ``Session()`` of
@@ -38,6 +45,7 @@ module                      holds
 :mod:`.ex02_knee`           exercise 2 (predict, knee_rule)
 :mod:`.ex03_weight`         exercise 3 (alpha on Syn3)
 :mod:`.ex04_vanishing`      exercise 4 (the vanishing cluster of Syn7)
+:mod:`.teacher`             teacher copies: solved notebooks, nbgrader course
 ==========================  ==================================================
 """
 from __future__ import annotations
@@ -45,7 +53,7 @@ from __future__ import annotations
 from .ex03_weight import EX3_STATEMENTS
 from .ex04_vanishing import EX4_STATEMENTS
 from .feedback import Feedback
-from .registry import Session, case_inputs, list_exercises, list_parts
+from .registry import Session, case_inputs, grade, hidden_parts, list_exercises, list_parts
 
 __all__ = [
     "EX3_STATEMENTS",
@@ -54,6 +62,8 @@ __all__ = [
     "Session",
     "case_inputs",
     "check",
+    "grade",
+    "hidden_parts",
     "history",
     "list_exercises",
     "list_parts",

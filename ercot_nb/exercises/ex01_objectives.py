@@ -59,6 +59,28 @@ def objective_cases() -> list[ClusterCase]:
     ]
 
 
+def held_out_cases() -> list[ClusterCase]:
+    """Seeded cases that ``case_inputs`` does not hand out: the hidden test of a grader.
+
+    Random blobs in 2 to 4 dimensions with extra centroid slots, some inactive and
+    one ghost; a function that passes the named cases by special-casing them fails here.
+    """
+    rng = np.random.default_rng(31415)
+    cases = []
+    for index in range(5):
+        k, dim = int(rng.integers(2, 6)), int(rng.integers(2, 5))
+        means = rng.uniform(-6.0, 6.0, (k, dim))
+        X = _blobs(rng, means, int(rng.integers(8, 20)), 0.5)
+        ghost = means.mean(axis=0, keepdims=True) + 25.0  # far from every sample: no members
+        slots = np.vstack([means + 0.1 * rng.standard_normal(means.shape), ghost,
+                           rng.uniform(-6.0, 6.0, (2, dim))])
+        active = np.concatenate([np.ones(k + 1, dtype=bool), [False, index % 2 == 0]])
+        order = rng.permutation(len(slots))
+        cases.append(ClusterCase(f"held-out case {index + 1} ({k} blobs in {dim}-D)",
+                                 X, slots[order], active[order]))
+    return cases
+
+
 def _package_objectives(case: ClusterCase) -> tuple[float, float]:
     """(f_cp, f_sep over non-empty clusters) from the package's NumPy twin."""
     n_max = len(case.centroids)
@@ -125,12 +147,12 @@ _F_CP_HINTS = {
 }
 
 
-def _check_objective(answer: Any, objective: str) -> str:
+def _check_objective(answer: Any, objective: str, hidden: bool = False) -> str:
     function = require_function(answer, f"{objective}(X, centroids, active)")
-    cases = objective_cases()
+    cases = held_out_cases() if hidden else objective_cases()
     for index, case in enumerate(cases):
-        where = (f"case {index + 1}, '{case.name}' (inputs: "
-                 f"ercot_nb.exercises.case_inputs('01_implement_f_sep', {index + 1}))")
+        inputs = f"ercot_nb.exercises.case_inputs('01_implement_f_sep', {index + 1})"
+        where = f"case {index + 1}, '{case.name}'" + ("" if hidden else f" (inputs: {inputs})")
         raw = call_student(function, (case.X, case.centroids, case.active), where, objective)
         if raw is None:
             if index == 0:
@@ -156,8 +178,12 @@ def _check_objective(answer: Any, objective: str) -> str:
                         "centroid to itself is 0.")
         lines.append(("Hint: " + hint) if hint else
                      "Hint: work through the definition by hand on this case.")
-        lines.append(f"Inputs: ercot_nb.exercises.case_inputs('01_implement_f_sep', {index + 1}).")
+        if not hidden:
+            lines.append(f"Inputs: {inputs}.")
         raise Mistake("\n".join(lines))
+    if hidden:
+        return (f"Well done: your {objective} also matches the package on {len(cases)} held-out "
+                f"random cases (within {RTOL:g}).")
     extra = (" including the ghost, duplicate and single-cluster edge cases" if objective == "f_sep"
              else "")
     return (f"Well done: your {objective} matches the package on all {len(cases)} cases{extra} "
@@ -170,3 +196,11 @@ def check_f_sep(answer: Any, context: Mapping[str, Any], attempt: int) -> str:
 
 def check_f_cp(answer: Any, context: Mapping[str, Any], attempt: int) -> str:
     return _check_objective(answer, "f_cp")
+
+
+def check_f_sep_held_out(answer: Any, context: Mapping[str, Any], attempt: int) -> str:
+    return _check_objective(answer, "f_sep", hidden=True)
+
+
+def check_f_cp_held_out(answer: Any, context: Mapping[str, Any], attempt: int) -> str:
+    return _check_objective(answer, "f_cp", hidden=True)

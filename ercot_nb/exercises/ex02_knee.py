@@ -85,6 +85,20 @@ def _synthetic_fronts() -> list[_FrontCase]:
     ]
 
 
+def held_out_fronts() -> list[_FrontCase]:
+    """Seeded random fronts that ``case_inputs`` does not hand out: the hidden test of a grader."""
+    rng = np.random.default_rng(27182)
+    cases = []
+    for index in range(5):
+        n = int(rng.integers(3, 16))
+        f1 = np.sort(rng.uniform(10.0, 10.0 ** rng.uniform(2, 5), n))
+        f2 = rng.uniform(0.5, 3.0) * (f1.min() / f1) ** rng.uniform(0.5, 3.0) * 10.0 ** rng.uniform(-4, 1)
+        order = rng.permutation(n)
+        cases.append(_FrontCase(f"held-out front {index + 1} ({n} points)",
+                                np.column_stack([f1, f2])[order], np.arange(n + 1, 1, -1)[order]))
+    return cases
+
+
 def front_cases(context: Mapping[str, Any]) -> list[_FrontCase]:
     cases = []
     if context.get("result") is not None:
@@ -119,13 +133,20 @@ _KNEE_HINTS = {
 
 
 def check_knee_rule(answer: Any, context: Mapping[str, Any], attempt: int) -> str:
+    return _check_knee_rule(answer, front_cases(context), hidden=False)
+
+
+def check_knee_rule_held_out(answer: Any, context: Mapping[str, Any], attempt: int) -> str:
+    return _check_knee_rule(answer, held_out_fronts(), hidden=True)
+
+
+def _check_knee_rule(answer: Any, cases: list[_FrontCase], hidden: bool) -> str:
     function = require_function(answer, "knee_index(F)")
-    cases = front_cases(context)
     for index, case in enumerate(cases):
         inputs = (f"ercot_nb.exercises.case_inputs('02_predict_the_knee', {index + 1}"
                   f"{', result=result' if index < len(cases) - 4 else ''})")
-        raw = call_student(function, (case.F,), f"front {index + 1}, '{case.name}' (inputs: {inputs})",
-                            "knee_index")
+        where = f"front {index + 1}, '{case.name}'" + ("" if hidden else f" (inputs: {inputs})")
+        raw = call_student(function, (case.F,), where, "knee_index")
         if raw is None:
             if index == 0:
                 raise NotAttempted
@@ -155,8 +176,11 @@ def check_knee_rule(answer: Any, context: Mapping[str, Any], attempt: int) -> st
             hint = "when max == min for an objective, 0 / 0 gives nan: set g = 0 for that objective."
         lines.append(("Hint: " + hint) if hint else
                      "Hint: compute g for every point of this front and compare the distances.")
-        lines.append(f"Inputs: {inputs}.")
+        if not hidden:
+            lines.append(f"Inputs: {inputs}.")
         raise Mistake("\n".join(lines))
+    if hidden:
+        return f"Well done: your knee_index also picks the package's knee on {len(cases)} held-out fronts."
     steps = len(cases) - 4
     source = f" on {steps} fronts of your run and" if steps else ""
     return (f"Well done: your knee_index picks the package's knee{source} on 4 constructed "

@@ -3,13 +3,20 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .ex01_objectives import ClusterCase, check_f_cp, check_f_sep, objective_cases
-from .ex02_knee import check_knee_rule, check_predict, front_cases
+from .ex01_objectives import (
+    ClusterCase,
+    check_f_cp,
+    check_f_cp_held_out,
+    check_f_sep,
+    check_f_sep_held_out,
+    objective_cases,
+)
+from .ex02_knee import check_knee_rule, check_knee_rule_held_out, check_predict, front_cases
 from .ex03_weight import check_control, check_drift_means, check_ex3_statements, check_lowest_time
 from .ex04_vanishing import check_compare, check_ex4_statements, check_true_counts, check_vanished
 from .feedback import Feedback, Mistake, NotAttempted
@@ -20,28 +27,46 @@ _Checker = Callable[[Any, Mapping[str, Any], int], str]
 
 @dataclass(frozen=True)
 class Exercise:
+    """One exercise: its parts' checkers, their points, and the held-out checks of a grader.
+
+    ``points[part]`` is what a grader (nbgrader) gives for a passed part;
+    ``hidden[part]`` checks the same answer on cases the student never sees,
+    worth ``hidden_points[part]``.
+    """
+
     title: str
     parts: dict[str, _Checker]
+    points: dict[str, int]
+    hidden: dict[str, _Checker] = field(default_factory=dict)
+    hidden_points: dict[str, int] = field(default_factory=dict)
 
 
 EXERCISES: dict[str, Exercise] = {
     "01_implement_f_sep": Exercise(
         "Implement the separation objective f_sep (and f_cp)",
         {"f_sep": check_f_sep, "f_cp": check_f_cp},
+        points={"f_sep": 2, "f_cp": 1},
+        hidden={"f_sep": check_f_sep_held_out, "f_cp": check_f_cp_held_out},
+        hidden_points={"f_sep": 1, "f_cp": 1},
     ),
     "02_predict_the_knee": Exercise(
         "Predict the knee of a Pareto front, then implement the knee rule",
         {"predict": check_predict, "knee_rule": check_knee_rule},
+        points={"predict": 1, "knee_rule": 2},
+        hidden={"knee_rule": check_knee_rule_held_out},
+        hidden_points={"knee_rule": 1},
     ),
     "03_explain_the_weight_syn3": Exercise(
         "Tune nothing, explain the weight: alpha on Syn3",
         {"lowest_time": check_lowest_time, "drift_means": check_drift_means,
          "control": check_control, "statements": check_ex3_statements},
+        points={"lowest_time": 1, "drift_means": 1, "control": 1, "statements": 2},
     ),
     "04_find_the_vanishing_cluster": Exercise(
         "Find the vanishing cluster in Syn7",
         {"true_counts": check_true_counts, "vanished": check_vanished,
          "compare": check_compare, "statements": check_ex4_statements},
+        points={"true_counts": 1, "vanished": 1, "compare": 1, "statements": 2},
     ),
 }
 
@@ -72,6 +97,21 @@ def list_parts(name: str) -> list[str]:
         The first one is the default part.
     """
     return list(get_exercise(name).parts)
+
+
+def hidden_parts(name: str) -> list[str]:
+    """Parts of exercise ``name`` that also have a held-out check (``check(..., hidden=True)``).
+
+    Parameters
+    ----------
+    name : str
+        An exercise from :func:`list_exercises`.
+
+    Returns
+    -------
+    list of str
+    """
+    return list(get_exercise(name).hidden)
 
 
 def get_exercise(name: Any) -> Exercise:
@@ -117,7 +157,8 @@ class Session:
         self._log.clear()
         self._attempts.clear()
 
-    def check(self, name: str, answer: Any, *, part: str | None = None, **context: Any) -> Feedback:
+    def check(self, name: str, answer: Any, *, part: str | None = None, hidden: bool = False,
+              **context: Any) -> Feedback:
         """Check an answer to an exercise and return friendly, specific feedback.
 
         Parameters
@@ -131,6 +172,9 @@ class Session:
             "not attempted yet".
         part : str, optional
             Part of the exercise (see :func:`list_parts`); defaults to the first.
+        hidden : bool, default=False
+            Check the answer on the held-out cases of a grader instead (only the
+            parts listed by :func:`hidden_parts`).
         **context
             What the checker needs besides the answer, e.g. ``model=model,
             data=data`` (the fitted model and the dataset) or ``result=result,
@@ -159,9 +203,13 @@ class Session:
         part = part if part is not None else next(iter(exercise.parts))
         if part not in exercise.parts:
             raise ValueError(f"exercise {name!r} has no part {part!r}; choose one of {list(exercise.parts)}")
+        if hidden and part not in exercise.hidden:
+            raise ValueError(f"exercise {name!r} has no held-out check of part {part!r}; "
+                             f"those with one: {list(exercise.hidden)}")
+        checker = exercise.hidden[part] if hidden else exercise.parts[part]
         key = (name, part)
         try:
-            message = exercise.parts[part](answer, context, self._attempts[key] + 1)
+            message = checker(answer, context, self._attempts[key] + 1)
             feedback = Feedback(name, part, passed=True, attempted=True, message=message)
         except NotAttempted:
             feedback = Feedback(
@@ -222,3 +270,33 @@ def case_inputs(name: str, case: int, **context: Any) -> dict[str, Any]:
         return {"name": chosen.name, "X": chosen.X.copy(), "centroids": chosen.centroids.copy(),
                 "active": chosen.active.copy()}
     return {"name": chosen.name, "F": chosen.F.copy()}
+
+
+def grade(name: str, answer: Any, *, part: str | None = None, hidden: bool = False,
+          **context: Any) -> Feedback:
+    """Check an answer as a grader does: a fresh :class:`Session`, and an ``AssertionError`` if wrong.
+
+    The test cells of the nbgrader export call this: a passed part shows its
+    green feedback, a wrong or missing answer fails the cell with the same
+    feedback text as :func:`check` (on a first try, so a prediction is not
+    given away).
+
+    Parameters
+    ----------
+    name, answer, part, hidden, **context
+        As for :meth:`Session.check`.
+
+    Returns
+    -------
+    Feedback
+        The passed feedback.
+
+    Raises
+    ------
+    AssertionError
+        With the feedback message, when the answer is not right.
+    """
+    feedback = Session().check(name, answer, part=part, hidden=hidden, **context)
+    if not feedback.passed:
+        raise AssertionError(f"[{feedback.status}] {feedback.exercise} / {feedback.part}\n{feedback.message}")
+    return feedback

@@ -115,9 +115,12 @@ def find_tutorials() -> Path:
     )
 
 
-TUTORIAL_FILES = ("*.ipynb", "exercises/*.ipynb", "exercises/README.md", "exercises/solutions/*.py",
-                  "paper_results/**/*.md", "paper_results/**/runs.csv")
-"""What ``ercot-nb tutorials`` copies (and the wheel ships): globs under the tutorials folder."""
+TUTORIAL_FILES = ("*.ipynb", "exercises/*.ipynb", "exercises/README.md",
+                  "paper_results/**/*.md", "paper_results/**/runs.csv", "paper_results/**/figures.html")
+"""What ``ercot-nb tutorials`` copies (and the wheel ships): globs under the tutorials folder.
+
+The student copy: the exercises' ``solutions/`` and teacher notes stay in the source tree
+(``ercot-nb teacher solutions DIR`` writes them out)."""
 
 
 def tutorial_files(folder: Path) -> list[Path]:

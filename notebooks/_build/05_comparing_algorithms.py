@@ -73,15 +73,15 @@ md("""What the numbers say (two runs are enough to read large differences, not t
 * [All algorithms, 30 runs, Syn1–Syn8, k = 4 given on Syn1–Syn6 (the paper's protocol)](paper_results/report.md)
 * [The same with k unknown to every algorithm but k-meansCOT](paper_results/k_only_for_kmeanscot/report.md)
 
-Each has the paper's Tables II–IV with Wilcoxon rank-sum marks against ERCOT, figures (`figures.html`) and the run table (`runs.csv`). From the repository root, these commands reproduce them (about 5 minutes each on 2 cores; runs already in `runs/` are not redone, `--report-only` rebuilds the report from them):
+Each has the paper's Tables II–IV with Wilcoxon rank-sum marks against ERCOT, figures (`figures.html`) and the run table (`runs.csv`). From the folder this notebook is in, these commands reproduce them (about 5 minutes each on 2 cores; runs already in `runs/` are not redone, `--report-only` rebuilds the report from them):
 
 ```bash
-ercot-nb experiments --runs 30 --out notebooks/paper_results \\
+ercot-nb experiments --runs 30 --out paper_results \\
     --algorithms ERCOT staticEC penaltyEC k-meansCOT AFFECT E2SC \\
     --datasets syn1 syn2 syn3 syn4 syn5 syn6 syn7 syn8 \\
     --known-k ERCOT staticEC penaltyEC k-meansCOT AFFECT E2SC
 
-ercot-nb experiments --runs 30 --out notebooks/paper_results/k_only_for_kmeanscot \\
+ercot-nb experiments --runs 30 --out paper_results/k_only_for_kmeanscot \\
     --algorithms ERCOT staticEC penaltyEC k-meansCOT AFFECT E2SC \\
     --datasets syn1 syn2 syn3 syn4 syn5 syn6 syn7 syn8
 ```

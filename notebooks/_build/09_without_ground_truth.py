@@ -99,7 +99,7 @@ print("clusters after: ", after.n_clusters.tolist())"""),
 md("""Before and after, side by side (the years before the chosen one are the same run, so their lines overlap):"""),
 code("""figures.scores_figure(data, {"knee everywhere": before, f"{k} clusters from {data.times[t]}": after},
                       metric=None, label_free=["silhouette", "churn", "n_clusters"], t=t)"""),
-md("""Adopting the knee member itself gives back exactly the same run (a test in `tests/test_adopt.py` checks this), so every difference above comes from the choice you made. Look at the years after the chosen one too: they were fitted again from a different history, so they can change in ways you did not ask for. Compare them year by year (and with the ensemble) before trusting either run.
+md("""Adopting the knee member itself gives back exactly the same run (the package's test suite checks this), so every difference above comes from the choice you made. Look at the years after the chosen one too: they were fitted again from a different history, so they can change in ways you did not ask for. Compare them year by year (and with the ensemble) before trusting either run.
 
 ## What to remember
 

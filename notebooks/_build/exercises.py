@@ -9,7 +9,10 @@ The notebooks are written in their student version (starter cells return
 ``None``) and executed, so the committed files carry outputs. Cells the
 student fills in are tagged ``solution-cell`` and name their section of
 ``notebooks/exercises/solutions/<exercise>.py`` in ``metadata.exercise.solution``;
-``tests/test_exercises.py`` swaps those sections in and checks every answer.
+``tests/test_exercises.py`` swaps those sections in and checks every answer. The
+``solutions/`` folder (modules and teacher notes) is teacher-only: neither the wheel nor
+``ercot-nb tutorials`` carries it; ``ercot-nb teacher solutions|nbgrader DIR`` writes it out
+(``tests/exercises/test_student_copy.py``, ``tests/exercises/test_nbgrader.py``).
 """
 from __future__ import annotations
 
