@@ -88,3 +88,130 @@ def test_cli_time_format(tmp_path, capsys):
     assert list(pd.read_csv(out_csv).drop_duplicates("t")["time"]) == ["2/1/2020", "1/2/2020", "1/3/2020"]
     assert main([*base, "--time-format", "%Y"]) == 2
     assert "does not match time_format='%Y'" in capsys.readouterr().err
+
+
+# -- fitted model shared by the adopt / predict tests -------------------------------------
+@pytest.fixture(scope="module")
+def fitted():
+    from ercot_nb import ERCOT
+
+    data = TemporalDataset.from_frame(_table(["t1", "t2", "t3"]), "time", "id")
+    return ERCOT(pop_size=10, n_evaluations=20, seed=0, backend="numpy").fit(data)
+
+
+@pytest.mark.parametrize("rows", [[[1e200, 1e200], [-1e200, -1e200]], [[0.0, 3e151], [1.0, 1.0]]])
+def test_predict_refuses_values_fit_refuses(fitted, rows):
+    with pytest.raises(ValueError, match=r"predict: 1 row|predict: 2 row"):
+        fitted.predict(np.array(rows))
+    with pytest.raises(ValueError, match="beyond 1e\\+150"):
+        fitted.predict(np.array(rows))
+    assert fitted.predict(np.array([[0.0, 0.0], [5.0, 0.5]])).shape == (2,)
+
+
+@pytest.mark.parametrize(("t", "member", "error", "message"), [
+    (2, True, TypeError, r"member must be an int in \[0, 9\], got True \(bool\)"),
+    (True, 0, TypeError, r"t must be an int in \[-3, 2\], got True \(bool\)"),
+    (np.True_, 0, TypeError, r"t must be an int"),
+    (0, 1.5, TypeError, r"member must be an int in \[0, 9\], got 1.5 \(float\)"),
+    (0, np.float64(1.0), TypeError, r"member must be an int"),
+    (0, 10, ValueError, r"member must be an int in \[0, 9\], got 10"),
+    (0, -1, ValueError, r"member must be an int in \[0, 9\]"),
+    (3, 0, ValueError, r"t must be an int in \[-3, 2\], got 3"),
+    (-4, 0, ValueError, r"t must be an int in \[-3, 2\]"),
+])
+def test_adopt_refuses_bools_floats_and_out_of_range_naming_the_range(fitted, t, member, error, message):
+    with pytest.raises(error, match=r"ERCOT\.adopt.*" + message):
+        fitted.adopt(t, member)
+
+
+def test_predict_step_index_uses_the_same_validator(fitted):
+    with pytest.raises(TypeError, match=r"predict.*t must be an int in \[-3, 2\], got True \(bool\)"):
+        fitted.predict(np.zeros((2, 2)), t=True)
+    with pytest.raises(ValueError, match=r"t must be an int in \[-3, 2\], got 5"):
+        fitted.predict(np.zeros((2, 2)), t=5)
+
+
+# -- metrics with non-finite rows -------------------------------------------------------
+def test_silhouette_refuses_a_nan_row_naming_it():
+    from ercot_nb.metrics import silhouette
+
+    X = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [np.nan, 5.1]])
+    with pytest.raises(ValueError, match=r"silhouette: 1 row\(s\) of X hold NaN or inf \(rows \[3\]\)"):
+        silhouette(X, [0, 0, 1, 1])
+    X[3] = [np.inf, 5.1]
+    with pytest.raises(ValueError, match=r"rows \[3\]"):
+        silhouette(X, [0, 0, 1, 1])
+
+
+def test_centroid_objectives_refuse_non_finite_rows_of_data_and_centroids():
+    from ercot_nb.metrics import centroid_objectives
+
+    X = np.array([[0.0, 0.0], [np.nan, 1.0], [5.0, 5.0]])
+    with pytest.raises(ValueError, match=r"centroid_objectives: 1 row\(s\) of X .*rows \[1\]"):
+        centroid_objectives(X, [[0.0, 0.0], [5.0, 5.0]])
+    with pytest.raises(ValueError, match=r"row\(s\) of centroids .*rows \[0\]"):
+        centroid_objectives(np.zeros((3, 2)), [[np.inf, 0.0], [5.0, 5.0]])
+
+
+# -- events ---------------------------------------------------------------------------
+@pytest.mark.parametrize(("prev", "curr", "which"), [
+    ([0, 1, 1, 2], [0, 1, 2, 3], "previous"),
+    (["a", "b", "c"], ["a", "b", "a"], "current"),
+])
+def test_step_events_refuses_repeated_ids_naming_them(prev, curr, which):
+    from ercot_nb.events import step_events
+
+    with pytest.raises(ValueError, match=rf"ids of the {which} step must be unique; 1 id\(s\).*"):
+        step_events(prev, [0] * len(prev), curr, [0] * len(curr))
+
+
+@pytest.mark.parametrize(("option", "value", "error", "message"), [
+    ("seed", "x", TypeError, r"step_events: seed must be an int >= 0 or a numpy.random.Generator or None, got 'x'"),
+    ("seed", -1, ValueError, r"step_events: seed must be"),
+    ("seed", 1.5, TypeError, r"step_events: seed must be"),
+    ("n_permutations", True, TypeError, r"n_permutations must be an int >= 0, got True \(bool\)"),
+    ("n_permutations", 9.0, TypeError, r"n_permutations must be an int"),
+    ("n_permutations", -1, ValueError, r"n_permutations must be an int >= 0"),
+    ("min_share", True, TypeError, r"min_share must be a finite number in \(0, 1\]"),
+    ("min_share", float("nan"), ValueError, r"min_share must be a finite number"),
+    ("size_change", "0.2", TypeError, r"size_change must be a finite number in \(0, 1\)"),
+])
+def test_event_options_are_checked_by_the_shared_validator(option, value, error, message):
+    from ercot_nb.events import step_events
+
+    with pytest.raises(error, match=message):
+        step_events([0, 1], [0, 0], [0, 1], [0, 0], **{option: value})
+
+
+# -- hypervolume ------------------------------------------------------------------------
+@pytest.mark.parametrize("scale", [1e308, 1.7e308, 1e200])
+def test_front_hypervolume_of_huge_finite_objectives_equals_that_of_the_same_front_scaled_down(scale):
+    from ercot_nb.hypervolume import front_hypervolume
+
+    unit = np.array([[-1.0, 1.0], [0.0, 0.0], [1.0, -1.0], [0.5, 0.9]])
+    front = np.array([True, True, True, False])
+    expected = front_hypervolume(unit, front)
+    assert np.isfinite(expected)
+    assert front_hypervolume(unit * scale, front) == pytest.approx(expected, rel=1e-12)
+
+
+def test_hypervolume_2d_refuses_an_area_beyond_float64_naming_the_magnitude():
+    from ercot_nb.hypervolume import hypervolume_2d
+
+    with pytest.raises(ValueError, match=r"exceeds the float64 range.*1e\+308"):
+        hypervolume_2d([[-1e308, -1e308]], (1e308, 1e308))
+
+
+@pytest.mark.parametrize("mask", [[True, False], np.ones(5, dtype=bool), np.ones((4, 1), dtype=bool)])
+def test_front_hypervolume_names_the_expected_mask_length(mask):
+    from ercot_nb.hypervolume import front_hypervolume
+
+    with pytest.raises(ValueError, match=r"first_front must be a mask of length 4"):
+        front_hypervolume(np.zeros((4, 2)), mask)
+
+
+def test_front_hypervolume_reference_is_checked():
+    from ercot_nb.hypervolume import front_hypervolume
+
+    with pytest.raises(TypeError, match=r"front_hypervolume: reference must be a finite number > 0"):
+        front_hypervolume(np.zeros((2, 2)), [True, True], reference=True)
