@@ -26,6 +26,7 @@ from ._adopt import adopt
 from ._engine import EAConfig, Engine
 from ._estimator import TemporalEstimator, seeded_generator
 from ._history import History
+from ._memory import check_fit_memory
 from ._params import store_params
 from .data import ARITHMETIC_LIMIT, Snapshot, check_float32_range, common_ids
 from .params import check_argument
@@ -133,6 +134,22 @@ class _EvolutionaryClustering(TemporalEstimator):
         super()._check_step(snapshot, index, feature_names)
         if self.precision == "float32":  # before any work: every step of a fit is checked first
             check_float32_range(snapshot, index, feature_names)
+
+    def _check_dataset(self, dataset) -> None:
+        # before any allocation: parameters each within their limits can still multiply beyond memory
+        self._check_memory(max(dataset.n_samples_per_step), dataset.n_features, len(dataset))
+
+    def _check_streamed(self, snapshot: Snapshot) -> None:
+        self._check_memory(snapshot.n_samples, snapshot.X.shape[1], len(self.result_) + 1)
+
+    def _check_memory(self, n_samples: int, n_features: int, n_steps: int) -> None:
+        fixed = self.n_clusters is not None
+        check_fit_memory(
+            self._algorithm_name, pop_size=int(self.pop_size),
+            n_max=int(self.n_clusters if fixed else self.max_clusters), n_samples=int(n_samples),
+            n_features=int(n_features), n_steps=int(n_steps), precision=self.precision, backend=self.backend,
+            max_clusters_name="n_clusters" if fixed else "max_clusters",
+        )
 
     def _config(self, n_features: int) -> EAConfig:
         n_max = self.n_clusters if self.n_clusters is not None else self.max_clusters

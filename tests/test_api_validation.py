@@ -215,3 +215,44 @@ def test_front_hypervolume_reference_is_checked():
 
     with pytest.raises(TypeError, match=r"front_hypervolume: reference must be a finite number > 0"):
         front_hypervolume(np.zeros((2, 2)), [True, True], reference=True)
+
+
+# -- memory of a fit ----------------------------------------------------------------------
+def test_the_issue_s_huge_fit_is_refused_before_allocating_naming_parameters_and_estimate(monkeypatch):
+    from ercot_nb import ERCOT, _memory
+
+    monkeypatch.setattr(_memory, "available_memory", lambda: 16 * 2**30)
+    X = np.random.default_rng(0).normal(size=(2000, 50))
+    model = ERCOT(max_clusters=1000, pop_size=100000, n_evaluations=200000, backend="numpy")
+    with pytest.raises(ValueError, match=r"ERCOT: this fit needs about \d+ GiB of memory but 16 GiB is available"
+                                         r".*pop_size=100000.*max_clusters=1000.*50 features.*38 GiB"):
+        model.fit([X])
+
+
+@pytest.mark.parametrize(("params", "shape", "n_steps", "slots"), [
+    (dict(pop_size=2000, max_clusters=100), (300, 10), 1, "max_clusters=100"),
+    (dict(pop_size=400, n_clusters=50, max_clusters=60), (100, 20), 3, "n_clusters=50"),
+])
+def test_fits_beyond_a_small_available_memory_are_refused(monkeypatch, params, shape, n_steps, slots):
+    from ercot_nb import StaticEC, _memory
+
+    monkeypatch.setattr(_memory, "available_memory", lambda: 8 * 2**20)  # a fake 8 MiB machine
+    data = [np.random.default_rng(t).normal(size=shape) for t in range(n_steps)]
+    model = StaticEC(**params, n_evaluations=2 * params["pop_size"], backend="numpy")
+    with pytest.raises(ValueError, match=rf"MiB is available.*{slots}"):
+        model.fit(data)
+    with pytest.raises(ValueError, match=rf"MiB is available.*{slots}"):
+        model.partial_fit(data[0])  # streaming is checked too
+
+
+def test_a_fit_within_the_available_memory_runs_and_the_estimate_grows_with_every_factor(monkeypatch):
+    from ercot_nb import StaticEC, _memory
+
+    base = dict(pop_size=100, n_max=8, n_samples=100, n_features=3, n_steps=2)
+    size = _memory.estimate_fit_bytes(**base)
+    for name in base:
+        assert _memory.estimate_fit_bytes(**{**base, name: base[name] * 10}) > size, name
+    monkeypatch.setattr(_memory, "available_memory", lambda: 2 * size)
+    StaticEC(pop_size=10, n_evaluations=20, backend="numpy").fit([np.zeros((20, 3)) + np.arange(20)[:, None]])
+    monkeypatch.setattr(_memory, "available_memory", lambda: None)  # unknown: nothing refused
+    StaticEC(pop_size=10, n_evaluations=20, backend="numpy").fit([np.zeros((20, 3)) + np.arange(20)[:, None]])
