@@ -256,3 +256,65 @@ def test_a_fit_within_the_available_memory_runs_and_the_estimate_grows_with_ever
     StaticEC(pop_size=10, n_evaluations=20, backend="numpy").fit([np.zeros((20, 3)) + np.arange(20)[:, None]])
     monkeypatch.setattr(_memory, "available_memory", lambda: None)  # unknown: nothing refused
     StaticEC(pop_size=10, n_evaluations=20, backend="numpy").fit([np.zeros((20, 3)) + np.arange(20)[:, None]])
+
+
+# -- ensemble workers from a script -----------------------------------------------------------
+_SCRIPT_HEAD = '''
+import numpy as np
+from ercot_nb import StaticEC
+from ercot_nb.ensemble import ensemble
+print("BODY", flush=True)
+data = [np.r_[np.zeros((5, 1)), np.full((5, 1), 9.0)] + np.arange(10)[:, None] * 0.01 for _ in range(2)]
+model = StaticEC(pop_size=10, n_evaluations=20, n_clusters=2, backend="numpy")
+def run():
+    print("DONE", len(ensemble(model, data, seeds=[0, 1], n_jobs=2)), flush=True)
+'''
+
+
+def _run_script(tmp_path, tail: str):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "script.py"
+    script.write_text(_SCRIPT_HEAD + tail)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]), "NUMBA_NUM_THREADS": "1"}
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=240)
+
+
+@pytest.mark.parametrize(("tail", "line"), [
+    ("print('DONE', len(ensemble(model, data, seeds=[0, 1], n_jobs=2)))\n", 10),  # the call itself
+    ("run()\n", 10),  # a function called from unguarded top-level code
+    ("if True:\n    run()\n", 11),
+])
+def test_ensemble_workers_from_an_unguarded_script_are_refused_in_one_clear_error(tmp_path, tail, line):
+    done = _run_script(tmp_path, tail)
+    assert done.returncode == 1
+    assert done.stdout.count("BODY") == 1  # the script body ran once: no worker was started
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("RuntimeError: ensemble(n_jobs=...) starts worker processes with the 'spawn'")
+    assert f"script.py, line {line}" in last and 'if __name__ == "__main__":' in last
+    assert "BrokenProcessPool" not in done.stderr
+
+
+def test_ensemble_workers_from_a_guarded_script_run(tmp_path):
+    done = _run_script(tmp_path, "if __name__ == '__main__':\n    run()\n")
+    assert done.returncode == 0, done.stderr
+    assert "DONE 2" in done.stdout
+
+
+def test_ensemble_refuses_to_start_workers_while_a_worker_is_starting(monkeypatch):
+    import multiprocessing
+
+    from ercot_nb import StaticEC
+    from ercot_nb.ensemble import ensemble
+
+    class Starting:
+        name = "SpawnProcess-1"
+        _inheriting = True
+
+    monkeypatch.setattr(multiprocessing, "current_process", lambda: Starting())
+    with pytest.raises(RuntimeError, match=r"if __name__ == \"__main__\":"):
+        ensemble(StaticEC(pop_size=10, n_evaluations=20), [np.zeros((4, 1))], seeds=[0], n_jobs=2)
