@@ -261,8 +261,13 @@ def consensus(
     results = list(results)
     if not results:
         raise ValueError("consensus needs at least one run")
-    if not 0.0 <= band[0] <= band[1] <= 1.0:
-        raise ValueError(f"band must be two quantiles 0 <= low <= high <= 1, got {band!r}")
+    n_iter = check_argument("consensus", "n_iter", n_iter, "int", default=5, low=0)
+    if isinstance(band, (str, bytes)) or np.ndim(band) != 1 or len(band) != 2:
+        raise TypeError(f"consensus: band must be two quantiles (low, high), got {band!r}")
+    band = (check_argument("consensus", "band[0]", band[0], "float", default=0.1, low=0.0, high=1.0),
+            check_argument("consensus", "band[1]", band[1], "float", default=0.9, low=0.0, high=1.0))
+    if not band[0] <= band[1]:
+        raise ValueError(f"consensus: band must be two quantiles 0 <= low <= high <= 1, got {band!r}")
     first = results[0]
     for r, result in enumerate(results[1:], start=1):
         if len(result) != len(first):
