@@ -318,3 +318,85 @@ def test_ensemble_refuses_to_start_workers_while_a_worker_is_starting(monkeypatc
     monkeypatch.setattr(multiprocessing, "current_process", lambda: Starting())
     with pytest.raises(RuntimeError, match=r"if __name__ == \"__main__\":"):
         ensemble(StaticEC(pop_size=10, n_evaluations=20), [np.zeros((4, 1))], seeds=[0], n_jobs=2)
+
+
+# -- property: a bool is never an int or a float ------------------------------------------------
+def _public_number_arguments(fitted):
+    """(where, parameter name, call with the value) for every int/float argument of the public API."""
+    from ercot_nb import algorithms, datasets
+    from ercot_nb.ensemble import consensus, consensus_step, ensemble
+    from ercot_nb.events import lifecycle_events, step_events
+    from ercot_nb.hypervolume import front_hypervolume
+    from ercot_nb.metrics import label_free_steps, silhouette
+    from ercot_nb.params import dataset_params, estimator_params
+
+    data = TemporalDataset.from_frame(_table(["t1", "t2", "t3"]), "time", "id")
+    X = data[0].X
+    clip = np.random.default_rng(0).random((3, 8, 8, 3))
+    cases = []
+    for name in algorithms.available():
+        for spec in estimator_params(name):
+            if spec.kind in ("int", "float", "seed"):
+                cls = algorithms.get(name)
+                cases.append((name, spec.name, lambda v, cls=cls, p=spec.name: cls(**{p: v}).fit(data)))
+    for name in datasets.available():
+        for spec in dataset_params(name):
+            if spec.kind in ("int", "float", "seed"):
+                cases.append((name, spec.name, lambda v, n=name, p=spec.name: datasets.load(n, **{p: v})))
+    ids, labels = [0, 1, 2, 3], [0, 0, 1, 1]
+    for option in ("min_share", "majority", "size_change", "n_permutations", "seed"):
+        cases.append(("step_events", option, lambda v, o=option: step_events(ids, labels, ids, labels, **{o: v})))
+        cases.append(("lifecycle_events", option, lambda v, o=option: lifecycle_events(fitted.result_, **{o: v})))
+    cases += [
+        ("lifecycle_events", "start", lambda v: lifecycle_events(fitted.result_, start=v)),
+        ("ensemble", "n_jobs", lambda v: ensemble(fitted, data, seeds=[0], n_jobs=v)),
+        ("ensemble", "n_iter", lambda v: ensemble(fitted, data, seeds=[0], n_iter=v)),
+        ("consensus", "n_iter", lambda v: consensus([fitted.result_], n_iter=v)),
+        ("consensus", "band[0]", lambda v: consensus([fitted.result_], band=(v, 0.9))),
+        ("consensus_step", "n_iter", lambda v: consensus_step([labels], n_iter=v)),
+        ("front_hypervolume", "reference", lambda v: front_hypervolume(np.zeros((2, 2)), [True, True], v)),
+        ("silhouette", "sample_size", lambda v: silhouette(X, data[0].ids % 2, sample_size=v)),
+        ("silhouette", "seed", lambda v: silhouette(X, data[0].ids % 2, seed=v)),
+        ("label_free_steps", "sample_size", lambda v: label_free_steps(fitted.result_, data, sample_size=v)),
+        ("label_free_steps", "seed", lambda v: label_free_steps(fitted.result_, data, seed=v)),
+        ("label_free_steps", "start", lambda v: label_free_steps(fitted.result_, data, start=v)),
+        ("adopt", "t", lambda v: fitted.adopt(v, 0)),
+        ("adopt", "member", lambda v: fitted.adopt(0, v)),
+        ("predict", "t", lambda v: fitted.predict(X, t=v)),
+        ("choose", "t", lambda v: fitted.result_.choose(v)),
+        ("labels_of_member", "t", lambda v: fitted.result_.labels_of_member(X, v, 0)),
+        ("labels_of_member", "member", lambda v: fitted.result_.labels_of_member(X, 0, v)),
+        ("load_video", "stride", lambda v: datasets.load_video(clip, stride=v)),
+        ("load_video", "frames", lambda v: datasets.load_video(clip, frames=v)),
+        ("load_video", "position_weight", lambda v: datasets.load_video(clip, position=True, position_weight=v)),
+    ]
+    return cases
+
+
+def test_every_public_int_or_float_argument_refuses_a_bool_naming_it(fitted):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    cases = _public_number_arguments(fitted)
+    assert len(cases) > 100
+    wrong = []
+    for where, name, call in cases:  # every argument once, then hypothesis varies the bool
+        try:
+            call(True)
+            wrong.append((where, name, "accepted True"))
+        except TypeError as exc:
+            if f"{name} must be" not in str(exc):
+                wrong.append((where, name, str(exc)))
+        except Exception as exc:  # noqa: BLE001 - any other error is a finding too
+            wrong.append((where, name, f"{type(exc).__name__}: {exc}"))
+    assert not wrong, wrong
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(case=st.sampled_from(cases), value=st.sampled_from([True, False, np.True_, np.False_]))
+    def check(case, value):
+        where, name, call = case
+        with pytest.raises(TypeError) as error:
+            call(value)
+        assert f"{name} must be" in str(error.value), (where, name, str(error.value))
+
+    check()
