@@ -107,6 +107,8 @@ def front_hypervolume(
     reference = check_argument("front_hypervolume", "reference", reference, "float", default=1.1,
                                low=0.0, low_open=True)
     objectives = np.asarray(objectives, dtype=float)
+    if objectives.size == 0 and np.size(first_front) == 0:
+        return float("nan")  # a run without a population (a baseline)
     if objectives.ndim != 2 or objectives.shape[1] != 2:
         raise ValueError(f"front_hypervolume: objectives must have shape (pop_size, 2), got {objectives.shape}")
     mask = np.asarray(first_front)

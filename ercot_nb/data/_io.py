@@ -255,6 +255,17 @@ def _formatted_step_order(series: pd.Series, column: Any, time_format: Any) -> t
     return _codes_by_keys(values, uniques, keys)
 
 
+def _date_fields(text: str) -> re.Match | None:
+    """The fields of a numeric date: a 4-digit year first (2020/1/15) or a 2- or 4-digit year last."""
+    m = _NUMERIC_DATE.match(text)
+    if m is None:
+        return None
+    first, last = len(m.group(1)), len(m.group(4))
+    if (first == 4 and last <= 2) or (first <= 2 and last in (2, 4)):
+        return m
+    return None  # e.g. a version number 1.2.3
+
+
 def _numeric_date_keys(uniques: list[str], column: Any) -> list[Any] | None:
     """Dates written as numbers with separators (15/1/2020, 1.15.2020, 2020/01/15) as timestamps.
 
@@ -262,7 +273,7 @@ def _numeric_date_keys(uniques: list[str], column: Any) -> list[Any] | None:
     reading is settled for the whole column by a field above 12; a column
     where nothing settles it, or where labels need both readings, is refused.
     """
-    matches = [_NUMERIC_DATE.match(u) for u in uniques]
+    matches = [_date_fields(u) for u in uniques]
     if not any(matches):
         return None
     odd = [u for u, m in zip(uniques, matches) if m is None]
