@@ -338,13 +338,14 @@ def _unguarded_script_line() -> tuple[str, int] | None:
     path = getattr(main, "__file__", None)
     if main is None or not path:
         return None
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_globals is not vars(main):
+    frame, module_level = sys._getframe(1), None
+    while frame is not None:  # the script's module-level frame, wherever it is on the stack
+        if frame.f_globals is vars(main) and frame.f_code.co_name == "<module>":
+            module_level = frame
         frame = frame.f_back
-    while frame is not None and frame.f_back is not None and frame.f_back.f_globals is vars(main):
-        frame = frame.f_back  # the outermost frame of the script: its module level
-    if frame is None or frame.f_code.co_name != "<module>":
+    if module_level is None:
         return None
+    frame = module_level
     try:
         with open(path, encoding="utf-8") as handle:
             tree = ast.parse(handle.read())
