@@ -53,9 +53,10 @@ def hypervolume_2d(F: np.ndarray, reference: Sequence[float]) -> float:
     if F.size and (F.ndim != 2 or F.shape[1] != 2):
         raise ValueError(f"hypervolume_2d: F must have shape (n, 2), got {F.shape}")
     F = F.reshape(-1, 2)
-    r = np.asarray(reference, dtype=float).ravel()
-    if r.shape != (2,) or not np.all(np.isfinite(r)):
+    if isinstance(reference, (str, bytes)) or np.ndim(reference) != 1 or np.size(reference) != 2:
         raise ValueError(f"hypervolume_2d: reference must be two finite numbers, got {reference!r}")
+    r = np.array([check_argument("hypervolume_2d", f"reference[{i}]", value, "float")
+                  for i, value in enumerate(np.asarray(reference, dtype=object).tolist())])
     bad = np.flatnonzero(np.isnan(F).any(axis=1))
     if bad.size:
         raise ValueError(f"hypervolume_2d: F must not contain nan (rows {bad[:5].tolist()})")

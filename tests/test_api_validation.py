@@ -326,7 +326,7 @@ def _public_number_arguments(fitted):
     from ercot_nb import algorithms, datasets
     from ercot_nb.ensemble import consensus, consensus_step, ensemble
     from ercot_nb.events import lifecycle_events, step_events
-    from ercot_nb.hypervolume import front_hypervolume
+    from ercot_nb.hypervolume import front_hypervolume, hypervolume_2d
     from ercot_nb.metrics import label_free_steps, silhouette
     from ercot_nb.params import dataset_params, estimator_params
 
@@ -355,6 +355,7 @@ def _public_number_arguments(fitted):
         ("consensus", "band[0]", lambda v: consensus([fitted.result_], band=(v, 0.9))),
         ("consensus_step", "n_iter", lambda v: consensus_step([labels], n_iter=v)),
         ("front_hypervolume", "reference", lambda v: front_hypervolume(np.zeros((2, 2)), [True, True], v)),
+        ("hypervolume_2d", "reference[0]", lambda v: hypervolume_2d([[0.0, 0.0]], (v, 1.0))),
         ("silhouette", "sample_size", lambda v: silhouette(X, data[0].ids % 2, sample_size=v)),
         ("silhouette", "seed", lambda v: silhouette(X, data[0].ids % 2, seed=v)),
         ("label_free_steps", "sample_size", lambda v: label_free_steps(fitted.result_, data, sample_size=v)),
