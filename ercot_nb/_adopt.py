@@ -27,6 +27,7 @@ import numpy as np
 
 from ._engine import Engine
 from ._history import History
+from .params import check_argument
 from .result import ClusteringResult, compress_labels
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,21 +53,25 @@ def adopt(estimator: "_EvolutionaryClustering", t: int, member: int) -> Clusteri
 
     Raises
     ------
+    TypeError
+        If ``t`` or ``member`` is not an int (a bool or a float is refused).
     ValueError
-        If ``t`` or ``member`` is out of range, or the estimator no longer
+        If ``t`` or ``member`` is out of range (the message gives the range), or the estimator no longer
         holds the data of its steps (e.g. it was fitted elsewhere and
         unpickled without it).
     """
     estimator._check_fitted()
     result = estimator.result_
     n_steps = len(result)
-    if not isinstance(t, (int, np.integer)) or not -n_steps <= t < n_steps:
-        raise ValueError(f"t must be an int in [{-n_steps}, {n_steps - 1}], got {t!r}")
-    t = int(t) % n_steps
+    owner = f"{type(estimator).__name__}.adopt"
+    t = check_argument(owner, "t", t, "int", low=-n_steps, high=n_steps - 1)
+    t = t % n_steps
     step = result[t]
     n_members = len(step.population)
-    if not isinstance(member, (int, np.integer)) or not 0 <= member < n_members:
-        raise ValueError(f"member must be an int in [0, {n_members - 1}] (step {t}'s population), got {member!r}")
+    if n_members == 0:
+        raise ValueError(f"{owner}: step {t} has no population to adopt a member from")
+    member = check_argument(f"{owner} (step {t}'s population of {n_members})", "member", member, "int",
+                            low=0, high=n_members - 1)
     states = getattr(estimator, "_step_states", [])
     if len(states) != n_steps:
         raise ValueError(

@@ -26,8 +26,10 @@ from ._adopt import adopt
 from ._engine import EAConfig, Engine
 from ._estimator import TemporalEstimator, seeded_generator
 from ._history import History
+from ._memory import check_fit_memory
 from ._params import store_params
-from .data import Snapshot, check_float32_range, common_ids
+from .data import ARITHMETIC_LIMIT, Snapshot, check_float32_range, common_ids
+from .params import check_argument
 from .result import ClusteringResult, StepResult, compress_labels
 
 from .params import BUDGET_MODES, EMPTY_CLUSTERS, MUTATION_MODES, SEPARATIONS  # noqa: F401 (re-exported)
@@ -62,19 +64,17 @@ class _EvolutionaryClustering(TemporalEstimator):
 
         Raises
         ------
+        TypeError
+            For a ``t`` that is not an int (a bool is refused).
         ValueError
-            For a step ``t`` out of range, a wrong shape or non-finite values.
+            For a step ``t`` out of range, a wrong shape, non-finite values or
+            values beyond ``ercot_nb.data.ARITHMETIC_LIMIT`` (as ``fit``).
         """
         self._check_fitted()
         n_steps = len(self.result_)
-        if isinstance(t, (bool, np.bool_)) or not isinstance(t, (int, np.integer)):
-            raise TypeError(f"{self._algorithm_name}.predict: t must be an int step index, got {t!r}")
-        if not -n_steps <= t < n_steps:
-            raise ValueError(
-                f"{self._algorithm_name}.predict: t={t} is out of range; the fitted result has "
-                f"{n_steps} steps (t = 0..{n_steps - 1}, or -1 for the last)"
-            )
-        step = self.result_[int(t)]
+        t = check_argument(f"{self._algorithm_name}.predict (a result of {n_steps} steps)", "t", t, "int",
+                           default=-1, low=-n_steps, high=n_steps - 1)
+        step = self.result_[t]
         try:
             X = np.ascontiguousarray(X, dtype=np.float64)
         except (TypeError, ValueError) as exc:
@@ -87,6 +87,16 @@ class _EvolutionaryClustering(TemporalEstimator):
                 f"{self._algorithm_name}.predict: {bad.size} row(s) of X hold NaN or inf "
                 f"(rows {bad[:5].tolist()}); a sample without finite features has no nearest "
                 "centroid. Drop or fill those rows"
+            )
+        # fit's range check (ercot_nb.data.check_arithmetic_range): squared distances of values
+        # beyond ARITHMETIC_LIMIT overflow, and every sample would get label 0
+        huge = np.flatnonzero((np.abs(X) > ARITHMETIC_LIMIT).any(axis=1))
+        if huge.size:
+            raise ValueError(
+                f"{self._algorithm_name}.predict: {huge.size} row(s) of X hold values beyond "
+                f"{ARITHMETIC_LIMIT:.0e} in absolute value (rows {huge[:5].tolist()}, e.g. "
+                f"{X[huge[0]][np.argmax(np.abs(X[huge[0]]))]:.3g}); their squared distances overflow, as fit "
+                "refuses too. Rescale them as the fitted data was"
             )
         d2 = ((X[:, None, :] - step.centroids[None, :, :]) ** 2).sum(axis=2)
         return np.argmin(d2, axis=1)
@@ -124,6 +134,22 @@ class _EvolutionaryClustering(TemporalEstimator):
         super()._check_step(snapshot, index, feature_names)
         if self.precision == "float32":  # before any work: every step of a fit is checked first
             check_float32_range(snapshot, index, feature_names)
+
+    def _check_dataset(self, dataset) -> None:
+        # before any allocation: parameters each within their limits can still multiply beyond memory
+        self._check_memory(max(dataset.n_samples_per_step), dataset.n_features, len(dataset))
+
+    def _check_streamed(self, snapshot: Snapshot) -> None:
+        self._check_memory(snapshot.n_samples, snapshot.X.shape[1], len(self.result_) + 1)
+
+    def _check_memory(self, n_samples: int, n_features: int, n_steps: int) -> None:
+        fixed = self.n_clusters is not None
+        check_fit_memory(
+            self._algorithm_name, pop_size=int(self.pop_size),
+            n_max=int(self.n_clusters if fixed else self.max_clusters), n_samples=int(n_samples),
+            n_features=int(n_features), n_steps=int(n_steps), precision=self.precision, backend=self.backend,
+            max_clusters_name="n_clusters" if fixed else "max_clusters",
+        )
 
     def _config(self, n_features: int) -> EAConfig:
         n_max = self.n_clusters if self.n_clusters is not None else self.max_clusters

@@ -12,13 +12,23 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Param", "validate_params", "parse_assignments", "KINDS"]
+__all__ = ["Param", "validate_params", "parse_assignments", "check_argument", "KINDS", "NO_DEFAULT"]
 
 KINDS = ("int", "float", "bool", "choice", "str", "seed", "subset")
 
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
 _NONE = ("none", "null", "")
+
+
+class _NoDefault:
+    """Marker of a parameter without a default (a required function argument)."""
+
+    def __repr__(self) -> str:
+        return "NO_DEFAULT"
+
+
+NO_DEFAULT = _NoDefault()
 
 
 def _describe(value: Any) -> str:
@@ -160,7 +170,12 @@ class Param:
 
     # -- validation ----------------------------------------------------------------------
     def _refuse(self, owner: str, value: Any, error=ValueError, hint: str = ""):
-        default = f"; the default is {self.default!r}" if hint == "" else f"; {hint}"
+        if hint:
+            default = f"; {hint}"
+        elif self.default is NO_DEFAULT:
+            default = ""
+        else:
+            default = f"; the default is {self.default!r}"
         return error(
             f"{owner}: {self.name} must be {self.allowed()}, got {_describe(value)}{default}"
         )
@@ -293,6 +308,57 @@ def _literal_equal(value: Any, literal: Any) -> bool:
         return bool(value == literal)
     except Exception:  # noqa: BLE001 - anything incomparable is simply not equal
         return False
+
+
+def check_argument(owner: str, name: str, value: Any, kind: str, *, default: Any = NO_DEFAULT,
+                   low: float | None = None, high: float | None = None, low_open: bool = False,
+                   high_open: bool = False, optional: bool = False, choices: tuple = (),
+                   also: tuple = ()) -> Any:
+    """Validate one plain function argument by the rules of the parameter specs.
+
+    The same :meth:`Param.validate` checks every estimator and dataset
+    parameter: a bool is never an int or a float, a float is finite, bounds
+    are inclusive unless ``low_open`` / ``high_open``, a seed is an int >= 0
+    or a ``numpy.random.Generator``.
+
+    Parameters
+    ----------
+    owner : str
+        The function, e.g. ``"step_events"``, named in the message.
+    name : str
+        The argument's name.
+    value : object
+    kind : {"int", "float", "bool", "choice", "str", "seed", "subset"}
+    default : object, optional
+        Shown in the message when given.
+    low, high, low_open, high_open, optional, choices, also
+        As the fields of :class:`Param`.
+
+    Returns
+    -------
+    object
+        ``value`` converted (numpy scalars to Python numbers, an int to a float).
+
+    Raises
+    ------
+    TypeError
+        For a value of the wrong type (a bool for an int, text for a number).
+    ValueError
+        For a value of the right type outside the allowed range or choices.
+
+    Examples
+    --------
+    >>> check_argument("step_events", "n_permutations", 9, "int", low=0)
+    9
+    >>> check_argument("step_events", "n_permutations", True, "int", low=0)
+    Traceback (most recent call last):
+    ...
+    TypeError: step_events: n_permutations must be an int >= 0, got True (bool)
+    """
+    spec = Param(name, kind, default, name, f"argument {name} of {owner}", choices=tuple(choices),
+                 low=low, high=high, low_open=low_open, high_open=high_open, optional=optional,
+                 also=tuple(also))
+    return spec.validate(value, owner)
 
 
 def validate_params(owner: str, specs: tuple[Param, ...], values: Mapping[str, Any]) -> dict[str, Any]:

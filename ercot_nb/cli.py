@@ -104,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="seed of the built-in dataset's generator (default: 0)")
     source.add_argument("--time", metavar="COL", help="CSV column holding the time step")
     source.add_argument("--id", metavar="COL", help="CSV column holding the sample id")
+    source.add_argument("--time-format", metavar="FORMAT",
+                        help="strptime format of the CSV time labels, e.g. %%d/%%m/%%Y (needed when "
+                             "dates such as 1/2/2020 could be read day first or month first)")
     source.add_argument("--features", metavar="COL", nargs="+",
                         help="CSV feature columns (default: every other numeric column)")
     source.add_argument("--label", metavar="COL",
@@ -240,7 +243,8 @@ def _load_data(args: argparse.Namespace):
 
     if args.dataset is not None:
         csv_only = [flag for flag, value in (("--time", args.time), ("--id", args.id),
-                    ("--features", args.features), ("--label", args.label)) if value]
+                    ("--features", args.features), ("--label", args.label),
+                    ("--time-format", args.time_format)) if value]
         if csv_only:
             raise _InputError(f"{', '.join(csv_only)} can only be used with --csv")
         try:
@@ -259,9 +263,10 @@ def _load_data(args: argparse.Namespace):
         raise _InputError(f"--csv needs {' and '.join(missing)}")
     try:
         return TemporalDataset.from_csv(
-            args.csv, time=args.time, id=args.id, features=args.features, label=args.label
+            args.csv, time=args.time, id=args.id, features=args.features, label=args.label,
+            time_format=args.time_format,
         )
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:
         raise _InputError(str(exc)) from None
 
 

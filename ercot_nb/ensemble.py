@@ -27,6 +27,9 @@ the runs come with it (:meth:`Ensemble.steps_frame`).
 """
 from __future__ import annotations
 
+import ast
+import multiprocessing
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -36,6 +39,7 @@ import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
 from .metrics import contingency, rand_index
+from .params import check_argument
 from .result import ClusteringResult, align_labels
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -189,6 +193,7 @@ def consensus_step(runs: Sequence[np.ndarray], *, n_iter: int = 5) -> tuple[np.n
     agreement : float ndarray of shape (n_samples,)
         Share of runs whose matched cluster is the consensus one.
     """
+    n_iter = check_argument("consensus_step", "n_iter", n_iter, "int", default=5, low=0)
     runs = [_by_first_appearance(np.asarray(r).reshape(-1)) for r in runs]
     if not runs:
         raise ValueError("consensus needs at least one run")
@@ -256,8 +261,13 @@ def consensus(
     results = list(results)
     if not results:
         raise ValueError("consensus needs at least one run")
-    if not 0.0 <= band[0] <= band[1] <= 1.0:
-        raise ValueError(f"band must be two quantiles 0 <= low <= high <= 1, got {band!r}")
+    n_iter = check_argument("consensus", "n_iter", n_iter, "int", default=5, low=0)
+    if isinstance(band, (str, bytes)) or np.ndim(band) != 1 or len(band) != 2:
+        raise TypeError(f"consensus: band must be two quantiles (low, high), got {band!r}")
+    band = (check_argument("consensus", "band[0]", band[0], "float", default=0.1, low=0.0, high=1.0),
+            check_argument("consensus", "band[1]", band[1], "float", default=0.9, low=0.0, high=1.0))
+    if not band[0] <= band[1]:
+        raise ValueError(f"consensus: band must be two quantiles 0 <= low <= high <= 1, got {band!r}")
     first = results[0]
     for r, result in enumerate(results[1:], start=1):
         if len(result) != len(first):
@@ -306,6 +316,67 @@ def _one_thread() -> None:
         pass
 
 
+def _is_main_guard(node: ast.stmt) -> bool:
+    """``if __name__ == "__main__":`` (either side of the comparison)."""
+    if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
+        return False
+    sides = [node.test.left, *node.test.comparators]
+    names = any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides)
+    main = any(isinstance(side, ast.Constant) and side.value == "__main__" for side in sides)
+    return names and main and len(node.test.ops) == 1 and isinstance(node.test.ops[0], (ast.Eq, ast.Is))
+
+
+def _unguarded_script_line() -> tuple[str, int] | None:
+    """(file, line) of the script's top-level statement that leads here, if not under the main guard.
+
+    Worker processes started with ``spawn`` import the main script again; its
+    top-level code outside ``if __name__ == "__main__":`` runs in every worker.
+    None when there is no script file (a notebook, ``python -c``) or the call
+    comes from under the guard.
+    """
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or not path:
+        return None
+    frame, module_level = sys._getframe(1), None
+    while frame is not None:  # the script's module-level frame, wherever it is on the stack
+        if frame.f_globals is vars(main) and frame.f_code.co_name == "<module>":
+            module_level = frame
+        frame = frame.f_back
+    if module_level is None:
+        return None
+    frame = module_level
+    try:
+        with open(path, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    line = frame.f_lineno
+    for node in tree.body:
+        if node.lineno <= line <= (node.end_lineno or node.lineno):
+            return None if _is_main_guard(node) else (path, line)
+    return None
+
+
+def _guard_message(where: str) -> str:
+    return (
+        f"ensemble(n_jobs=...) starts worker processes with the 'spawn' method, and each imports the "
+        f"main script again: the script's top-level code ({where}) would run once more in every worker "
+        "and start workers of its own. Put the script's code under `if __name__ == \"__main__\":` "
+        "(or run the seeds here with n_jobs=None)"
+    )
+
+
+def _check_spawn_safe() -> None:
+    """Refuse to start worker processes from a script's unguarded top-level code."""
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        # a spawned worker still importing the main script reached this call
+        raise RuntimeError(_guard_message("reached again while a worker was starting"))
+    found = _unguarded_script_line()
+    if found is not None:
+        raise RuntimeError(_guard_message(f"{found[0]}, line {found[1]}"))
+
+
 def ensemble(
     estimator: Any,
     data: Any,
@@ -330,12 +401,24 @@ def ensemble(
     n_jobs : int, optional
         Without a client: this many local worker processes (numba on one
         thread each); ``None`` or 1 runs the seeds one after another here.
+        Workers are started with the ``spawn`` method, which imports the
+        main script again in each: in a script, call ``ensemble`` from under
+        ``if __name__ == "__main__":`` (a call from unguarded top-level code
+        is refused with a ``RuntimeError`` saying so; notebooks need
+        nothing).
     n_iter, band
         See :func:`consensus`.
 
     Returns
     -------
     Ensemble
+
+    Raises
+    ------
+    RuntimeError
+        With ``n_jobs > 1`` called from a script's top-level code outside
+        ``if __name__ == "__main__":``, or when a worker process fails to
+        start (the message says what to do).
 
     Examples
     --------
@@ -344,6 +427,8 @@ def ensemble(
     >>> runs = ensemble(ERCOT(), datasets.load("syn3"), seeds=range(10))  # doctest: +SKIP
     >>> runs.steps_frame()[["time", "agreement_mean", "alpha_low", "alpha_high"]]  # doctest: +SKIP
     """
+    n_jobs = check_argument("ensemble", "n_jobs", n_jobs, "int", default=None, low=1, optional=True)
+    n_iter = check_argument("ensemble", "n_iter", n_iter, "int", default=5, low=0)
     seeds = list(seeds)
     if not seeds:
         raise ValueError("ensemble needs at least one seed")
@@ -355,12 +440,20 @@ def ensemble(
         futures = [client.submit(_fit_seed, estimator, shared, seed, pure=False) for seed in seeds]
         results = client.gather(futures)
     elif n_jobs is not None and n_jobs > 1:
-        import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
 
+        _check_spawn_safe()
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=n_jobs, mp_context=context, initializer=_one_thread) as pool:
-            results = list(pool.map(_fit_seed, [estimator] * len(seeds), [data] * len(seeds), seeds))
+        try:
+            with ProcessPoolExecutor(max_workers=n_jobs, mp_context=context, initializer=_one_thread) as pool:
+                results = list(pool.map(_fit_seed, [estimator] * len(seeds), [data] * len(seeds), seeds))
+        except BrokenProcessPool as exc:
+            raise RuntimeError(
+                f"ensemble(n_jobs={n_jobs}): a worker process died before finishing ({exc}). In a script, "
+                "the usual cause is top-level code outside `if __name__ == \"__main__\":` (each worker "
+                "imports the script again); otherwise the machine may be out of memory: lower n_jobs"
+            ) from None
     else:
         results = [_fit_seed(estimator, data, seed) for seed in seeds]
     return consensus(results, seeds, n_iter=n_iter, band=band)

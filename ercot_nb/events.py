@@ -54,6 +54,7 @@ import numpy as np
 import pandas as pd
 
 from .data import Snapshot, common_ids
+from .params import check_argument
 
 __all__ = ["EVENT_TYPES", "EVENT_COLUMNS", "step_events", "lifecycle_events"]
 
@@ -70,15 +71,17 @@ def _common_positions(ids_prev: np.ndarray, ids_curr: np.ndarray) -> tuple[np.nd
                       Snapshot(1, ids_curr, np.empty((len(ids_curr), 0))))
 
 
-def _check_options(min_share: float, majority: float, size_change: float, n_permutations: int) -> None:
-    if not 0.0 < min_share <= 1.0:
-        raise ValueError(f"min_share must be in (0, 1], got {min_share!r}")
-    if not min_share <= majority <= 1.0:
-        raise ValueError(f"majority must be in [min_share, 1], got {majority!r}")
-    if not 0.0 < size_change < 1.0:
-        raise ValueError(f"size_change must be in (0, 1), got {size_change!r}")
-    if not isinstance(n_permutations, (int, np.integer)) or n_permutations < 0:
-        raise ValueError(f"n_permutations must be an int >= 0, got {n_permutations!r}")
+def _check_options(owner: str, min_share: Any, majority: Any, size_change: Any, n_permutations: Any,
+                   seed: Any) -> tuple[float, float, float, int, Any]:
+    """The options of the public functions, checked by the parameter specs' rules."""
+    min_share = check_argument(owner, "min_share", min_share, "float", default=0.3, low=0.0, low_open=True,
+                               high=1.0)
+    majority = check_argument(owner, "majority", majority, "float", default=0.5, low=min_share, high=1.0)
+    size_change = check_argument(owner, "size_change", size_change, "float", default=0.2, low=0.0,
+                                 high=1.0, low_open=True, high_open=True)
+    n_permutations = check_argument(owner, "n_permutations", n_permutations, "int", default=199, low=0)
+    seed = check_argument(owner, "seed", seed, "seed", default=0, optional=True)
+    return min_share, majority, size_change, n_permutations, seed
 
 
 def _scores(codes_prev: np.ndarray, codes_curr: np.ndarray, k_prev: int, k_curr: int,
@@ -138,8 +141,37 @@ def step_events(
         (common ids from ``before`` to ``after``); ``strength`` (the weakest
         link's score, >= 1; for births and deaths the best score of a pair
         that is no link); ``p_value``.
+
+    Raises
+    ------
+    TypeError
+        For an option of the wrong type (a bool for ``n_permutations``, text
+        for ``seed``); the message names it.
+    ValueError
+        For an option out of range, ids repeated within a step or labels
+        that do not match the ids.
     """
-    _check_options(min_share, majority, size_change, n_permutations)
+    min_share, majority, size_change, n_permutations, seed = _check_options(
+        "step_events", min_share, majority, size_change, n_permutations, seed)
+    for which, ids, labels in (("previous", ids_prev, labels_prev), ("current", ids_curr, labels_curr)):
+        ids = np.asarray(ids)
+        if ids.ndim != 1 or np.shape(labels) != ids.shape:
+            raise ValueError(
+                f"step_events: the {which} step needs 1-D ids and one label per id; got ids of shape "
+                f"{ids.shape} and labels of shape {np.shape(labels)}")
+        repeated = pd.unique(ids[pd.Series(ids).duplicated().to_numpy()])
+        if len(repeated):
+            shown = ", ".join(repr(v) for v in repeated[:5].tolist()) + (", ..." if len(repeated) > 5 else "")
+            raise ValueError(
+                f"step_events: ids of the {which} step must be unique; {len(repeated)} id(s) occur more "
+                f"than once: [{shown}]. Give each sample one row per step")
+    return _step_events(ids_prev, labels_prev, ids_curr, labels_curr, min_share, majority, size_change,
+                        n_permutations, seed)
+
+
+def _step_events(ids_prev: Any, labels_prev: Any, ids_curr: Any, labels_curr: Any, min_share: float,
+                 majority: float, size_change: float, n_permutations: int, seed: Any) -> pd.DataFrame:
+    """:func:`step_events` on checked options (``seed`` may also be a tuple of ints)."""
     labels_prev = np.asarray(labels_prev)
     labels_curr = np.asarray(labels_curr)
     if labels_prev.shape != np.shape(ids_prev) or labels_curr.shape != np.shape(ids_curr):
@@ -242,11 +274,11 @@ def lifecycle_events(
         ``time`` are those of the later step.  The clusters of the first step
         are listed as births at ``t = 0``.
     """
-    _check_options(min_share, majority, size_change, n_permutations)
+    min_share, majority, size_change, n_permutations, seed = _check_options(
+        "lifecycle_events", min_share, majority, size_change, n_permutations, seed)
     frames = []
     steps = list(result)
-    if not isinstance(start, (int, np.integer)) or not 0 <= start <= len(steps):
-        raise ValueError(f"start must be an int in [0, {len(steps)}], got {start!r}")
+    start = check_argument("lifecycle_events", "start", start, "int", default=0, low=0, high=len(steps))
     if steps and start == 0:
         first = steps[0]
         labels, sizes = np.unique(first.aligned_labels, return_counts=True)
@@ -257,10 +289,10 @@ def lifecycle_events(
             "strength": 0.0, "p_value": np.nan,
         }))
     for previous, step in zip(steps[max(start - 1, 0):], steps[max(start, 1):]):
-        frame = step_events(
+        frame = _step_events(
             previous.ids, previous.aligned_labels, step.ids, step.aligned_labels,
-            min_share=min_share, majority=majority, size_change=size_change, n_permutations=n_permutations,
-            seed=None if seed is None else (seed, step.t),
+            min_share, majority, size_change, n_permutations,
+            seed if seed is None or isinstance(seed, np.random.Generator) else (seed, step.t),
         )
         frame.insert(0, "time", [step.time] * len(frame))
         frame.insert(0, "t", step.t)

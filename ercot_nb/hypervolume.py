@@ -18,6 +18,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .params import check_argument
+
 __all__ = ["hypervolume_2d", "front_hypervolume"]
 
 
@@ -36,17 +38,28 @@ def hypervolume_2d(F: np.ndarray, reference: Sequence[float]) -> float:
     float
         0.0 for an empty set.
 
+    Raises
+    ------
+    ValueError
+        For nan in ``F``, a reference that is not two finite numbers, or an
+        area too large for float64 (objectives near 1e308: rescale them).
+
     Examples
     --------
     >>> hypervolume_2d([[0.0, 1.0], [1.0, 0.0]], (2.0, 2.0))
     3.0
     """
-    F = np.asarray(F, dtype=float).reshape(-1, 2)
-    r = np.asarray(reference, dtype=float).ravel()
-    if r.shape != (2,) or not np.all(np.isfinite(r)):
-        raise ValueError(f"reference must be two finite numbers, got {reference!r}")
-    if np.isnan(F).any():
-        raise ValueError("F must not contain nan")
+    F = np.asarray(F, dtype=float)
+    if F.size and (F.ndim != 2 or F.shape[1] != 2):
+        raise ValueError(f"hypervolume_2d: F must have shape (n, 2), got {F.shape}")
+    F = F.reshape(-1, 2)
+    if isinstance(reference, (str, bytes)) or np.ndim(reference) != 1 or np.size(reference) != 2:
+        raise ValueError(f"hypervolume_2d: reference must be two finite numbers, got {reference!r}")
+    r = np.array([check_argument("hypervolume_2d", f"reference[{i}]", value, "float")
+                  for i, value in enumerate(np.asarray(reference, dtype=object).tolist())])
+    bad = np.flatnonzero(np.isnan(F).any(axis=1))
+    if bad.size:
+        raise ValueError(f"hypervolume_2d: F must not contain nan (rows {bad[:5].tolist()})")
     F = F[(F[:, 0] < r[0]) & (F[:, 1] < r[1])]
     if len(F) == 0:
         return 0.0
@@ -55,8 +68,15 @@ def hypervolume_2d(F: np.ndarray, reference: Sequence[float]) -> float:
     keep = np.ones(len(F), dtype=bool)
     keep[1:] = F[1:, 1] < best_y[:-1]  # strictly better in f2 than everything to its left
     x, y = F[keep, 0], F[keep, 1]
-    widths = np.append(x[1:], r[0]) - x
-    return float((widths * (r[1] - y)).sum())
+    with np.errstate(over="ignore", invalid="ignore"):
+        widths = np.append(x[1:], r[0]) - x
+        area = float((widths * (r[1] - y)).sum())
+    if not np.isfinite(area):
+        raise ValueError(
+            "hypervolume_2d: the dominated area exceeds the float64 range (objectives or reference "
+            f"reach {max(np.abs(F).max(), np.abs(r).max()):.3g}); divide both objectives and the "
+            "reference by a common scale first")
+    return area
 
 
 def front_hypervolume(
@@ -76,13 +96,39 @@ def front_hypervolume(
     -------
     float
         nan when no first-front member has finite objectives.
+
+    Raises
+    ------
+    ValueError
+        If ``objectives`` is not of shape (n, 2) or ``first_front`` not a
+        mask of length n (the message gives the expected length).
+    TypeError
+        If ``reference`` is not a number (a bool is refused).
     """
-    objectives = np.asarray(objectives, dtype=float).reshape(-1, 2)
+    reference = check_argument("front_hypervolume", "reference", reference, "float", default=1.1,
+                               low=0.0, low_open=True)
+    objectives = np.asarray(objectives, dtype=float)
+    if objectives.size == 0 and np.size(first_front) == 0:
+        return float("nan")  # a run without a population (a baseline)
+    if objectives.ndim != 2 or objectives.shape[1] != 2:
+        raise ValueError(f"front_hypervolume: objectives must have shape (pop_size, 2), got {objectives.shape}")
+    mask = np.asarray(first_front)
+    if mask.shape != (len(objectives),):
+        raise ValueError(
+            f"front_hypervolume: first_front must be a mask of length {len(objectives)} (one flag per "
+            f"row of objectives), got shape {mask.shape}")
+    if mask.dtype.kind != "b":
+        raise TypeError(f"front_hypervolume: first_front must be a bool mask, got dtype {mask.dtype}")
     finite = np.all(np.isfinite(objectives), axis=1)
-    members = np.asarray(first_front, dtype=bool) & finite
+    members = mask & finite
     if not members.any():
         return float("nan")
-    low = objectives[finite].min(axis=0)
-    span = objectives[finite].max(axis=0) - low
-    scaled = np.divide(objectives[members] - low, span, out=np.zeros((members.sum(), 2)), where=span > 0)
+    # Scale each objective by its largest magnitude first: max - min of values near +-1e308
+    # overflows to inf, while the scaled spread stays within [0, 2].
+    magnitude = np.abs(objectives[finite]).max(axis=0)
+    magnitude[magnitude == 0] = 1.0
+    unit = objectives / magnitude
+    low = unit[finite].min(axis=0)
+    span = unit[finite].max(axis=0) - low
+    scaled = np.divide(unit[members] - low, span, out=np.zeros((members.sum(), 2)), where=span > 0)
     return hypervolume_2d(scaled, (reference, reference))

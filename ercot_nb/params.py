@@ -19,7 +19,7 @@ needed; its choices are declared with words for a user interface
 from __future__ import annotations
 
 from ._knee import A_POSTERIORI_RULES, KNEE_RULES, SELECTION_RULES
-from ._param import KINDS, Param, parse_assignments, validate_params
+from ._param import KINDS, Param, check_argument, parse_assignments, validate_params
 from ._smoothness import AGGREGATES as ALPHA_AGGREGATES
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "dataset_params",
     "validate_params",
     "parse_assignments",
+    "check_argument",
     "KNEE_RULES",
     "A_POSTERIORI_RULES",
     "SELECTION_RULES",

@@ -21,6 +21,7 @@ from ._knee import select_member
 from ._persist import DEFAULT_MAX_BYTES, load_result, save_result
 from .events import lifecycle_events
 from .hypervolume import front_hypervolume
+from .params import check_argument
 
 
 @dataclass
@@ -251,8 +252,12 @@ class ClusteringResult:
         """Partition of step ``t``'s data ``X`` by population member ``member``.
 
         Lets a user pick another point of the Pareto front than the knee.
+        ``t`` and ``member`` are ints in range (a bool or a float is a
+        ``TypeError``, an index out of range a ``ValueError`` naming the range).
         """
-        step = self.steps[t]
+        step = self.steps[self._step_index("labels_of_member", t)]
+        member = check_argument(f"labels_of_member (step {t}'s population of {len(step.population)})", "member",
+                                member, "int", low=0, high=len(step.population) - 1)
         X = np.ascontiguousarray(X, dtype=np.float64)
         chromosome = np.ascontiguousarray(step.population[member])
         labels = np.empty(len(X), dtype=np.int64)
@@ -277,6 +282,7 @@ class ClusteringResult:
         The rule sees the objectives the step's selection used, so the run's
         own knee rule returns ``step.knee``.
         """
+        t = self._step_index("choose", t)
         step = self.steps[t]
         members = np.flatnonzero(step.first_front)
         if len(members) == 0:
@@ -287,6 +293,11 @@ class ClusteringResult:
             step.objectives_accumulated[members], step.population_n_clusters[members], rule, **options
         )
         return int(members[chosen])
+
+    def _step_index(self, owner: str, t: Any) -> int:
+        """``t`` checked by the shared validator (an int step index, negative from the end), as 0..n-1."""
+        n = len(self.steps)
+        return check_argument(f"{owner} (a result of {n} steps)", "t", t, "int", low=-n, high=n - 1) % n
 
     def member_partition(self, X: np.ndarray, t: int, member: int) -> StepResult:
         """Step ``t`` as partitioned by population ``member`` (an a-posteriori choice).

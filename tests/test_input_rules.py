@@ -179,7 +179,7 @@ def test_predict_refuses_a_nan_row_and_a_step_out_of_range():
     model = ERCOT(**SMALL).fit(_blobs())
     with pytest.raises(ValueError, match=r"1 row\(s\) of X hold NaN or inf \(rows \[1\]\)"):
         model.predict(np.array([[0.0, 0.0], [np.nan, 1.0]]))
-    with pytest.raises(ValueError, match=r"t=100 is out of range; the fitted result has 3 steps"):
+    with pytest.raises(ValueError, match=r"predict \(a result of 3 steps\): t must be an int in \[-3, 2\], got 100"):
         model.predict(np.zeros((1, 2)), t=100)
     assert model.predict(np.zeros((1, 2)), t=-3).shape == (1,)
 

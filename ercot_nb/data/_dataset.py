@@ -238,6 +238,7 @@ class TemporalDataset(Sequence[Snapshot]):
         label: Any | None = None,
         name: str = "",
         scale: str = "none",
+        time_format: str | None = None,
     ) -> TemporalDataset:
         """Build a dataset from a long-format table, one row per (time, id).
 
@@ -250,9 +251,13 @@ class TemporalDataset(Sequence[Snapshot]):
             sorted unique values of this column: numbers and dates in their
             order, an ordered ``pandas.Categorical`` in its categories' order,
             text that is numbers in numeric order, ISO dates (``2020-01-31``)
-            in date order (labels keep your text), names with numbers (``t1, t2, ...,
-            t10``) in natural order; other text is refused (the message shows
-            the alphabetical order and how to give one).
+            in date order (labels keep your text), dates such as ``15/1/2020``
+            in date order when a field above 12 settles day first or month
+            first for the whole column (else refused: give ``time_format``),
+            dates with month names (``Jan 2020``) in date order, names with
+            numbers (``t1, t2, ..., t10``, ``2001-Q3``) in natural order; other
+            text is refused (the message shows the alphabetical order and how
+            to give one).  Dates are never ordered as text.
         id : column label
             Column holding sample ids (unique within a time step).
         features : sequence of column labels, optional
@@ -269,6 +274,11 @@ class TemporalDataset(Sequence[Snapshot]):
             Dataset name.
         scale : {"none", "standardize", "minmax"}, default="none"
             As in :meth:`from_arrays`.
+        time_format : str, optional
+            A :func:`~datetime.datetime.strptime` format of the time labels,
+            e.g. ``"%d/%m/%Y"``: steps are ordered by the dates it reads (the
+            labels keep your text); a label that does not match is refused,
+            naming it.
 
         Returns
         -------
@@ -281,7 +291,7 @@ class TemporalDataset(Sequence[Snapshot]):
             available ones), a non-numeric feature column, missing times or ids,
             or any per-step problem listed in :meth:`from_arrays`.
         """
-        return frame_to_dataset(cls, df, time, id, features, label, name, scale)
+        return frame_to_dataset(cls, df, time, id, features, label, name, scale, time_format)
 
     @classmethod
     def from_csv(
@@ -293,6 +303,7 @@ class TemporalDataset(Sequence[Snapshot]):
         label: Any | None = None,
         name: str | None = None,
         scale: str = "none",
+        time_format: str | None = None,
         **read_csv_kwargs: Any,
     ) -> TemporalDataset:
         """Read a long-format CSV file (one row per (time, id)).
@@ -301,7 +312,7 @@ class TemporalDataset(Sequence[Snapshot]):
         ----------
         path : str or path-like
             The CSV file.
-        time, id, features, label, scale
+        time, id, features, label, scale, time_format
             As in :meth:`from_frame`.
         name : str, optional
             Dataset name; default is the file name without extension.
@@ -318,7 +329,8 @@ class TemporalDataset(Sequence[Snapshot]):
             If the file does not exist or cannot be parsed, or for any problem
             listed in :meth:`from_frame`; the message names the file.
         """
-        return csv_to_dataset(cls, path, time, id, features, label, name, scale, read_csv_kwargs)
+        return csv_to_dataset(cls, path, time, id, features, label, name, scale, read_csv_kwargs,
+                              time_format)
 
     # -- export ---------------------------------------------------------------
 

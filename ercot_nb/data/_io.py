@@ -4,6 +4,7 @@ Feature columns are chosen (or refused) here and time labels are put in order.
 """
 from __future__ import annotations
 
+import datetime
 import re
 import warnings
 from os import PathLike
@@ -20,7 +21,7 @@ _FRAME_COLUMNS = ("time", "id", "label")  # reserved column names of to_frame()
 
 
 def frame_to_dataset(cls, df: pd.DataFrame, time: Any, id: Any, features: Sequence[Any] | None,
-                     label: Any | None, name: str, scale: str):
+                     label: Any | None, name: str, scale: str, time_format: str | None = None):
     """The body of :meth:`TemporalDataset.from_frame` (see its docstring)."""
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
@@ -68,7 +69,7 @@ def frame_to_dataset(cls, df: pd.DataFrame, time: Any, id: Any, features: Sequen
                 f"{role} column {roles[role]!r} has {int(missing.sum())} missing value(s), "
                 f"e.g. in rows {_few(df.index[missing])}"
             )
-    step_codes, step_times = _step_order(df[time], time)
+    step_codes, step_times = _step_order(df[time], time, time_format)
 
     order = np.argsort(step_codes, kind="stable")
     bounds = np.cumsum(np.bincount(step_codes, minlength=len(step_times)))[:-1]
@@ -106,7 +107,8 @@ def frame_to_dataset(cls, df: pd.DataFrame, time: Any, id: Any, features: Sequen
 
 
 def csv_to_dataset(cls, path: str | PathLike[str], time: Any, id: Any, features: Sequence[Any] | None,
-                   label: Any | None, name: str | None, scale: str, read_csv_kwargs: dict[str, Any]):
+                   label: Any | None, name: str | None, scale: str, read_csv_kwargs: dict[str, Any],
+                   time_format: str | None = None):
     """The body of :meth:`TemporalDataset.from_csv` (see its docstring)."""
     path = Path(path)
     if not path.exists():
@@ -121,7 +123,7 @@ def csv_to_dataset(cls, path: str | PathLike[str], time: Any, id: Any, features:
     try:
         return cls.from_frame(
             df, time, id, features=features, label=label,
-            name=path.stem if name is None else name, scale=scale,
+            name=path.stem if name is None else name, scale=scale, time_format=time_format,
         )
     except ValueError as exc:
         raise ValueError(f"'{path}': {exc}") from exc
@@ -190,9 +192,18 @@ def _natural_key(text: str) -> tuple:
     return tuple(int(part) if i % 2 else part for i, part in enumerate(parts))
 
 
-def _step_order(series: pd.Series, column: Any) -> tuple[np.ndarray, list[Any]]:
+_NUMERIC_DATE = re.compile(r"^\s*(\d{1,4})([/.\-])(\d{1,2})\2(\d{1,4})(?:[ T].*)?$")
+_MONTH_NAME = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\b", re.IGNORECASE)
+_FORMAT_HINT = ("give the format: time_format='%d/%m/%Y' (day first) or '%m/%d/%Y' (month first) "
+                "in from_csv/from_frame, --time-format on the command line")
+
+
+def _step_order(series: pd.Series, column: Any,
+                time_format: str | None = None) -> tuple[np.ndarray, list[Any]]:
     """Codes 0..T-1 of each row's step and the time label of each step, in time order."""
     dtype = series.dtype
+    if time_format is not None:
+        return _formatted_step_order(series, column, time_format)
     if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered:
         codes, uniques = pd.factorize(series, sort=True)
         return codes, list(uniques)
@@ -211,8 +222,145 @@ def _step_order(series: pd.Series, column: Any) -> tuple[np.ndarray, list[Any]]:
     return codes, list(uniques)
 
 
+def _codes_by_keys(values: np.ndarray, uniques: list[Any], keys: list[Any]) -> tuple[np.ndarray, list[Any]]:
+    order = sorted(range(len(uniques)), key=lambda i: keys[i])
+    code_of = {uniques[i]: r for r, i in enumerate(order)}
+    codes = np.fromiter((code_of[v] for v in values.tolist()), np.int64, len(values))
+    return codes, [uniques[i] for i in order]
+
+
+def _formatted_step_order(series: pd.Series, column: Any, time_format: Any) -> tuple[np.ndarray, list[Any]]:
+    """Order time labels parsed with the user's ``time_format`` (labels keep the user's values)."""
+    if not isinstance(time_format, str) or not time_format.strip():
+        raise TypeError(f"time_format must be a strptime format such as '%d/%m/%Y', got {time_format!r}")
+    values = series.to_numpy(dtype=object)
+    uniques = list(pd.unique(values))
+    keys = []
+    for value in uniques:
+        if isinstance(value, (pd.Timestamp, np.datetime64, datetime.datetime)):
+            keys.append(pd.Timestamp(value))  # already a date: nothing to read
+            continue
+        try:
+            keys.append(pd.to_datetime(str(value), format=time_format))
+        except (ValueError, TypeError, OverflowError) as exc:
+            raise ValueError(
+                f"time column {column!r}: {value!r} does not match time_format={time_format!r} "
+                f"({str(exc).splitlines()[0]}); give the format every time label is written in"
+            ) from None
+    if len(set(keys)) != len(keys):
+        raise ValueError(
+            f"time column {column!r}: two time labels read as the same date with "
+            f"time_format={time_format!r}; time labels must be distinct times"
+        )
+    return _codes_by_keys(values, uniques, keys)
+
+
+def _date_fields(text: str) -> re.Match | None:
+    """The fields of a numeric date: a 4-digit year first (2020/1/15) or a 2- or 4-digit year last."""
+    m = _NUMERIC_DATE.match(text)
+    if m is None:
+        return None
+    first, last = len(m.group(1)), len(m.group(4))
+    if (first == 4 and last <= 2) or (first <= 2 and last in (2, 4)):
+        return m
+    return None  # e.g. a version number 1.2.3
+
+
+def _numeric_date_keys(uniques: list[str], column: Any) -> list[Any] | None:
+    """Dates written as numbers with separators (15/1/2020, 1.15.2020, 2020/01/15) as timestamps.
+
+    None when no label looks like such a date.  The day-first or month-first
+    reading is settled for the whole column by a field above 12; a column
+    where nothing settles it, or where labels need both readings, is refused.
+    """
+    matches = [_date_fields(u) for u in uniques]
+    if not any(matches):
+        return None
+    odd = [u for u, m in zip(uniques, matches) if m is None]
+    if odd:
+        raise ValueError(
+            f"time column {column!r} mixes dates ({_few([u for u, m in zip(uniques, matches) if m][:3])}) "
+            f"with other text ({_few(odd[:3])}); the order of the steps is unclear. Write every time "
+            f"label the same way, or {_FORMAT_HINT}"
+        )
+    year_first = [len(m.group(1)) == 4 for m in matches]
+    if any(year_first) and not all(year_first):
+        raise ValueError(
+            f"time column {column!r} mixes year-first and year-last dates; the order of the steps "
+            f"is unclear. Write every time label the same way, or {_FORMAT_HINT}"
+        )
+    if all(year_first):
+        dayfirst = False  # 2020/01/15: year, month, day
+        order = (1, 3, 4)  # groups: year, month, day
+    else:
+        first = [int(m.group(1)) for m in matches]
+        second = [int(m.group(3)) for m in matches]
+        neither = [u for u, f, s in zip(uniques, first, second) if f > 12 and s > 12]
+        if neither:
+            raise ValueError(
+                f"time column {column!r}: {neither[0]!r} is not a date (no month above 12 in either "
+                f"field); fix that label or {_FORMAT_HINT}"
+            )
+        day_first = [u for u, f in zip(uniques, first) if f > 12]
+        month_first = [u for u, s in zip(uniques, second) if s > 12]
+        if day_first and month_first:
+            raise ValueError(
+                f"time column {column!r} holds dates read day first ({_few(day_first[:3])}) and dates read "
+                f"month first ({_few(month_first[:3])}); the order of the steps is unclear. "
+                f"Write every time label the same way, or {_FORMAT_HINT}"
+            )
+        if not day_first and not month_first:
+            raise ValueError(
+                f"time column {column!r} holds dates such as {_few(uniques[:3])} where no day is above 12, "
+                f"so day-first and month-first readings are both possible and the order of the steps is "
+                f"unclear; {_FORMAT_HINT}"
+            )
+        dayfirst = bool(day_first)
+        order = (4, 3, 1) if dayfirst else (4, 1, 3)
+    keys = []
+    for text, m in zip(uniques, matches):
+        try:
+            year, month, day = (int(m.group(g)) for g in order)
+            stamp = pd.to_datetime(text, dayfirst=dayfirst, yearfirst=all(year_first), format="mixed")
+            if (stamp.month, stamp.day) != (month, day) or stamp.year % 100 != year % 100:
+                raise ValueError("fields read in another order")
+        except (ValueError, TypeError, OverflowError) as exc:
+            reading = "year/month/day" if all(year_first) else ("day/month/year" if dayfirst else "month/day/year")
+            raise ValueError(
+                f"time column {column!r}: {text!r} is not a valid date read as {reading} "
+                f"({str(exc).splitlines()[0]}); "
+                f"fix that label or {_FORMAT_HINT}"
+            ) from None
+        keys.append(stamp)
+    return keys
+
+
+def _month_name_keys(uniques: list[str], column: Any) -> list[Any] | None:
+    """Dates with month names (Jan 2020, 15 March 2020) as timestamps; None when no label has one."""
+    if not any(_MONTH_NAME.search(u) and re.search(r"\d", u) for u in uniques):
+        return None
+    keys = []
+    for text in uniques:
+        try:
+            keys.append(pd.to_datetime(text, format="mixed"))
+        except (ValueError, TypeError, OverflowError):
+            raise ValueError(
+                f"time column {column!r}: {text!r} cannot be read as a date while other labels are dates "
+                f"with month names; the order of the steps is unclear. Write every time label the same "
+                f"way, or give the format: time_format='%d %b %Y' (from_csv/from_frame, --time-format "
+                "on the command line)"
+            ) from None
+    return keys
+
+
 def _text_step_order(values: np.ndarray, uniques: list[str], column: Any) -> tuple[np.ndarray, list[Any]]:
-    """Order text time labels: numbers, ISO dates, names with numbers; refuse other text."""
+    """Order text time labels: numbers, dates, names with numbers; refuse other text.
+
+    Dates are ISO dates (2020-01-31), numeric dates (15/1/2020: day first or
+    month first settled by a field above 12, else refused asking for
+    ``time_format``) and dates with month names (Jan 2020).  They are never
+    ordered as text.
+    """
     as_number = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
     keys: list[Any] | None = None
     if as_number.notna().all():
@@ -224,22 +372,24 @@ def _text_step_order(values: np.ndarray, uniques: list[str], column: Any) -> tup
             parsed = None
         if parsed is not None and parsed.notna().all():
             keys = list(parsed)  # ordered as dates, labelled with the user's own text
-        elif all(re.search(r"\d", u) for u in uniques):
-            keys = [_natural_key(u) for u in uniques]
+        else:
+            keys = _numeric_date_keys(uniques, column)
+            if keys is None:
+                keys = _month_name_keys(uniques, column)
+            if keys is None and all(re.search(r"\d", u) for u in uniques):
+                keys = [_natural_key(u) for u in uniques]
     if keys is None or len(set(keys)) != len(keys):
         shown = sorted(uniques)
         listed = ", ".join(repr(u) for u in shown[:8]) + (", ..." if len(shown) > 8 else "")
         reason = ("labels that read the same once parsed" if keys is not None
-                  else "text that is neither numbers, ISO dates (2020-01-31) nor names with numbers (t1, t2)")
+                  else "text that is neither numbers, dates (2020-01-31) nor names with numbers (t1, t2)")
         raise ValueError(
             f"time column {column!r} holds {reason}, so the order of the steps is unclear; sorted as "
             f"text they would be {listed}. Give the order: df[{column!r}] = pd.Categorical("
-            f"df[{column!r}], categories=[...in time order...], ordered=True), or use numbers or dates"
+            f"df[{column!r}], categories=[...in time order...], ordered=True), use numbers or dates, "
+            "or give time_format= (--time-format)"
         )
-    order = sorted(range(len(uniques)), key=lambda i: keys[i])
-    code_of = {uniques[i]: r for r, i in enumerate(order)}
-    codes = np.fromiter((code_of[v] for v in values.tolist()), np.int64, len(values))
-    return codes, [uniques[i] for i in order]
+    return _codes_by_keys(values, uniques, keys)
 
 
 def _require_column(df: pd.DataFrame, column: Any, role: str) -> None:

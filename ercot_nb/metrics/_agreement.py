@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import TemporalDataset
+from ..params import check_argument
 
 __all__ = ["contingency", "rand_index", "nmi", "score_steps", "mean_scores"]
 
@@ -107,6 +108,7 @@ def contingency(
     array([[1, 1],
            [0, 2]])
     """
+    return_classes = check_argument("contingency", "return_classes", return_classes, "bool", default=False)
     rows, cols, counts, classes_a, classes_b = _joint_counts(labels_a, labels_b)
     table = np.zeros((len(classes_a), len(classes_b)), dtype=np.int64)
     table[rows, cols] = counts

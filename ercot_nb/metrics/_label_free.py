@@ -25,6 +25,7 @@ import pandas as pd
 from scipy.spatial.distance import cdist
 
 from ..data import Snapshot, TemporalDataset, common_ids
+from ..params import check_argument
 from ._agreement import nmi
 
 __all__ = [
@@ -42,12 +43,33 @@ LABEL_FREE_COLUMNS = (
 )
 
 
+def _check_sample(owner: str, sample_size: Any, seed: Any) -> tuple[int | None, Any]:
+    sample_size = check_argument(owner, "sample_size", sample_size, "int", default=1000, low=2, optional=True)
+    seed = check_argument(owner, "seed", seed, "seed", default=0, optional=True)
+    return sample_size, seed
+
+
+def _finite_rows(owner: str, name: str, X: Any) -> np.ndarray:
+    """``X`` as a 2-D float64 array; refuse NaN or inf, naming the rows."""
+    try:
+        X = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{owner}: {name} must be numbers: {exc}") from None
+    if X.ndim != 2:
+        raise ValueError(f"{owner}: {name} must be 2-D (n, n_features), got shape {X.shape}")
+    bad = np.flatnonzero(~np.isfinite(X).all(axis=1))
+    if bad.size:
+        raise ValueError(
+            f"{owner}: {bad.size} row(s) of {name} hold NaN or inf (rows {bad[:5].tolist()}); "
+            "a score over them is undefined. Drop or fill those rows"
+        )
+    return X
+
+
 def _sample(n: int, sample_size: int | None, seed: Any) -> np.ndarray:
     """Sorted positions of a seeded sample without replacement (all if small)."""
     if sample_size is None or n <= sample_size:
         return np.arange(n)
-    if not isinstance(sample_size, (int, np.integer)) or sample_size < 2:
-        raise ValueError(f"sample_size must be None or an int >= 2, got {sample_size!r}")
     rng = np.random.default_rng(seed)
     return np.sort(rng.choice(n, size=int(sample_size), replace=False))
 
@@ -78,8 +100,22 @@ def silhouette(
     float
         In [-1, 1]; nan when the sample has one cluster, or as many clusters
         as samples (the silhouette is undefined there).
+
+    Raises
+    ------
+    ValueError
+        For a row of ``X`` with NaN or inf (the message names it), labels
+        that do not match the rows, or a ``sample_size`` below 2.
+    TypeError
+        For a ``sample_size`` or ``seed`` of the wrong type (e.g. a bool).
     """
-    X = np.asarray(X, dtype=np.float64)
+    sample_size, seed = _check_sample("silhouette", sample_size, seed)
+    return _silhouette(X, labels, sample_size, seed)
+
+
+def _silhouette(X: Any, labels: Any, sample_size: int | None, seed: Any) -> float:
+    """:func:`silhouette` on checked options (``seed`` may also be a tuple of ints)."""
+    X = _finite_rows("silhouette", "X", X)
     labels = np.asarray(labels)
     if X.ndim != 2 or labels.shape != (X.shape[0],):
         raise ValueError(f"X must be 2-D with one label per row; got X {X.shape}, labels {labels.shape}")
@@ -123,8 +159,8 @@ def centroid_objectives(X: np.ndarray, centroids: np.ndarray) -> tuple[float, fl
     """
     from .._kernels import get_backend
 
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    centroids = np.asarray(centroids, dtype=np.float64)
+    X = np.ascontiguousarray(_finite_rows("centroid_objectives", "X", X))
+    centroids = _finite_rows("centroid_objectives", "centroids", centroids)
     if centroids.ndim != 2 or centroids.shape[1] != X.shape[1] or len(centroids) == 0:
         raise ValueError(
             f"centroids must have shape (k >= 1, {X.shape[1]}), got {centroids.shape}"
@@ -216,14 +252,15 @@ def label_free_steps(
         If the steps of ``result`` and ``data`` differ in number, or a step's
         ids differ (the message names the step).
     """
+    sample_size, seed = _check_sample("label_free_steps", sample_size, seed)
+    objectives = check_argument("label_free_steps", "objectives", objectives, "bool", default=True)
     steps = list(result)
     if len(steps) != len(data):
         raise ValueError(
             f"the result has {len(steps)} step(s) but the data has {len(data)}; pass the "
             "dataset the run was fitted on"
         )
-    if not isinstance(start, (int, np.integer)) or not 0 <= start <= len(steps):
-        raise ValueError(f"start must be an int in [0, {len(steps)}], got {start!r}")
+    start = check_argument("label_free_steps", "start", start, "int", default=0, low=0, high=len(steps))
     rows = []
     previous = steps[start - 1] if start else None
     for step, snapshot in zip(steps[start:], list(data)[start:]):
@@ -241,8 +278,9 @@ def label_free_steps(
             "time": step.time,
             "n_samples": step.n_samples,
             "n_clusters": step.n_clusters,
-            "silhouette": silhouette(snapshot.X, step.labels, sample_size=sample_size, seed=(seed, step.t)
-                                     if seed is not None else None),
+            "silhouette": _silhouette(snapshot.X, step.labels, sample_size,
+                                      seed if seed is None or isinstance(seed, np.random.Generator)
+                                      else (seed, step.t)),
             "f_cp": f_cp,
             "f_sep": f_sep,
             "n_common": 0,

@@ -362,7 +362,6 @@ def test_position_features():
     "kwargs, match",
     [
         ({"stride": 0}, "stride"),
-        ({"stride": 1.5}, "stride"),
         ({"frames": 0}, "frames"),
         ({"frames": slice(0, 4, -1)}, "frames"),
         ({"size": (0, 5)}, "size"),
@@ -375,6 +374,14 @@ def test_position_features():
 )
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
+        load_video(_clip(), **kwargs)
+
+
+@pytest.mark.parametrize("kwargs", [{"stride": 1.5}, {"stride": True}, {"frames": True}, {"position_weight": True},
+                                    {"position": 1}])
+def test_arguments_of_the_wrong_type_are_type_errors_naming_them(kwargs):
+    (name,) = kwargs
+    with pytest.raises(TypeError, match=rf"load_video: {name} must be"):
         load_video(_clip(), **kwargs)
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from scipy import sparse
 
 from ...data import TemporalDataset
+from ...params import check_argument
 from .frames import DEFAULT_POSITION_WEIGHT, check_position, video_dataset
 
 __all__ = ["load_video"]
@@ -146,8 +147,7 @@ def _select(frames: Any, stride: int, limit: Any) -> Any:
 
 
 def _check_load_args(stride: Any, frames: Any) -> None:
-    if isinstance(stride, bool) or not isinstance(stride, (int, np.integer)) or stride < 1:
-        raise ValueError(f"stride must be an int >= 1, got {stride!r}")
+    check_argument("load_video", "stride", stride, "int", default=1, low=1)
     if frames is None or isinstance(frames, slice):
         if isinstance(frames, slice):
             for part in (frames.start, frames.stop, frames.step):
@@ -157,8 +157,9 @@ def _check_load_args(stride: Any, frames: Any) -> None:
             if frames.step is not None and frames.step < 1:
                 raise ValueError(f"frames slice step must be >= 1, got {frames!r}")
         return
-    if isinstance(frames, bool) or not isinstance(frames, (int, np.integer)) or frames < 1:
-        raise ValueError(f"frames must be None, an int >= 1 or a slice, got {frames!r}")
+    if isinstance(frames, (bool, np.bool_)) or not isinstance(frames, (int, np.integer)):
+        raise TypeError(f"load_video: frames must be None, an int >= 1 or a slice, got {frames!r}")
+    check_argument("load_video", "frames", frames, "int", default=None, low=1)
 
 
 def _short_error(exc: BaseException) -> str:
@@ -334,7 +335,10 @@ def load_video(
         reader's error, which is chained), no frame is selected, frames
         have the wrong shape, dtype, range or non-finite values, frame sizes
         differ, or ``size``, ``frames``, ``stride`` or ``position_weight`` is
-        invalid (the message names the parameter).
+        out of range (the message names the parameter).
+    TypeError
+        If ``frames``, ``stride``, ``position`` or ``position_weight`` has the
+        wrong type (a bool for an int, e.g.).
 
     Examples
     --------

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ...data import TemporalDataset
+from ...params import check_argument
 
 DEFAULT_NOISE = 0.04  # sensor noise sd of the built-in scenes
 DEFAULT_POSITION_WEIGHT = 0.5
@@ -68,13 +69,7 @@ def video_dataset(
     )
 
 
-def check_position(position: Any, position_weight: Any) -> None:
-    if not isinstance(position, (bool, np.bool_)):
-        raise TypeError(f"position must be True or False, got {position!r}")
-    if not (
-        isinstance(position_weight, (int, float, np.integer, np.floating))
-        and not isinstance(position_weight, bool)
-        and math.isfinite(position_weight)
-        and position_weight > 0
-    ):
-        raise ValueError(f"position_weight must be a finite number > 0, got {position_weight!r}")
+def check_position(position: Any, position_weight: Any, owner: str = "load_video") -> None:
+    check_argument(owner, "position", position, "bool", default=False)
+    check_argument(owner, "position_weight", position_weight, "float", default=DEFAULT_POSITION_WEIGHT,
+                   low=0.0, low_open=True)
