@@ -47,9 +47,8 @@ def adopt(estimator: "_EvolutionaryClustering", t: int, member: int, *,
     member : int
         Index into ``estimator.result_[t].population``.
     callback : callable, optional
-        ``callback(step)`` after step ``t`` is adopted and after each step
-        fitted again, as in ``fit``: returning ``False`` stops after that
-        step.  A stopped adoption is consistent: its result, history and
+        ``callback(step)`` after each step fitted again, as in ``fit``:
+        returning ``False`` stops after that step.  A stopped adoption is consistent: its result, history and
         random state are those of its last step, as after a stopped ``fit``.
 
     Returns
@@ -97,8 +96,6 @@ def adopt(estimator: "_EvolutionaryClustering", t: int, member: int, *,
     estimator._controls_for = None
     estimator._rng.bit_generator.state = states[t][1]
     estimator._step_states = states[: t + 1]
-    if callback is not None and callback(adopted[t]) is False:
-        return adopted
     for snapshot in snapshots[t + 1:]:
         step = estimator._fit_snapshot(snapshot)
         if callback is not None and callback(step) is False:

@@ -253,8 +253,8 @@ class _EvolutionaryClustering(TemporalEstimator):
             Index into ``result_[t].population``, e.g. from
             :meth:`ClusteringResult.choose <ercot_nb.result.ClusteringResult.choose>`.
         callback : callable, optional
-            ``callback(step)`` after step ``t`` and after each step fitted
-            again; returning ``False`` stops there (as in ``fit``).
+            ``callback(step)`` after each step fitted again; returning
+            ``False`` stops there (as in ``fit``).
 
         Returns
         -------

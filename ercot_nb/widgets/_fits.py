@@ -27,8 +27,9 @@ class Adoption:
     """A fitted run continued from step ``t`` with population ``member`` (see ``ERCOT.adopt``).
 
     ``fit`` adopts on a copy of the estimator (the original run stays as it
-    was, and can be adopted from again) and reports step ``t`` and every
-    step fitted again as it is done; a callback returning ``False`` (Stop)
+    was, and can be adopted from again) and reports every step fitted
+    again as it is done (the run enters the app with its first one, shown
+    at step ``t``); a callback returning ``False`` (Stop)
     ends the adoption after that step, keeping the steps done.
     """
 

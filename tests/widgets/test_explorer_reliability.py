@@ -197,8 +197,13 @@ def test_a_failed_adoption_names_the_run_and_the_cause(breakage, monkeypatch):
         estimator._step_states = []
         cause = "does not hold the data"
     else:
-        def broken(self, snapshot):
-            raise ValueError("step data out of reach")
+        original, calls = ERCOT._fit_snapshot, []
+
+        def broken(self, snapshot):  # the second step fitted again fails
+            calls.append(1)
+            if len(calls) == 2:
+                raise ValueError("step data out of reach")
+            return original(self, snapshot)
         monkeypatch.setattr(ERCOT, "_fit_snapshot", broken)
         cause = "step data out of reach"
     job = app.adopt(2, 1, wait=True)
@@ -209,8 +214,9 @@ def test_a_failed_adoption_names_the_run_and_the_cause(breakage, monkeypatch):
     if breakage == "no data held":  # nothing was adopted; a failure while refitting keeps its steps
         assert list(app.runs) == ["ERCOT #1"]
         assert status.text.startswith("Problem running ERCOT (#1 with member 1 at time 3): "), status
-    else:
+    else:  # its first step fitted again made it a run
         assert status.text.startswith("Problem running ERCOT #2 (#1 with member 1 at time 3): "), status
+        assert len(app.runs["ERCOT #2 (#1 with member 1 at time 3)"]) == 4
 
 
 # -- How sure? belongs to the consensus ----------------------------------------------------------
