@@ -390,9 +390,11 @@ class Runner:
         old = change.get("old")
         where = f" on {old.name}" if getattr(old, "name", None) else ""
         pending = [job for job in self.jobs if job.state in ("ready", "running")]
-        names = ", ".join(self.run_name(job) for job in pending or self.jobs[-1:])
-        self._dropped = (f"The run of {names}{where} was stopped and dropped: its steps belong to "
-                         "the data shown before.")
+        names = [self.run_name(job) for job in pending or self.jobs[-1:]]
+        runs = (f"The run of {names[0]}{where} was stopped and dropped: its" if len(names) == 1 else
+                f"The runs of {', '.join(names[:-1])} and {names[-1]}{where} were stopped and "
+                "dropped: their")
+        self._dropped = f"{runs} steps belong to the data shown before."
         self.state.status = Status("warning", self._dropped, "", "drop run")
 
     def _on_status(self, change: dict[str, Any]) -> None:

@@ -251,6 +251,8 @@ def test_data_switched_during_a_run_in_chromium(app_url, tmp_path, shot, capsys)
             _wait_status(page, "running on video_mo")
             page.wait_for_timeout(1000)
             _choose(page, "syn1")
+            page.get_by_role("button", name="Load scenario").click()  # and Load, as in the report
+            page.wait_for_timeout(300)
             _wait_status(page, "was stopped and dropped")
             status = page.evaluate(STATUS)
             assert "ERCOT" in status and "video_mo" in status, status
