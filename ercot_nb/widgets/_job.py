@@ -294,6 +294,7 @@ class Runner:
         self._finish_listeners: list[JobListener] = []
         self._done_listeners: list[Callable[[Runner], None]] = []
         self._dropped = ""  # the note about a run dropped by a load, until the load's answer has it
+        self._drop_note = ""  # the note of the queue going on, once dropped
         state.observe(self._on_dataset, names="dataset")
         state.observe(self._on_status, names="status")
 
@@ -351,7 +352,7 @@ class Runner:
                                 on_finish=self._finished, name=name) for name, estimator in fits]
             self.names = {}
             self._stop.clear()
-            self._dropped = ""
+            self._dropped = self._drop_note = ""
             self.state.running = True
         if wait:
             self._run_all()
@@ -386,6 +387,9 @@ class Runner:
         self._dropped = ""
         if not self.state.running:
             return
+        if self._stop.is_set() and self._drop_note:  # dropped already, still ending its step
+            self._dropped = self._drop_note
+            return
         self.stop()  # the fit belongs to the data shown before: it is dropped
         old = change.get("old")
         where = f" on {old.name}" if getattr(old, "name", None) else ""
@@ -394,7 +398,7 @@ class Runner:
         runs = (f"The run of {names[0]}{where} was stopped and dropped: its" if len(names) == 1 else
                 f"The runs of {', '.join(names[:-1])} and {names[-1]}{where} were stopped and "
                 "dropped: their")
-        self._dropped = f"{runs} steps belong to the data shown before."
+        self._dropped = self._drop_note = f"{runs} steps belong to the data shown before."
         self.state.status = Status("warning", self._dropped, "", "drop run")
 
     def _on_status(self, change: dict[str, Any]) -> None:

@@ -251,12 +251,15 @@ def test_data_switched_during_a_run_in_chromium(app_url, tmp_path, shot, capsys)
             _wait_status(page, "running on video_mo")
             page.wait_for_timeout(1000)
             _choose(page, "syn1")
-            page.get_by_role("button", name="Load scenario").click()  # and Load, as in the report
-            page.wait_for_timeout(300)
             _wait_status(page, "was stopped and dropped")
             status = page.evaluate(STATUS)
-            assert "ERCOT" in status and "video_mo" in status, status
+            assert "The run of ERCOT #2 on video_mo" in status, status
             assert page.evaluate(PROGRESS) == "", page.evaluate(PROGRESS)  # the dropped run's steps are gone
+            page.get_by_role("button", name="Load scenario").click()  # and Load, as in the report
+            page.wait_for_timeout(300)
+            status = page.evaluate(STATUS)  # the note stays while the dropped run ends its step
+            assert status.startswith("Loaded the built-in scenario syn1."), status
+            assert "on syn1 was" not in status and page.evaluate(PROGRESS) == "", status
             page.wait_for_function(  # the dropped run ends after its current step
                 "() => !document.querySelector('.widget-button.mod-success').disabled", timeout=120_000)
             _run(page, "syn1")  # the partition plot's title names syn1 at the slider's time

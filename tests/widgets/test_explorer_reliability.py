@@ -288,3 +288,19 @@ def test_compare_runs_the_algorithms_after_a_failing_one_and_names_each_outcome(
     finished = " and ".join(name for name in order if name != "broken")
     assert f"{finished} finished (" in status.text and "ERCOT 6/6" in status.text, status
     assert not compare.state.running and not compare.run_button.disabled
+
+
+def test_data_loaded_twice_while_the_dropped_run_ends_names_its_data_once(slow_steps):
+    app = Explorer("syn1", params=FAST, data_params={"n_steps": 30, "n_per_cluster": 8})
+    job = app.run()
+    wait_for(lambda: app.runner.job is job and job.n_done >= 2)
+    choose(app, "syn2", **OTHER)
+    choose(app, "syn2", **OTHER)  # Load again, perhaps before the dropped run ended its step
+    assert app.wait(60)
+    text = app.message.text
+    assert text.startswith("Loaded the built-in scenario syn2."), text
+    assert "on syn2" not in text, text  # never the data it was not fitted on
+    if app.runner.job.state == "stopped" and "dropped" in text:
+        assert "The run of ERCOT #1 on syn1 was stopped and dropped" in text
+    choose(app, "syn3", **OTHER)  # after the run ended: nothing more is dropped
+    assert app.message.text == "Loaded the built-in scenario syn3."
