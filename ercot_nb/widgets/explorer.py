@@ -99,8 +99,10 @@ class Explorer(W.VBox):
     :class:`~ercot_nb.widgets._job.Runner`): views follow the finished steps
     at a rate that keeps redrawing to a small share of the run time, the
     kernel keeps answering the widgets, and Stop ends the run after the
-    current step, keeping the steps done.  Loading other data during a run
-    stops that run and drops it.  Clicking a point of the Pareto front shows that
+    current step, keeping the steps done (also during "Use this partition
+    from here on").  Loading other data during a run stops that run and
+    drops it: the status line names it, the progress bar empties, and "How
+    sure?"'s agreement is drawn on its consensus run only.  Clicking a point of the Pareto front shows that
     member's partition instead of the knee's.  Every run on the current
     dataset is kept (pick it under "show run"; all are scored side by side).
     For a video dataset the partition scatter (thousands of pixels in colour
