@@ -101,9 +101,10 @@ class Explorer(W.VBox):
     kernel keeps answering the widgets, and Stop ends the run after the
     current step, keeping the steps done (also during "Use this partition
     from here on").  Loading other data during a run stops that run and
-    drops it: the status line names it, the progress bar empties, and "How
-    sure?"'s agreement is drawn on its consensus run only.  Clicking a point of the Pareto front shows that
-    member's partition instead of the knee's.  Every run on the current
+    drops it: the status line names it and the progress bar empties.  The
+    agreement of "How sure?" is drawn on its consensus run only.  Clicking a
+    point of the Pareto front shows that member's partition instead of the
+    knee's.  Every run on the current
     dataset is kept (pick it under "show run"; all are scored side by side).
     For a video dataset the partition scatter (thousands of pixels in colour
     space) gives way to a :class:`VideoView`: the frame, its segmentation
@@ -147,6 +148,9 @@ class Explorer(W.VBox):
         The status line: the answer to the user's last action.
     seeds : BoundedIntText
         How many seeds "How sure?" runs (:meth:`run_seeds`).
+    agreements : dict of str to Ensemble
+        The seeds' runs of each consensus made by "How sure?", by run name
+        (drawn as opacity while that run is shown).
 
     Examples
     --------
