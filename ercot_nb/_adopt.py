@@ -21,7 +21,8 @@ reproduces the original run exactly.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,7 +35,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._evolutionary import _EvolutionaryClustering
 
 
-def adopt(estimator: "_EvolutionaryClustering", t: int, member: int) -> ClusteringResult:
+def adopt(estimator: "_EvolutionaryClustering", t: int, member: int, *,
+          callback: Callable[[Any], Any] | None = None) -> ClusteringResult:
     """Continue ``estimator``'s run from step ``t`` with ``member`` as that step's partition.
 
     Parameters
@@ -45,6 +47,10 @@ def adopt(estimator: "_EvolutionaryClustering", t: int, member: int) -> Clusteri
         Step index; negative counts from the end.
     member : int
         Index into ``estimator.result_[t].population``.
+    callback : callable, optional
+        ``callback(step)`` after each step fitted again, as in ``fit``:
+        returning ``False`` stops after that step.  A stopped adoption is consistent: its result, history and
+        random state are those of its last step, as after a stopped ``fit``.
 
     Returns
     -------
@@ -96,5 +102,7 @@ def adopt(estimator: "_EvolutionaryClustering", t: int, member: int) -> Clusteri
     estimator._rng.bit_generator.state = states[t][1]
     estimator._step_states = states[: t + 1]
     for snapshot in snapshots[t + 1:]:
-        estimator._fit_snapshot(snapshot)
+        step = estimator._fit_snapshot(snapshot)
+        if callback is not None and callback(step) is False:
+            break
     return adopted

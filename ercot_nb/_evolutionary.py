@@ -261,7 +261,7 @@ class _EvolutionaryClustering(TemporalEstimator):
         self._step_states.append((snapshot, rng.bit_generator.state))
         return step
 
-    def adopt(self, t: int, member: int):
+    def adopt(self, t: int, member: int, *, callback=None):
         """Use population member ``member`` as step ``t``'s partition and continue from there.
 
         Steps before ``t`` stay as they are; step ``t`` keeps its search
@@ -278,12 +278,15 @@ class _EvolutionaryClustering(TemporalEstimator):
         member : int
             Index into ``result_[t].population``, e.g. from
             :meth:`ClusteringResult.choose <ercot_nb.result.ClusteringResult.choose>`.
+        callback : callable, optional
+            ``callback(step)`` after each step fitted again; returning
+            ``False`` stops there (as in ``fit``).
 
         Returns
         -------
         self
         """
-        adopt(self, t, member)
+        adopt(self, t, member, callback=callback)
         return self
 
     def _choose_knee(self, engine, X, F, n_clusters, mask) -> int:

@@ -13,13 +13,17 @@ from ..result import ClusteringResult
 from .layers import Parts
 from .style import (
     CURRENT_STEP, INK, MUTED, as_result, base_layout, current_step_line, escape, label_color,
-    plain_times, step_index, time_axis,
+    message_annotation, plain_times, step_index, time_axis,
 )
 
 __all__ = [
     "ALPHA", "PAIRS", "METRICS", "LABEL_FREE_SCORES", "LABEL_FREE_DEFAULT", "labels_of", "score_trace_name", "alpha_parts",
     "alpha_figure", "scores_parts", "scores_figure", "n_clusters_figure",
 ]
+
+NO_ALPHA = ("no smoothness weight: this run has no α at any step (a consensus, an algorithm "
+            "without one, or a single step keeps none)")
+"""The note of :func:`alpha_parts` for a run without a finite weight at any step."""
 
 ALPHA = "smoothness weight α"
 PAIRS = "weight per matched cluster pair (αᵢ)"
@@ -117,6 +121,8 @@ def alpha_parts(
             hovertemplate="time %{x}<br>weight %{y:.3f}<extra>current step</extra>",
         ))
         layout["shapes"] = [current_step_line(times[t])]
+    if not np.isfinite(alpha).any():  # say why the chart is empty, as the Pareto view does
+        layout["annotations"] = [message_annotation(NO_ALPHA)]
     return Parts(traces, layout)
 
 
@@ -147,7 +153,8 @@ def alpha_figure(
     plotly.graph_objects.Figure
         A ``"smoothness weight α"`` line (no point at the first step, which
         has no history), with ``show_pairs`` a per-pair marker trace, and
-        with ``t`` a last ``"current step"`` trace and line.
+        with ``t`` a last ``"current step"`` trace and line.  A run with no
+        finite weight at any step (a consensus) carries a note saying so.
     """
     return alpha_parts(result, show_pairs=show_pairs, title=title, t=t).figure()
 

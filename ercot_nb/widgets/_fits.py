@@ -27,7 +27,10 @@ class Adoption:
     """A fitted run continued from step ``t`` with population ``member`` (see ``ERCOT.adopt``).
 
     ``fit`` adopts on a copy of the estimator (the original run stays as it
-    was, and can be adopted from again) and reports every step of the new run.
+    was, and can be adopted from again) and reports every step fitted
+    again as it is done (the run enters the app with its first one, shown
+    at step ``t``); a callback returning ``False`` (Stop)
+    ends the adoption after that step, keeping the steps done.
     """
 
     def __init__(self, estimator: Any, t: int, member: int) -> None:
@@ -39,10 +42,7 @@ class Adoption:
         return getattr(self.estimator, "result_", None)
 
     def fit(self, data: TemporalDataset, *, callback: Any = None) -> "Adoption":
-        self.estimator.adopt(self.t, self.member)
-        for step in self.estimator.result_:
-            if callback is not None and callback(step) is False:
-                break
+        self.estimator.adopt(self.t, self.member, callback=callback)
         return self
 
 

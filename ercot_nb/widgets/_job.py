@@ -25,9 +25,18 @@ from typing import Any
 from ..data import TemporalDataset
 from ..result import ClusteringResult, StepResult
 from ._messages import explain
-from ._state import AppState, Status
+from ._state import RUN_NUMBER, AppState, Status
 
-__all__ = ["FitJob", "Runner", "RateLimit", "supports_step_callback"]
+__all__ = ["FitJob", "Runner", "RateLimit", "supports_step_callback", "unnumbered"]
+
+
+def unnumbered(name: str) -> str:
+    """A run name given to :meth:`AppState.add_run` as it reads before the run has its number.
+
+    ``"ERCOT #{n} (#1 with member 4 at time 5)"`` -> ``"ERCOT (#1 with member 4 at time 5)"``:
+    a fit that fails or is dropped before its first step never gets a number.
+    """
+    return name.replace(f" #{RUN_NUMBER}", "").replace(RUN_NUMBER, "").strip()
 
 
 def supports_step_callback(estimator: Any) -> bool:
@@ -237,9 +246,12 @@ class Runner:
     steps call :meth:`AppState.grow` at the rate :attr:`pace` allows, and
     the end of the fit always does, so that the views that redraw a grown
     run spend a bounded share of the run time.  All state changes happen
-    under the state's lock.  Loading other data stops the fit going on; a
-    fit whose dataset is no longer the state's is left out of the state,
-    and its end does not touch the status line.
+    under the state's lock.  A fit that fails does not keep the later fits
+    of the queue from running (Compare reports each outcome).  Loading
+    other data stops the fit going on and drops it: a fit whose dataset is
+    no longer the state's is left out of the state, its end does not touch
+    the status line, and the status line says that it was dropped (the
+    load's own answer, which comes next, gets the note appended).
 
     Parameters
     ----------
@@ -281,7 +293,10 @@ class Runner:
         self._step_listeners: list[Callable[[FitJob, StepResult], None]] = []
         self._finish_listeners: list[JobListener] = []
         self._done_listeners: list[Callable[[Runner], None]] = []
+        self._dropped = ""  # the note about a run dropped by a load, until the load's answer has it
+        self._drop_note = ""  # the note of the queue going on, once dropped
         state.observe(self._on_dataset, names="dataset")
+        state.observe(self._on_status, names="status")
 
     # -- listeners ------------------------------------------------------------------------------
     def on_start(self, listener: JobListener) -> None:
@@ -337,6 +352,7 @@ class Runner:
                                 on_finish=self._finished, name=name) for name, estimator in fits]
             self.names = {}
             self._stop.clear()
+            self._dropped = self._drop_note = ""
             self.state.running = True
         if wait:
             self._run_all()
@@ -363,9 +379,37 @@ class Runner:
         """Whether ``job`` was fitted on the dataset the state shows now."""
         return job.dataset is self.state.dataset
 
+    def run_name(self, job: FitJob) -> str:
+        """The name of ``job``'s run in the state, or (no step yet) its name without a number."""
+        return self.names.get(id(job)) or unnumbered(job.name)
+
     def _on_dataset(self, change: dict[str, Any]) -> None:
-        if self.state.running:
-            self.stop()  # the fit belongs to the data shown before
+        self._dropped = ""
+        if not self.state.running:
+            return
+        if self._stop.is_set() and self._drop_note:  # dropped already, still ending its step
+            self._dropped = self._drop_note
+            return
+        self.stop()  # the fit belongs to the data shown before: it is dropped
+        old = change.get("old")
+        where = f" on {old.name}" if getattr(old, "name", None) else ""
+        pending = [job for job in self.jobs if job.state in ("ready", "running")]
+        names = [self.run_name(job) for job in pending or self.jobs[-1:]]
+        runs = (f"The run of {names[0]}{where} was stopped and dropped: its" if len(names) == 1 else
+                f"The runs of {', '.join(names[:-1])} and {names[-1]}{where} were stopped and "
+                "dropped: their")
+        self._dropped = self._drop_note = f"{runs} steps belong to the data shown before."
+        self.state.status = Status("warning", self._dropped, "", "drop run")
+
+    def _on_status(self, change: dict[str, Any]) -> None:
+        """Append the note of a dropped run to the answer of the load that dropped it."""
+        note, status = self._dropped, change["new"]
+        if not note or status.action == "drop run":
+            return
+        self._dropped = ""
+        if status.action == "load dataset" and note not in status.text:
+            level = "warning" if status.level in ("", "info", "success") else status.level
+            self.state.status = replace(status, level=level, text=f"{status.text} {note}")
 
     # -- worker -----------------------------------------------------------------------------------
     def _run_all(self) -> None:
@@ -377,9 +421,7 @@ class Runner:
                 self.pace.reset()
                 for listener in self._start_listeners:
                     listener(job)
-                job.run()
-                if job.state == "failed":
-                    break
+                job.run()  # a failure is recorded; the fits after it still run
         finally:
             with self.lock:
                 self.state.running = False
@@ -428,15 +470,19 @@ class Runner:
                     listener(job)
             except Exception as exc:  # noqa: BLE001 - shown in the UI, logged
                 job.error, job.state = exc, "failed"
-            self.state.status = _job_status(job, self.names.get(id(job), job.name))
+            self.state.status = job_status(job, self.run_name(job))
 
 
-def _job_status(job: FitJob, name: str) -> Status:
-    """The status line at the end of ``job`` (its run is called ``name``)."""
+def job_status(job: FitJob, name: str) -> Status:
+    """The status line at the end of ``job`` (its run is called ``name``).
+
+    A failure names the run and its cause: ``"Problem running ERCOT (#1 with
+    member 4 at time 5): <the error's message>"``.
+    """
     done = f"{job.n_done} of {len(job.dataset)} steps"
     if job.state == "finished":
         return Status("success", f"{name} finished {done} in {job.seconds:.1f} s.", "", "run")
     if job.state == "stopped":
         return Status("warning", f"{name} stopped after {done}; those steps are kept.", "", "run")
-    failure = explain(job.error or RuntimeError("unknown failure"), f"running {job.name}")
+    failure = explain(job.error or RuntimeError("unknown failure"), f"running {name}")
     return replace(failure, action="run")

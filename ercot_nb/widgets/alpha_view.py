@@ -162,7 +162,11 @@ class AlphaView(FigureView):
         if not self._has_run() or self._taken == 0:
             self._show(self._parts())
             return
+        had_weight = self._any_finite
         if not self._take_new_steps():
+            return
+        if self._any_finite != had_weight:  # the first weight: the note "no weight" goes
+            self._show(self._parts())
             return
         names = [trace.name for trace in self.figure.data]
         axis = self._time_axis()

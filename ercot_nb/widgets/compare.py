@@ -15,9 +15,9 @@ from ..data import TemporalDataset
 from ..metrics import mean_scores
 from ..result import ClusteringResult
 from ._job import Runner
-from ._messages import MessageArea
+from ._messages import MessageArea, explain
 from ._params_form import ParamsForm
-from ._state import AppState
+from ._state import AppState, Status
 from .dataset_picker import DatasetPicker
 from .partition_slot import PartitionSlot
 from .partition_view import PartitionView
@@ -266,15 +266,7 @@ class Compare(W.VBox):
         self._show_progress()
         if not runner.current(runner.jobs[0]) if runner.jobs else True:
             return  # the data changed: the status says so already
-        done = ", ".join(f"{job.name} {job.n_done}/{len(job.dataset)}" for job in runner.jobs
-                         if job.state != "ready")
-        failed = [job for job in runner.jobs if job.state == "failed"]
-        if failed:
-            return  # the failure is the status
-        if runner.stop_requested:
-            self.message.show(f"Stopped; kept {done or 'no'} steps.", "warning", action="run")
-        else:
-            self.message.show(f"Done: {done} steps.", "success", action="run")
+        self.state.status = _outcome(runner)
 
     def _show_progress(self) -> None:
         self.progress.value = sum(job.n_done for job in self.runner.jobs)
@@ -295,6 +287,36 @@ class Compare(W.VBox):
         self.run_button.disabled = running
         self.stop_button.disabled = not running
         self.choice.disabled = running
+
+
+def _outcome(runner: Runner) -> Status:
+    """The status line after a comparison: which algorithms failed (and why), and which finished."""
+    ended = [job for job in runner.jobs if job.state in ("finished", "stopped")]
+    steps = ", ".join(f"{job.name} {job.n_done}/{len(job.dataset)}" for job in ended)
+    finished = [job.name for job in ended if job.state == "finished"]
+    failures, details = [], []
+    for job in runner.jobs:
+        if job.state != "failed":
+            continue
+        error = job.error or RuntimeError("unknown failure")
+        explained = explain(error, f"running {job.name}")  # logs an unexpected error's traceback
+        prefix = f"Problem running {job.name}: "
+        if explained.text.startswith(prefix):
+            failures.append(f"{job.name} failed: {explained.text[len(prefix):]}")
+        else:
+            failures.append(f"{job.name} failed ({type(error).__name__})")
+            details.append(explained.text)
+    if failures:
+        text = "; ".join(failures) + "."
+        text += (f" {' and '.join(finished)} finished" if finished else " No algorithm finished")
+        text += f" ({steps} steps)." if ended else "."
+        skipped = [job.name for job in runner.jobs if job.state == "ready"]
+        if skipped:
+            text += f" Not run (stopped): {', '.join(skipped)}."
+        return Status("error", text, " ".join(details), "run")
+    if runner.stop_requested:
+        return Status("warning", f"Stopped; kept {steps or 'no'} steps.", "", "run")
+    return Status("success", f"Done: {steps} steps.", "", "run")
 
 
 def _registry() -> list[str]:

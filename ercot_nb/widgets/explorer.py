@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import ipywidgets as W
+import numpy as np
 import plotly.graph_objects as go
 
 from ..data import TemporalDataset
@@ -37,6 +38,13 @@ VIEWS = ("partition", "pareto", "alpha", "scores", "sankey")
 
 _PANEL = dict(border="1px solid #DDDDDD", padding="6px 10px", margin="0 8px 8px 0")
 _CONTROL_WIDTH = "560px"  # two panels side by side in a 1200 px window
+
+
+def _whole_number(value: Any, name: str) -> int:
+    """``value`` as an int; a bool, float or text is refused (TypeError naming ``name``)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+    return int(value)
 
 
 def _panel(title: str, body: W.Widget, width: str | None = None) -> W.VBox:
@@ -91,9 +99,12 @@ class Explorer(W.VBox):
     :class:`~ercot_nb.widgets._job.Runner`): views follow the finished steps
     at a rate that keeps redrawing to a small share of the run time, the
     kernel keeps answering the widgets, and Stop ends the run after the
-    current step, keeping the steps done.  Loading other data during a run
-    stops that run and drops it.  Clicking a point of the Pareto front shows that
-    member's partition instead of the knee's.  Every run on the current
+    current step, keeping the steps done (also during "Use this partition
+    from here on").  Loading other data during a run stops that run and
+    drops it: the status line names it and the progress bar empties.  The
+    agreement of "How sure?" is drawn on its consensus run only.  Clicking a
+    point of the Pareto front shows that member's partition instead of the
+    knee's.  Every run on the current
     dataset is kept (pick it under "show run"; all are scored side by side).
     For a video dataset the partition scatter (thousands of pixels in colour
     space) gives way to a :class:`VideoView`: the frame, its segmentation
@@ -137,6 +148,9 @@ class Explorer(W.VBox):
         The status line: the answer to the user's last action.
     seeds : BoundedIntText
         How many seeds "How sure?" runs (:meth:`run_seeds`).
+    agreements : dict of str to Ensemble
+        The seeds' runs of each consensus made by "How sure?", by run name
+        (drawn as opacity while that run is shown).
 
     Examples
     --------
@@ -178,8 +192,10 @@ class Explorer(W.VBox):
         self.scrubber = TimeScrubber().follow(state)
         self.run_choice = RunChoice(state)
         self.estimators: dict[str, Any] = {}  # run name -> its fitted estimator (for adopt)
+        self.agreements: dict[str, Any] = {}  # consensus run name -> its seeds' Ensemble
         self.runner.on_finish(self._keep_estimator)
-        state.observe(lambda _: self.estimators.clear(), names="dataset")  # its runs are dropped
+        state.observe(self._forget_runs, names="dataset")  # its runs are dropped
+        state.observe(self._show_run_agreement, names="run")
         if self.pareto is not None:
             self.pareto.on_use(lambda step, member: self.adopt(step, member))
         if result is not None:
@@ -297,12 +313,16 @@ class Explorer(W.VBox):
         steps fitted again from it), through the shared runner; the result
         is a new run, shown at step ``t``, and the original run is kept.
 
+        Stop (:meth:`stop`) ends the adoption after the step being fitted
+        again, keeping the steps done.
+
         Parameters
         ----------
         t : int, optional
-            Default the current step.
+            Step of the run shown, in ``[0, steps - 1]``; default the current step.
         member : int, optional
-            Default the member picked on the Pareto front.
+            Index into step ``t``'s population; default the member picked on
+            the Pareto front.
         wait : bool, default=False
             Block until done.
 
@@ -310,11 +330,20 @@ class Explorer(W.VBox):
         -------
         FitJob or None
             None when nothing started (the status line says why).
+
+        Raises
+        ------
+        TypeError
+            If ``t`` or ``member`` is not an integer (a bool or ``1.5`` neither).
+        ValueError
+            If ``t`` or ``member`` is out of range (the message gives the range).
         """
         state = self.state
+        t = None if t is None else _whole_number(t, "t")
+        member = None if member is None else _whole_number(member, "member")
         with self.lock:
             name = state.run
-            t = state.step if t is None else int(t)
+            t = state.step if t is None else t
             member = state.member if member is None else member
             estimator = self.estimators.get(name)
             problem = (
@@ -327,7 +356,14 @@ class Explorer(W.VBox):
             if problem:
                 state.say("warning", problem, action="adopt")
                 return None
-            time = state.dataset.times[t]
+            run = state.runs[name]
+            if not 0 <= t < len(run):
+                raise ValueError(f"t must be a step of {name}, in [0, {len(run) - 1}], got {t}")
+            n_members = len(run[t].population)
+            if not 0 <= member < n_members:
+                raise ValueError(f"member must be in [0, {n_members - 1}] (step {t}'s population "
+                                 f"of {name}), got {member}")
+            time = run[t].time
             state.say("info", f"Continuing {name} from member {member} at time {time}…", action="adopt")
         label = (f"{state.runs[name].algorithm} #{RUN_NUMBER} "
                  f"({run_number(name)} with member {member} at time {time})")
@@ -387,7 +423,9 @@ class Explorer(W.VBox):
         ensemble : Ensemble or None
             :func:`ercot_nb.ensemble.ensemble` of runs on the current data,
             e.g. ``ensemble(ERCOT(), explorer.dataset, seeds=range(5))``;
-            dropped when other data is loaded.
+            drawn on the run shown, and dropped when another run is shown
+            or other data is loaded (a consensus made by "How sure?" gets
+            its agreement back whenever it is shown).
         """
         if self.partition is not None:
             self.partition.show_agreement(ensemble)
@@ -398,9 +436,21 @@ class Explorer(W.VBox):
             return
         estimator = job.estimator
         if isinstance(estimator, SeedEnsemble):  # a consensus has no population to continue
-            self.show_agreement(estimator.ensemble)
+            self.agreements[name] = estimator.ensemble
+            if self.state.run == name:
+                self.show_agreement(estimator.ensemble)
             return
         self.estimators[name] = estimator.estimator if isinstance(estimator, Adoption) else estimator
+
+    def _forget_runs(self, change: Any = None) -> None:
+        self.estimators.clear()
+        self.agreements.clear()
+
+    def _show_run_agreement(self, change: Any = None) -> None:
+        """A consensus run is drawn with its agreement, any other run without."""
+        ensemble = self.agreements.get(self.state.run)
+        if self.partition is not None and (ensemble is not None or self.partition.agreement is not None):
+            self.show_agreement(ensemble)
 
     def select_run(self, name: str | None) -> None:
         """Show run ``name`` (None: the dataset) at the current step (like "show run")."""

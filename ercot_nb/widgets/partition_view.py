@@ -80,6 +80,7 @@ class PartitionView(CachedStepView):
         self.webgl = webgl
         self.cache_steps = cache_steps
         self.agreement: Any = None
+        self._agreement_result: ClusteringResult | None = None  # the run the agreement is drawn on
         self._configuring = False
         # the label beside the buttons, not their description: one row (a description sits above)
         self.axes = W.ToggleButtons(options=list(_AXES_2D), tooltip="what the plot's axes show")
@@ -139,8 +140,8 @@ class PartitionView(CachedStepView):
             Default: the dataset's ground truth.
         step : int, default=0
         """
-        if dataset is not self.dataset:
-            self.agreement = None  # an ensemble belongs to its data
+        if dataset is not self.dataset or result is not self._agreement_result:
+            self.agreement = None  # an ensemble belongs to its data and the run it was drawn on
         self._configure(dataset, result, self._chosen_axes if dataset.n_features >= 3 else None)
         self._reset(step)
         self._rebuild()
@@ -187,9 +188,11 @@ class PartitionView(CachedStepView):
         ensemble : Ensemble or None
             Runs of one estimator with several seeds on the data shown
             (:func:`ercot_nb.ensemble.ensemble`); steps whose ids differ
-            from the data's (other data) are drawn plainly.
+            from the data's (other data) are drawn plainly.  It is drawn
+            on the run shown: loading another run or other data drops it.
         """
         self.agreement = ensemble
+        self._agreement_result = self.result if ensemble is not None else None
         self._cache.clear()
         self.show_step(self._requested, self._member)
 

@@ -92,6 +92,9 @@ class RunPanel(W.VBox):
     ----------
     job : FitJob or None
         The current or last run.
+    progress_job : FitJob or None
+        The fit the progress bar shows: one on the state's dataset (other
+        data loaded empties the bar: the run shown there is dropped).
     message : MessageArea
         The status line (shown in the panel only when it has its own state).
     """
@@ -110,6 +113,7 @@ class RunPanel(W.VBox):
         self.precheck = precheck
         self._forms: dict[str, ParamsForm] = {}
         self._progress_limit = RateLimit(min_interval=0.1, share=0.05)
+        self.progress_job: FitJob | None = None
         self.message = MessageArea(self.state)
         self.algorithm = W.Dropdown(
             options=names, value=matches[0], description="algorithm",
@@ -139,6 +143,7 @@ class RunPanel(W.VBox):
         self.runner.on_step(self._step_done)
         self.runner.on_done(self._done)
         self.state.observe(self._on_running, names="running")
+        self.state.observe(self._clear_progress, names="dataset")
 
     # -- forms ------------------------------------------------------------------------------
     def _form(self, name: str) -> ParamsForm:
@@ -245,11 +250,12 @@ class RunPanel(W.VBox):
         if job is None or not self.running:
             return
         self.runner.stop()
+        name = self.runner.run_name(job)
         if job.live:
-            self.message.show(f"Stopping {job.name} after the current step…", "warning", action="stop")
+            self.message.show(f"Stopping {name} after the current step…", "warning", action="stop")
         else:
             self.message.show(
-                f"{job.name} reports no steps while it runs, so it stops only when it ends.",
+                f"{name} reports no steps while it runs, so it stops only when it ends.",
                 "warning", action="stop",
             )
 
@@ -258,7 +264,21 @@ class RunPanel(W.VBox):
         return self.runner.wait(timeout)
 
     # -- runner callbacks (worker thread) ---------------------------------------------------------
+    def _clear_progress(self, change: Any = None) -> None:
+        """Other data: the bar shows no run (one going on is dropped)."""
+        with self.runner.lock:
+            self.progress_job = None
+            self.progress.value = 0
+            self.progress_label.value = ""
+
     def _started(self, job: FitJob) -> None:
+        with self.runner.lock:
+            if not self.runner.current(job):
+                return
+            self.progress_job = job
+            self._show_start(job)
+
+    def _show_start(self, job: FitJob) -> None:
         self.progress.max = max(len(job.dataset), 1)
         self.progress.value = 0
         self.progress_label.value = f"0/{len(job.dataset)}"
@@ -270,12 +290,14 @@ class RunPanel(W.VBox):
                 self._show_progress(job)
 
     def _show_progress(self, job: FitJob) -> None:
+        if job is not self.progress_job:
+            return  # a dropped run (other data) or none
         self.progress.value = job.n_done
         seconds = job.seconds / max(job.n_done, 1)
         self.progress_label.value = f"{job.n_done}/{len(job.dataset)} · {seconds:.3g} s/step"
 
     def _done(self, runner: Runner) -> None:
-        if runner.job is not None:
+        if runner.job is not None and runner.current(runner.job):
             self._show_progress(runner.job)
 
     def _on_running(self, change: dict[str, Any]) -> None:

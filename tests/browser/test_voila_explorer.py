@@ -227,3 +227,49 @@ def test_the_issue_10_flow_in_chromium(app_url, tmp_path, shot, capsys):
     with capsys.disabled():
         print(f"\nissue-10 flow in the browser: {elapsed:.1f} s; screenshot: {shot}")
     assert not errors, f"errors in the page console: {errors[:3]}"
+
+
+# -- issue 22: data switched while a run goes on -----------------------------------------------------
+
+PROGRESS = """() => [...document.querySelectorAll('.widget-label')].map(n => n.textContent)
+    .find(t => /^\\d+\\/\\d+( ·|$)/.test(t)) ?? ''"""
+
+TITLES = """() => JSON.stringify([...document.querySelectorAll('.js-plotly-plot')]
+    .filter(p => p.offsetParent !== null).map(p => p.querySelector('.gtitle')?.textContent ?? ''))"""
+
+
+def test_data_switched_during_a_run_in_chromium(app_url, tmp_path, shot, capsys):
+    """syn3, then video_mo and Run, syn1 a second later, Run: nothing of the dropped run is left."""
+    started = time.monotonic()
+    errors: list[str] = []
+    with chromium(tmp_path, height=2300) as context:
+        page = open_app(context, app_url, errors)
+        try:
+            _wait_status(page, "finished")
+            _choose(page, "video_mo")  # its default size: a step takes about a second or more
+            page.get_by_role("button", name=re.compile(r"Run$")).click()
+            _wait_status(page, "running on video_mo")
+            page.wait_for_timeout(1000)
+            _choose(page, "syn1")
+            _wait_status(page, "was stopped and dropped")
+            status = page.evaluate(STATUS)
+            assert "The run of ERCOT #2 on video_mo" in status, status
+            assert page.evaluate(PROGRESS) == "", page.evaluate(PROGRESS)  # the dropped run's steps are gone
+            page.get_by_role("button", name="Load scenario").click()  # and Load, as in the report
+            page.wait_for_timeout(300)
+            status = page.evaluate(STATUS)  # the note stays while the dropped run ends its step
+            assert status.startswith("Loaded the built-in scenario syn1."), status
+            assert "on syn1 was" not in status and page.evaluate(PROGRESS) == "", status
+            page.wait_for_function(  # the dropped run ends after its current step
+                "() => !document.querySelector('.widget-button.mod-success').disabled", timeout=120_000)
+            _run(page, "syn1")  # the partition plot's title names syn1 at the slider's time
+            titles = json.loads(page.evaluate(TITLES))
+            assert titles[0].startswith("syn1: ERCOT partition at time 10"), titles
+            assert any(title.endswith("on syn1") for title in titles), titles
+            assert page.evaluate(PROGRESS).startswith("10/10 ·"), page.evaluate(PROGRESS)
+        finally:
+            page.screenshot(path=str(shot), full_page=True)  # end state, or the failure
+    elapsed = time.monotonic() - started
+    with capsys.disabled():
+        print(f"\nswitch during a run in the browser: {elapsed:.1f} s; screenshot: {shot}")
+    assert not errors, f"errors in the page console: {errors[:3]}"

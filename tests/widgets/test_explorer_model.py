@@ -4,8 +4,9 @@ A hypothesis ``RuleBasedStateMachine`` drives one Explorer from Python with
 the actions a user has: choose any built-in dataset (every video at a small
 scale, bird_flocks, gapminder, Syn1-8), change parameters (valid and
 invalid), upload good and bad CSV files, Run, Stop, Run again, switch
-runs, scrub, Play, click a front member, back to the knee, and switch the
-dataset during a run.  After every action:
+runs, scrub, Play, click a front member, back to the knee, "How sure?",
+and switch the dataset during a run, an adoption ("Use this partition from
+here on") or "How sure?".  After every action:
 
 * each view shows the selected run at the selected step: its figure data
   equal what the static builders of :mod:`ercot_nb.figures` give for the
@@ -178,16 +179,47 @@ class ExplorerMachine(RuleBasedStateMachine):
         assert not app.state.running and not app.run_panel.run_button.disabled
         self.expect, self.must_say = ("success", "warning"), ""
 
-    @precondition(lambda self: not self.app.picker.pending)
-    @rule(name=st.sampled_from(NAMES))
-    def switch_dataset_during_a_run(self, name):
+    def _start(self, kind: str):
+        """Start a fit of ``kind`` on the current data without waiting; None if it could not start."""
         app = self.app
-        job = app.run()
+        if kind == "run" or app.result is None or app.result.algorithm != "ERCOT" or (
+                app.state.run not in app.estimators):
+            return app.run()
+        if kind == "adopt":
+            step = app.result[app.step]
+            others = [m for m in range(len(step.population)) if m != step.knee]
+            return app.adopt(app.step, others[0]) if others else app.run()
+        app.seeds.value = 2
+        return app.run_seeds() or app.run()  # a video has no scatter to draw agreement on
+
+    @precondition(lambda self: not self.app.picker.pending)
+    @rule(name=st.sampled_from(NAMES), kind=st.sampled_from(["run", "adopt", "how sure"]))
+    def switch_dataset_during_a_run(self, name, kind):
+        app = self.app
+        job = self._start(kind)
+        assert job is not None, app.message.text
         self._choose(name)
         assert app.wait(60) and job.state in ("stopped", "finished")
         STATS["runs"] += 1
         assert app.state.dataset_name == name and app.runs == {} and app.result is None
-        self._expect_success(f"Loaded the built-in scenario {name}.")
+        status = app.state.status
+        if job.state == "stopped":  # only the switch stops it: it was dropped, and the status says so
+            assert "dropped" in status.text and "{n}" not in status.text, status
+        self.expect, self.must_say = ("success", "warning"), f"Loaded the built-in scenario {name}."
+
+    @precondition(lambda self: self.app.result is not None and self.app.state.run in self.app.estimators
+                  and self.app.partition_view is self.app.partition)
+    @rule()
+    def how_sure(self):
+        app = self.app
+        app.seeds.value = 2
+        shown = app.state.run
+        job = app.run_seeds(wait=True)
+        STATS["runs"] += 1
+        assert job.state == "finished", app.message.text
+        assert app.state.run.startswith("consensus #") and app.state.run.endswith(
+            f"(2 seeds of {shown.split(' ')[1]})")
+        self._expect_success("finished")
 
     @precondition(lambda self: len(self.app.runs) > 0)
     @rule(data=st.data())
@@ -247,9 +279,12 @@ class ExplorerMachine(RuleBasedStateMachine):
         view = app.partition_view
         assert view.step == t and view.member == member
         if isinstance(view, PartitionView):
+            # the agreement of "How sure?" is drawn on its consensus, and on no other run
+            assert view.agreement is app.agreements.get(state.run)
             shown_result = result if result is not None else figures.ground_truth_result(data)
             static = figures.partition_figure(data, shown_result, t, member=member,
-                                              projection=view._projection(view.axes.value))
+                                              projection=view._projection(view.axes.value),
+                                              agreement=view.agreement if member is None else None)
             assert view.figure.layout.title.text == static.layout.title.text
             assert points(view.figure) == points(static)
         else:
@@ -270,6 +305,31 @@ class ExplorerMachine(RuleBasedStateMachine):
         if app.scores.figure.layout.shapes:
             assert app.scores.figure.layout.shapes[0].x0 == time_t
         assert {name for name in app.runs} == set(app.run_choice.options)
+
+    @invariant()
+    def views_name_the_current_dataset_and_run(self):
+        app, state = self.app, self.app.state
+        data, result = state.dataset, state.result
+        titles = {view: view.figure.layout.title.text or "" for view in app.views}
+        assert titles[app.partition_view].startswith(f"{data.name}: "), titles
+        if result is None:
+            assert "ground truth" in titles[app.partition_view], titles
+            assert all(view.result is None for view in (app.pareto, app.alpha, app.sankey))
+        else:
+            assert titles[app.partition_view].startswith(f"{data.name}: {result.algorithm}"), titles
+            for view in (app.pareto, app.alpha, app.sankey):
+                assert view.result is result and titles[view].startswith(result.algorithm), titles
+            assert titles[app.scores].endswith(f"on {data.name}"), titles
+
+    @invariant()
+    def the_progress_bar_shows_a_fit_of_the_current_data(self):
+        panel = self.app.run_panel
+        job = panel.progress_job
+        if job is None:
+            assert panel.progress.value == 0 and panel.progress_label.value == ""
+        else:
+            assert job.dataset is self.app.dataset
+            assert panel.progress_label.value.startswith(f"{job.n_done}/{len(job.dataset)}")
 
 
 TestExplorerModel = ExplorerMachine.TestCase

@@ -160,8 +160,9 @@ def test_loading_other_data_during_a_run_stops_it_and_keeps_the_new_data():
     assert job.wait(60) and job.state == "stopped"
     assert explorer.wait(60)
     assert explorer.dataset.name == "syn1" and explorer.runs == {} and explorer.result is None
-    # the end of the dropped run does not overwrite the answer to the last action
-    assert explorer.message.text == "Loaded the built-in scenario syn1."
+    # the end of the dropped run does not overwrite the answer to the last action, which names it
+    assert explorer.message.text == ("Loaded the built-in scenario syn1. The run of ERCOT #1 on syn3 "
+                                     "was stopped and dropped: its steps belong to the data shown before.")
     assert explorer.partition.figure.layout.title.text.startswith("syn1: ground truth")
     assert not explorer.run_panel.run_button.disabled
     assert explorer.run(wait=True).state == "finished" and explorer.result.times[0] == 1
