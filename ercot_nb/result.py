@@ -288,7 +288,9 @@ class ClusteringResult:
         )
         return int(members[chosen])
 
-    def member_partition(self, X: np.ndarray, t: int, member: int) -> StepResult:
+    def member_partition(
+        self, X: np.ndarray, t: int, member: int, *, free_label: int | None = None
+    ) -> StepResult:
         """Step ``t`` as partitioned by population ``member`` (an a-posteriori choice).
 
         Its clusters are aligned to the knee's partition of the same step, so a
@@ -303,6 +305,12 @@ class ClusteringResult:
             0-based step index (negative counts from the end).
         member : int
             Index into step ``t``'s final population (see :meth:`fronts_frame`).
+        free_label : int, optional
+            The first aligned label no step uses (``1 +`` the largest aligned
+            label of any step), given to new clusters.  Computed from every
+            step when omitted; a caller partitioning many members (the
+            explorer page) computes it once with :meth:`first_free_label`
+            instead of once per call.
 
         Returns
         -------
@@ -315,7 +323,8 @@ class ClusteringResult:
         Raises
         ------
         ValueError
-            If the algorithm keeps no population (e.g. a baseline).
+            If the algorithm keeps no population (e.g. a baseline), or
+            ``free_label`` is a label step ``t`` uses.
         IndexError
             If ``t`` is not a step or ``member`` not a population index.
         """
@@ -341,11 +350,21 @@ class ClusteringResult:
             t, step.time, step.ids, labels, np.asarray(X, dtype=np.float64), seconds=0.0,
             alpha=step.alpha,
         )
-        unused = 1 + max(int(s.aligned_labels.max()) for s in self.steps if s.n_samples)
+        if free_label is None:
+            unused = self.first_free_label()
+        else:
+            unused = int(free_label)
+            if step.n_samples and unused <= int(step.aligned_labels.max()):
+                raise ValueError(f"free_label={free_label!r} is a label step {t} uses; "
+                                 "pass result.first_free_label()")
         partition.aligned_labels, _ = align_labels(
             step.ids, step.aligned_labels, step.ids, partition.labels, unused
         )
         return partition
+
+    def first_free_label(self) -> int:
+        """The first aligned label no step uses: ``1 +`` the largest one (0 without samples)."""
+        return 1 + max((int(s.aligned_labels.max()) for s in self.steps if s.n_samples), default=-1)
 
     @classmethod
     def from_labels(

@@ -139,7 +139,7 @@ def _shown_positions(dataset: TemporalDataset, n_steps: int, cap: int) -> list[n
 
 
 def _member_partitions(
-    result: ClusteringResult, dataset: TemporalDataset, t: int, max_members: int
+    result: ClusteringResult, dataset: TemporalDataset, t: int, max_members: int, free_label: int
 ) -> tuple[list[int], list[StepResult | None]]:
     """First-front members of step t whose partition the page stores, and their partitions.
 
@@ -147,6 +147,8 @@ def _member_partitions(
     distinct partitions (spread along the front by compactness) are kept.
     Returns the member index -> partition index table (-1: not stored) and
     the distinct partitions (None stands for the knee's own step).
+    ``free_label`` is the run's first unused label, computed once per page
+    (rescanning every step per member made the page quadratic in steps).
     """
     step = result[t]
     n = len(step.population)
@@ -168,7 +170,7 @@ def _member_partitions(
     seen: dict[bytes, int] = {}
     X = dataset[t].X
     for member in sorted(candidates):
-        partition: StepResult | None = result.member_partition(X, t, member)
+        partition: StepResult | None = result.member_partition(X, t, member, free_label=free_label)
         key = partition.labels.tobytes()
         if partition is step:
             partition = None
@@ -309,8 +311,7 @@ def page_data(
         "max_points": int(max_points),
         "max_members": int(max_members),
     }
-    unused = 1 + max(int(s.aligned_labels.max()) for s in result if s.n_samples) if any(
-        s.n_samples for s in result) else 0
+    unused = result.first_free_label()
     steps: list[dict[str, Any]] = []
     data["steps"] = steps
     proj = _Projection(dataset) if dataset is not None else None
@@ -339,7 +340,7 @@ def page_data(
                                  "n_clusters": step.n_clusters, "knee": int(step.knee)}
         table, parts = ([-1] * len(step.population), [])
         if dataset is not None and len(step.population):
-            table, parts = _member_partitions(result, dataset, t, max_members)
+            table, parts = _member_partitions(result, dataset, t, max_members, unused)
             n_front_distinct = len(np.unique(step.population[step.first_front], axis=0))
             truncated += n_front_distinct > max_members
         entry["pareto"] = _pareto(step, table)
@@ -375,10 +376,9 @@ def page_data(
         notes.append(f"At {truncated} step(s) the first front has more than {max_members} distinct "
                      f"members; {max_members} of them, spread along the front, can be clicked.")
     if dataset is not None:
-        xy = np.vstack(all_xy) if all_xy else np.zeros((0, 2))
-        for step in result:  # centroids inside the fixed ranges too
-            xy = np.vstack([xy, np.column_stack([steps[step.t]["knee_part"]["centroids"][a] for a in "xy"])
-                            .astype(np.float64)])
+        centroids = [np.column_stack([steps[step.t]["knee_part"]["centroids"][a] for a in "xy"])
+                     .astype(np.float64) for step in result]  # centroids inside the fixed ranges too
+        xy = np.vstack([np.zeros((0, 2)), *all_xy, *centroids])  # one copy, not one per step
         data["scatter"]["ranges2"] = [_padded(xy[:, 0][np.isfinite(xy[:, 0])]),
                                       _padded(xy[:, 1][np.isfinite(xy[:, 1])])]
         if all_xyz:
