@@ -22,6 +22,8 @@ from ._persist import DEFAULT_MAX_BYTES, load_result, save_result
 from .events import lifecycle_events
 from .hypervolume import front_hypervolume
 
+_MASK_ON = 0.5  # a centroid slot is active when its mask gene is at least this (as in the kernels)
+
 
 @dataclass
 class StepResult:
@@ -259,6 +261,46 @@ class ClusteringResult:
         distances = np.empty(len(X))
         get_backend("numpy").assign_nearest(X, chromosome, step.n_max, labels, distances)
         return compress_labels(labels, chromosome, step.n_max)[0]
+
+    def labels_of_members(self, X: np.ndarray, t: int, members: Sequence[int]) -> np.ndarray:
+        """Partitions of step ``t``'s data ``X`` by several population members at once.
+
+        Row ``i`` equals ``labels_of_member(X, t, members[i])`` (the nearest
+        active centroid, the lowest slot on ties, renumbered in slot order);
+        the distances of all members are computed in a few vectorised passes
+        (in chunks of about 4 million numbers), not one member at a time.
+
+        Returns
+        -------
+        int64 ndarray of shape (len(members), n_samples)
+        """
+        step = self.steps[t]
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        members = np.asarray(members, dtype=np.intp).reshape(-1)
+        out = np.empty((len(members), len(X)), dtype=np.int64)
+        n_max = int(step.n_max)
+        if not len(members) or not len(X) or n_max == 0:
+            for row, member in enumerate(members.tolist()):
+                out[row] = self.labels_of_member(X, t, member)
+            return out
+        chromosomes = np.asarray(step.population[members], dtype=np.float64)
+        active = chromosomes[:, :n_max] >= _MASK_ON
+        centroids = chromosomes[:, n_max:].reshape(len(members), n_max, X.shape[1])
+        chunk = max(1, 4_000_000 // (len(X) * n_max * max(X.shape[1], 1)))
+        for start in range(0, len(members), chunk):
+            part = slice(start, start + chunk)
+            d2 = ((X[None, :, None, :] - centroids[part, None, :, :]) ** 2).sum(axis=3)  # (m, n, n_max)
+            d2[np.broadcast_to(~active[part, None, :], d2.shape)] = np.inf
+            slots = d2.argmin(axis=2)
+            rows = np.arange(slots.shape[0])[:, None]
+            present = np.zeros((slots.shape[0], n_max), dtype=bool)
+            present[rows, slots] = True
+            out[part] = (np.cumsum(present, axis=1) - 1)[rows, slots]  # slot order, as compress_labels
+            # no active centroid, or no finite distance: the one-member path decides
+            odd = ~active[part].any(axis=1) | ~np.isfinite(d2[rows, np.arange(len(X))[None, :], slots]).all(axis=1)
+            for row in np.flatnonzero(odd).tolist():
+                out[start + row] = self.labels_of_member(X, t, int(members[start + row]))
+        return out
 
     def events(self, **options: Any) -> pd.DataFrame:
         """Cluster lifecycle events between consecutive steps, with p-values.

@@ -1,31 +1,19 @@
 """The explorer page's work grows linearly with the steps (counted, not timed), content unchanged."""
 from __future__ import annotations
 
-import dataclasses
+import base64
 import sys
 
 import numpy as np
 import pytest
 
-from ercot_nb import ERCOT, TemporalDataset
+from ercot_nb.bench.speed import long_run
 from ercot_nb.page import page_data
 from ercot_nb.result import ClusteringResult
 
 
-@pytest.fixture(scope="module")
-def block():
-    """A fitted 12-step run of 3 samples per step, to be repeated into long runs."""
-    rng = np.random.default_rng(0)
-    X = [rng.normal(size=(3, 2)) + [[0, 0], [5, 5], [0, 5]] for _ in range(12)]
-    return X, ERCOT(seed=0, pop_size=12, n_evaluations=48).fit(TemporalDataset.from_arrays(X)).result_
-
-
-def _long_run(block, n_steps: int) -> tuple[ClusteringResult, TemporalDataset]:
-    X, run = block
-    data = TemporalDataset.from_arrays([X[t % len(X)] for t in range(n_steps)])
-    result = ClusteringResult(algorithm=run.algorithm, params=run.params)
-    result.steps = [dataclasses.replace(run.steps[t % len(X)], t=t, time=data[t].time) for t in range(n_steps)]
-    return result, data
+def _long_run(n_steps: int):
+    return long_run(n_steps)  # ERCOT on 12 steps of 3 samples, repeated to n_steps
 
 
 def _calls(function, *args) -> int:
@@ -45,16 +33,16 @@ def _calls(function, *args) -> int:
     return count
 
 
-def test_page_data_work_grows_linearly_with_the_steps(block):
-    small, large = (_calls(page_data, *_long_run(block, n)) for n in (24, 96))
+def test_page_data_work_grows_linearly_with_the_steps():
+    small, large = (_calls(page_data, *_long_run(n)) for n in (24, 96))
     # 4x the steps: about 4x the calls (it was about 16x: every member partition rescanned every step)
     assert 3.0 < large / small < 4.6, (small, large)
 
 
-def test_member_partition_with_free_label_scans_no_other_step(block):
+def test_member_partition_with_free_label_scans_no_other_step():
     counts = []
     for n_steps in (24, 240):
-        result, data = _long_run(block, n_steps)
+        result, data = _long_run(n_steps)
         step = next(s for s in result if np.flatnonzero(s.first_front).size > 1)
         member = int(next(m for m in np.flatnonzero(step.first_front) if m != step.knee))
         args = (data[step.t].X, step.t, member)
@@ -67,9 +55,9 @@ def test_member_partition_with_free_label_scans_no_other_step(block):
     assert counts[0] == counts[1]  # the same work at 24 and 240 steps
 
 
-def test_page_content_is_that_of_member_partitions_computed_without_shortcuts(block, monkeypatch):
+def test_page_content_is_that_of_member_partitions_computed_without_shortcuts(monkeypatch):
     """The page's member partitions equal member_partition's own (which rescans every step)."""
-    result, data = _long_run(block, 30)
+    result, data = _long_run(30)
     fast = page_data(result, data, max_members=3)
     original = ClusteringResult.member_partition
     partitioned = []
@@ -81,9 +69,30 @@ def test_page_content_is_that_of_member_partitions_computed_without_shortcuts(bl
     monkeypatch.setattr(ClusteringResult, "member_partition", rescanning)
     slow = page_data(result, data, max_members=3)
     assert partitioned and fast == slow
-    xy = np.vstack([np.frombuffer(__import__("base64").b64decode(s["xy"]["b64"]), "<f4").reshape(-1, 2)
+    xy = np.vstack([np.frombuffer(base64.b64decode(s["xy"]["b64"]), "<f4").reshape(-1, 2)
                     for s in fast["scatter"]["steps"]]
                    + [np.column_stack([e["knee_part"]["centroids"]["x"], e["knee_part"]["centroids"]["y"]])
                       for e in fast["steps"]])
     for axis, (low, high) in enumerate(fast["scatter"]["ranges2"]):
         assert low < xy[:, axis].min() and xy[:, axis].max() < high
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_labels_of_members_equals_labels_of_member_row_by_row(seed):
+    """The vectorised labels are the one-member ones: ties, inactive and all-inactive members included."""
+    rng = np.random.default_rng(seed)
+    result, data = _long_run(2)
+    step = result[1]
+    n_max, d = 5, 2
+    population = np.empty((40, n_max * (1 + d)))
+    population[:, :n_max] = rng.random((40, n_max))
+    population[:, n_max:] = rng.integers(-1, 2, (40, n_max * d)).astype(float)  # many exact ties
+    population[0, :n_max] = 0.1  # no active centroid
+    population[1, n_max:] = np.inf  # no finite distance
+    population[2, :n_max] = 0.5  # exactly on the threshold: active
+    step.population, step.n_max = population, n_max
+    X = rng.integers(-2, 3, (7, d)).astype(float)
+    members = rng.permutation(40)
+    rows = result.labels_of_members(X, 1, members)
+    for row, member in zip(rows, members):
+        np.testing.assert_array_equal(row, result.labels_of_member(X, 1, int(member)), err_msg=str(member))
