@@ -369,9 +369,15 @@ def load_result(cls, step_class, path, max_bytes: int = DEFAULT_MAX_BYTES):
                     if meta.get(f"{f.name}__was_object"):  # format 1: object arrays stored as text
                         value = decode_format_1_text(value, as_int)
                     kwargs[f.name] = value
+            _check_step_scalars(kwargs, t)
             step = step_class(**kwargs)
             _check_step_shapes(step, t)
             result.steps.append(step)
+        kinds = {type(step.time) for step in result.steps}
+        if len(kinds) > 1:
+            raise TypeError(f"the steps' time labels mix types ({', '.join(sorted(k.__name__ for k in kinds))})")
+        if not 0 <= header["next_label"] < 2**62:
+            raise ValueError(f"next_label {header['next_label']} is out of range")
         result._next_label = int(header["next_label"])
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
         raise ValueError(f"'{path}': not a consistent saved result ({where}{type(exc).__name__}: "
@@ -468,6 +474,31 @@ def decode_format_1_text(stored: np.ndarray, as_int: bool) -> np.ndarray:
     return out
 
 
+_TIME_TYPES = (numbers.Integral, numbers.Real, str, pd.Timestamp, np.datetime64, pd.Timedelta, np.timedelta64,
+               _dt.date, _dt.timedelta, tuple)
+
+
+def _check_step_scalars(kwargs: dict, t: int) -> None:
+    """Refuse a loaded step whose scalars have the wrong types or values (TypeError/ValueError)."""
+    for name in ("t", "knee", "n_max"):
+        value = kwargs.get(name)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"step {t}: {name} is {type(value).__name__} {value!r:.60}, expected an int")
+    for name in ("alpha", "seconds"):
+        value = kwargs.get(name)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or math.isinf(value):
+            raise TypeError(f"step {t}: {name} is {type(value).__name__} {value!r:.60}, expected a finite "
+                            "number or nan")
+    if kwargs["n_max"] < 0 or kwargs["knee"] < -1 or (kwargs["seconds"] < 0):
+        raise ValueError(f"step {t}: n_max={kwargs['n_max']}, knee={kwargs['knee']} or "
+                         f"seconds={kwargs['seconds']} is negative")
+    time = kwargs.get("time")
+    if (isinstance(time, bool) or not isinstance(time, _TIME_TYPES)
+            or isinstance(time, float) and not math.isfinite(time)):
+        raise TypeError(f"step {t}: time label {time!r:.60} ({type(time).__name__}) is not a number, string, "
+                        "date or time")
+
+
 def _check_step_shapes(step, t: int) -> None:
     """Refuse a loaded step whose arrays do not fit together."""
     n = len(step.ids)
@@ -492,6 +523,11 @@ def _check_step_shapes(step, t: int) -> None:
             problems.append(f"{name} has shape {value.shape}, expected {shape}")
     if step.population.ndim != 2:
         problems.append(f"population has shape {step.population.shape}")
+    elif P and not step.knee < P:
+        problems.append(f"knee {step.knee} is not one of the {P} population members")
+    elif P and step.centroids.ndim == 2 and step.population.shape[1] != step.n_max * (1 + step.centroids.shape[1]):
+        problems.append(f"population has {step.population.shape[1]} genes, expected n_max * (1 + features) = "
+                        f"{step.n_max * (1 + step.centroids.shape[1])}")
     if problems:
         raise ValueError(f"step {t}: " + "; ".join(problems))
 
