@@ -585,14 +585,30 @@ class ClusteringResult:
         ----------
         path : str or Path
         max_bytes : int, default=2 GiB
-            Largest total size of the decompressed arrays; a larger (or
-            lying) file is refused before anything is allocated.
+            Largest memory the file's arrays may take once read (their
+            declared sizes; text arrays, the header included, count 32
+            bytes per character for the Python objects they become).  Every
+            array's size is checked from the zip directory and its ``.npy``
+            header before any array is read, and arrays are read into their
+            own memory without a second copy, so loading peaks at about the
+            declared size; a larger (or lying) file is refused first.
+
+        Notes
+        -----
+        Files of format 1 (ercot-nb before typed time labels) load with
+        their time labels' types (``Timestamp``, ``datetime64``, ``date``,
+        ...) and their object ids as ints (when every one is a canonical
+        integer) or strings; a value format 1 could only store as its
+        ``repr`` is refused naming the format.  Other format versions are
+        refused naming the version.
 
         Raises
         ------
         ValueError
             Naming the file, if it is empty, truncated, garbled, not a saved
-            result, too large, or holds arrays of inconsistent shapes.
+            result, too large, of another format version, has a malformed
+            header (wrong types, nested deeper than 32 levels), or holds
+            arrays of inconsistent shapes.
         FileNotFoundError
             If it does not exist.
         """
