@@ -96,3 +96,10 @@ def test_labels_of_members_equals_labels_of_member_row_by_row(seed):
     rows = result.labels_of_members(X, 1, members)
     for row, member in zip(rows, members):
         np.testing.assert_array_equal(row, result.labels_of_member(X, 1, int(member)), err_msg=str(member))
+
+
+def test_the_speed_bench_times_page_data_of_a_long_run():
+    from ercot_nb.bench.speed import page_data_seconds
+
+    timing = page_data_seconds(30)
+    assert set(timing) == {"wall", "cpu"} and all(v > 0 for v in timing.values())
