@@ -23,6 +23,8 @@ from .events import lifecycle_events
 from .hypervolume import front_hypervolume
 from .params import check_argument
 
+_MASK_ON = 0.5  # a centroid slot is active when its mask gene is at least this (as in the kernels)
+
 
 @dataclass
 class StepResult:
@@ -265,6 +267,46 @@ class ClusteringResult:
         get_backend("numpy").assign_nearest(X, chromosome, step.n_max, labels, distances)
         return compress_labels(labels, chromosome, step.n_max)[0]
 
+    def labels_of_members(self, X: np.ndarray, t: int, members: Sequence[int]) -> np.ndarray:
+        """Partitions of step ``t``'s data ``X`` by several population members at once.
+
+        Row ``i`` equals ``labels_of_member(X, t, members[i])`` (the nearest
+        active centroid, the lowest slot on ties, renumbered in slot order);
+        the distances of all members are computed in a few vectorised passes
+        (in chunks of about 4 million numbers), not one member at a time.
+
+        Returns
+        -------
+        int64 ndarray of shape (len(members), n_samples)
+        """
+        step = self.steps[t]
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        members = np.asarray(members, dtype=np.intp).reshape(-1)
+        out = np.empty((len(members), len(X)), dtype=np.int64)
+        n_max = int(step.n_max)
+        if not len(members) or not len(X) or n_max == 0:
+            for row, member in enumerate(members.tolist()):
+                out[row] = self.labels_of_member(X, t, member)
+            return out
+        chromosomes = np.asarray(step.population[members], dtype=np.float64)
+        active = chromosomes[:, :n_max] >= _MASK_ON
+        centroids = chromosomes[:, n_max:].reshape(len(members), n_max, X.shape[1])
+        chunk = max(1, 4_000_000 // (len(X) * n_max * max(X.shape[1], 1)))
+        for start in range(0, len(members), chunk):
+            part = slice(start, start + chunk)
+            d2 = ((X[None, :, None, :] - centroids[part, None, :, :]) ** 2).sum(axis=3)  # (m, n, n_max)
+            d2[np.broadcast_to(~active[part, None, :], d2.shape)] = np.inf
+            slots = d2.argmin(axis=2)
+            rows = np.arange(slots.shape[0])[:, None]
+            present = np.zeros((slots.shape[0], n_max), dtype=bool)
+            present[rows, slots] = True
+            out[part] = (np.cumsum(present, axis=1) - 1)[rows, slots]  # slot order, as compress_labels
+            # no active centroid, or no finite distance: the one-member path decides
+            odd = ~active[part].any(axis=1) | ~np.isfinite(d2[rows, np.arange(len(X))[None, :], slots]).all(axis=1)
+            for row in np.flatnonzero(odd).tolist():
+                out[start + row] = self.labels_of_member(X, t, int(members[start + row]))
+        return out
+
     def events(self, **options: Any) -> pd.DataFrame:
         """Cluster lifecycle events between consecutive steps, with p-values.
 
@@ -299,7 +341,9 @@ class ClusteringResult:
         n = len(self.steps)
         return check_argument(f"{owner} (a result of {n} steps)", "t", t, "int", low=-n, high=n - 1) % n
 
-    def member_partition(self, X: np.ndarray, t: int, member: int) -> StepResult:
+    def member_partition(
+        self, X: np.ndarray, t: int, member: int, *, free_label: int | None = None
+    ) -> StepResult:
         """Step ``t`` as partitioned by population ``member`` (an a-posteriori choice).
 
         Its clusters are aligned to the knee's partition of the same step, so a
@@ -314,6 +358,12 @@ class ClusteringResult:
             0-based step index (negative counts from the end).
         member : int
             Index into step ``t``'s final population (see :meth:`fronts_frame`).
+        free_label : int, optional
+            The first aligned label no step uses (``1 +`` the largest aligned
+            label of any step), given to new clusters.  Computed from every
+            step when omitted; a caller partitioning many members (the
+            explorer page) computes it once with :meth:`first_free_label`
+            instead of once per call.
 
         Returns
         -------
@@ -326,7 +376,8 @@ class ClusteringResult:
         Raises
         ------
         ValueError
-            If the algorithm keeps no population (e.g. a baseline).
+            If the algorithm keeps no population (e.g. a baseline), or
+            ``free_label`` is a label step ``t`` uses.
         IndexError
             If ``t`` is not a step or ``member`` not a population index.
         """
@@ -352,11 +403,21 @@ class ClusteringResult:
             t, step.time, step.ids, labels, np.asarray(X, dtype=np.float64), seconds=0.0,
             alpha=step.alpha,
         )
-        unused = 1 + max(int(s.aligned_labels.max()) for s in self.steps if s.n_samples)
+        if free_label is None:
+            unused = self.first_free_label()
+        else:
+            unused = int(free_label)
+            if step.n_samples and unused <= int(step.aligned_labels.max()):
+                raise ValueError(f"free_label={free_label!r} is a label step {t} uses; "
+                                 "pass result.first_free_label()")
         partition.aligned_labels, _ = align_labels(
             step.ids, step.aligned_labels, step.ids, partition.labels, unused
         )
         return partition
+
+    def first_free_label(self) -> int:
+        """The first aligned label no step uses: ``1 +`` the largest one (0 without samples)."""
+        return 1 + max((int(s.aligned_labels.max()) for s in self.steps if s.n_samples), default=-1)
 
     @classmethod
     def from_labels(
@@ -546,14 +607,30 @@ class ClusteringResult:
         ----------
         path : str or Path
         max_bytes : int, default=2 GiB
-            Largest total size of the decompressed arrays; a larger (or
-            lying) file is refused before anything is allocated.
+            Largest memory the file's arrays may take once read (their
+            declared sizes; text arrays, the header included, count 32
+            bytes per character for the Python objects they become).  Every
+            array's size is checked from the zip directory and its ``.npy``
+            header before any array is read, and arrays are read into their
+            own memory without a second copy, so loading peaks at about the
+            declared size; a larger (or lying) file is refused first.
+
+        Notes
+        -----
+        Files of format 1 (ercot-nb before typed time labels) load with
+        their time labels' types (``Timestamp``, ``datetime64``, ``date``,
+        ...) and their object ids as ints (when every one is a canonical
+        integer) or strings; a value format 1 could only store as its
+        ``repr`` is refused naming the format.  Other format versions are
+        refused naming the version.
 
         Raises
         ------
         ValueError
             Naming the file, if it is empty, truncated, garbled, not a saved
-            result, too large, or holds arrays of inconsistent shapes.
+            result, too large, of another format version, has a malformed
+            header (wrong types, nested deeper than 32 levels), or holds
+            arrays of inconsistent shapes.
         FileNotFoundError
             If it does not exist.
         """

@@ -20,7 +20,8 @@ DESCRIPTION = "Benchmarks: speed of the kernels and the algorithm, and quality o
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ercot-nb bench", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="what", required=True)
-    sub.add_parser("speed", help="seconds per step, numba vs NumPy twin, compile and first-fit time")
+    sub.add_parser("speed", help="seconds per step, numba vs NumPy twin, compile and first-fit time, "
+                       "explorer page data of 10,000 steps")
     apps = sub.add_parser("apps", help="seconds per step and peak memory on bird_flocks and the videos")
     apps.add_argument("--datasets", nargs="*", default=None,
                       help="names (default: bird_flocks, video_mo, video_rc at 1/4, 1/2, full size)")

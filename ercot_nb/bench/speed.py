@@ -1,4 +1,5 @@
-"""Speed benchmark: seconds per step (numba vs the NumPy twin), compile and first-fit time.
+"""Speed benchmark: seconds per step (numba vs the NumPy twin), compile and first-fit time,
+and the explorer page's data for a 10,000-step run.
 
 Every figure of one report is measured in the same run, so compare ratios
 rather than absolute times across machines.
@@ -29,6 +30,38 @@ def seven_blobs(n_samples: int = 19_200, n_steps: int = 3, seed: int = 0):
         drift = 0.01 * t * np.sin(np.arange(21).reshape(7, 3) + t)
         X_list.append(means[labels] + drift[labels] + rng.normal(scale=0.05, size=(n_samples, 3)))
     return TemporalDataset.from_arrays(X_list, labels=[labels] * n_steps, name="seven_blobs")
+
+
+def long_run(n_steps: int = 10_000, seed: int = 0):
+    """A fitted run of ``n_steps`` steps of 3 samples, and its dataset, made in about a second.
+
+    ERCOT is fitted on 12 steps; its steps are repeated (renumbered, with
+    the long dataset's time labels) up to ``n_steps``.
+    """
+    import dataclasses
+
+    from ..result import ClusteringResult
+
+    rng = np.random.default_rng(seed)
+    X = [rng.normal(size=(3, 2)) + [[0, 0], [5, 5], [0, 5]] for _ in range(12)]
+    run = ERCOT(seed=seed, pop_size=12, n_evaluations=48).fit(TemporalDataset.from_arrays(X)).result_
+    data = TemporalDataset.from_arrays([X[t % len(X)] for t in range(n_steps)], name=f"{n_steps} steps")
+    result = ClusteringResult(algorithm=run.algorithm, params=run.params)
+    result.steps = [dataclasses.replace(run.steps[t % len(X)], t=t, time=data[t].time) for t in range(n_steps)]
+    return result, data
+
+
+def page_data_seconds(n_steps: int = 10_000) -> dict[str, float]:
+    """Wall and CPU seconds of :func:`ercot_nb.page.page_data` (the explorer page's content) for
+    :func:`long_run` of ``n_steps`` steps (``{"wall": ..., "cpu": ...}``)."""
+    import time
+
+    from ..page import page_data
+
+    result, data = long_run(n_steps)
+    wall, cpu = time.perf_counter(), time.process_time()
+    page_data(result, data)
+    return {"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu}
 
 
 def _seconds_per_step(dataset, backend: str, n_runs: int = 1, seed: int = 0,
@@ -101,5 +134,10 @@ def speed_report(numpy_steps: int = 2) -> pd.DataFrame:
         busy = busy_core_ratio(data)
         if busy is not None:
             rows.append((f"{name}, one core busy: default threads / 1 thread", busy["ratio"]))
+    page_1k, page_10k = page_data_seconds(1_000), page_data_seconds(10_000)
+    rows.append(("explorer page_data, 1,000 steps of 3 samples (s)", page_1k["wall"]))
+    rows.append(("explorer page_data, 10,000 steps of 3 samples (s)", page_10k["wall"]))
+    rows.append(("explorer page_data, 10,000 steps of 3 samples (CPU s)", page_10k["cpu"]))
+    rows.append(("page_data CPU 10,000 / 1,000 steps (10 = linear)", page_10k["cpu"] / page_1k["cpu"]))
     rows.append(("numba threads", float(numba.get_num_threads())))
     return pd.DataFrame(rows, columns=["measure", "value"])

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import io
+import math
 from typing import Any
 
 import numpy as np
@@ -60,7 +61,7 @@ def _labels_b64(labels: np.ndarray) -> dict[str, Any]:
 
 def _finite(values: Any) -> list[float | None]:
     """Floats for JSON: NaN and inf become null."""
-    return [float(v) if np.isfinite(v) else None for v in np.asarray(values, dtype=np.float64)]
+    return [v if math.isfinite(v) else None for v in np.asarray(values, dtype=np.float64).ravel().tolist()]
 
 
 def _padded(values: np.ndarray) -> list[float]:
@@ -138,8 +139,18 @@ def _shown_positions(dataset: TemporalDataset, n_steps: int, cap: int) -> list[n
     return shown
 
 
+def _first_of_each_row(rows: np.ndarray) -> np.ndarray:
+    """Positions of the first occurrence of each distinct row, in order (``np.unique(axis=0)``'s
+    rows, without its sort of structured values, which dominated the page's time)."""
+    rows = np.ascontiguousarray(rows, dtype=np.float64) + 0.0  # -0.0 and 0.0 are the same gene
+    first: dict[bytes, int] = {}
+    for i, row in enumerate(rows):
+        first.setdefault(row.tobytes(), i)
+    return np.fromiter(first.values(), dtype=np.intp, count=len(first))
+
+
 def _member_partitions(
-    result: ClusteringResult, dataset: TemporalDataset, t: int, max_members: int
+    result: ClusteringResult, dataset: TemporalDataset, t: int, max_members: int, free_label: int
 ) -> tuple[list[int], list[StepResult | None]]:
     """First-front members of step t whose partition the page stores, and their partitions.
 
@@ -147,6 +158,8 @@ def _member_partitions(
     distinct partitions (spread along the front by compactness) are kept.
     Returns the member index -> partition index table (-1: not stored) and
     the distinct partitions (None stands for the knee's own step).
+    ``free_label`` is the run's first unused label, computed once per page
+    (rescanning every step per member made the page quadratic in steps).
     """
     step = result[t]
     n = len(step.population)
@@ -156,8 +169,7 @@ def _member_partitions(
     front = np.flatnonzero(step.first_front)
     order = front[np.argsort(step.objectives_accumulated[front, 0], kind="stable")]
     # distinct chromosomes, evenly spread along the front when over the cap
-    _, first = np.unique(step.population[order], axis=0, return_index=True)
-    distinct = order[np.sort(first)]
+    distinct = order[_first_of_each_row(step.population[order])]
     if len(distinct) > max_members:
         pick = np.unique(np.linspace(0, len(distinct) - 1, max_members).round().astype(int))
         distinct = distinct[pick]
@@ -167,23 +179,30 @@ def _member_partitions(
     parts: list[StepResult | None] = []
     seen: dict[bytes, int] = {}
     X = dataset[t].X
-    for member in sorted(candidates):
-        partition: StepResult | None = result.member_partition(X, t, member)
-        key = partition.labels.tobytes()
-        if partition is step:
-            partition = None
+    candidates.sort()
+    # every candidate's labels in one vectorised pass; a StepResult only for each new partition
+    others = [m for m in candidates if m != step.knee]
+    labels_of = dict(zip(others, result.labels_of_members(X, t, others)))
+    knee_key = step.labels.astype(np.int64).tobytes() if step.knee >= 0 else None
+    for member in candidates:
+        key = knee_key if member == step.knee else labels_of[member].tobytes()
         if key not in seen:
             seen[key] = len(parts)
-            parts.append(partition)
-        elif partition is None:  # the knee shares its partition: keep the knee's own labels
-            parts[seen[key]] = None
+            # the knee's own step (None) stands for every member with the knee's partition
+            parts.append(None if key == knee_key else
+                         result.member_partition(X, t, member, free_label=free_label))
         table[member] = seen[key]
     # a front member with the same chromosome as a stored one has its partition
-    for member in front:
+    genes = np.ascontiguousarray(step.population, dtype=np.float64) + 0.0  # -0.0 == 0.0
+    stored: dict[bytes, int] = {}
+    for m in candidates:  # the lowest candidate of each chromosome (NaN genes match nothing)
+        if not np.isnan(genes[m]).any():
+            stored.setdefault(genes[m].tobytes(), m)
+    for member in front.tolist():
         if table[member] < 0:
-            same = [m for m in candidates if np.array_equal(step.population[m], step.population[member])]
-            if same:
-                table[int(member)] = table[same[0]]
+            same = stored.get(genes[member].tobytes())
+            if same is not None:
+                table[member] = table[same]
     return table, parts
 
 
@@ -309,8 +328,7 @@ def page_data(
         "max_points": int(max_points),
         "max_members": int(max_members),
     }
-    unused = 1 + max(int(s.aligned_labels.max()) for s in result if s.n_samples) if any(
-        s.n_samples for s in result) else 0
+    unused = result.first_free_label()
     steps: list[dict[str, Any]] = []
     data["steps"] = steps
     proj = _Projection(dataset) if dataset is not None else None
@@ -339,8 +357,8 @@ def page_data(
                                  "n_clusters": step.n_clusters, "knee": int(step.knee)}
         table, parts = ([-1] * len(step.population), [])
         if dataset is not None and len(step.population):
-            table, parts = _member_partitions(result, dataset, t, max_members)
-            n_front_distinct = len(np.unique(step.population[step.first_front], axis=0))
+            table, parts = _member_partitions(result, dataset, t, max_members, unused)
+            n_front_distinct = len(_first_of_each_row(step.population[step.first_front]))
             truncated += n_front_distinct > max_members
         entry["pareto"] = _pareto(step, table)
         if dataset is not None:
@@ -375,10 +393,9 @@ def page_data(
         notes.append(f"At {truncated} step(s) the first front has more than {max_members} distinct "
                      f"members; {max_members} of them, spread along the front, can be clicked.")
     if dataset is not None:
-        xy = np.vstack(all_xy) if all_xy else np.zeros((0, 2))
-        for step in result:  # centroids inside the fixed ranges too
-            xy = np.vstack([xy, np.column_stack([steps[step.t]["knee_part"]["centroids"][a] for a in "xy"])
-                            .astype(np.float64)])
+        centroids = [np.column_stack([steps[step.t]["knee_part"]["centroids"][a] for a in "xy"])
+                     .astype(np.float64) for step in result]  # centroids inside the fixed ranges too
+        xy = np.vstack([np.zeros((0, 2)), *all_xy, *centroids])  # one copy, not one per step
         data["scatter"]["ranges2"] = [_padded(xy[:, 0][np.isfinite(xy[:, 0])]),
                                       _padded(xy[:, 1][np.isfinite(xy[:, 1])])]
         if all_xyz:

@@ -1,0 +1,105 @@
+"""The explorer page's work grows linearly with the steps (counted, not timed), content unchanged."""
+from __future__ import annotations
+
+import base64
+import sys
+
+import numpy as np
+import pytest
+
+from ercot_nb.bench.speed import long_run
+from ercot_nb.page import page_data
+from ercot_nb.result import ClusteringResult
+
+
+def _long_run(n_steps: int):
+    return long_run(n_steps)  # ERCOT on 12 steps of 3 samples, repeated to n_steps
+
+
+def _calls(function, *args) -> int:
+    """Python and C function calls made by ``function(*args)`` (a count of the work, not a time)."""
+    count = 0
+
+    def profile(frame, event, arg):
+        nonlocal count
+        if event in ("call", "c_call"):
+            count += 1
+
+    sys.setprofile(profile)
+    try:
+        function(*args)
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def test_page_data_work_grows_linearly_with_the_steps():
+    small, large = (_calls(page_data, *_long_run(n)) for n in (24, 96))
+    # 4x the steps: about 4x the calls (it was about 16x: every member partition rescanned every step)
+    assert 3.0 < large / small < 4.6, (small, large)
+
+
+def test_member_partition_with_free_label_scans_no_other_step():
+    counts = []
+    for n_steps in (24, 240):
+        result, data = _long_run(n_steps)
+        step = next(s for s in result if np.flatnonzero(s.first_front).size > 1)
+        member = int(next(m for m in np.flatnonzero(step.first_front) if m != step.knee))
+        args = (data[step.t].X, step.t, member)
+        free = result.first_free_label()
+        hinted = result.member_partition(*args, free_label=free)
+        np.testing.assert_array_equal(hinted.aligned_labels, result.member_partition(*args).aligned_labels)
+        counts.append(_calls(lambda: result.member_partition(*args, free_label=free)))
+        with pytest.raises(ValueError, match="free_label=0 is a label step"):
+            result.member_partition(*args, free_label=0)
+    assert counts[0] == counts[1]  # the same work at 24 and 240 steps
+
+
+def test_page_content_is_that_of_member_partitions_computed_without_shortcuts(monkeypatch):
+    """The page's member partitions equal member_partition's own (which rescans every step)."""
+    result, data = _long_run(30)
+    fast = page_data(result, data, max_members=3)
+    original = ClusteringResult.member_partition
+    partitioned = []
+
+    def rescanning(self, X, t, member, *, free_label=None):
+        partitioned.append((t, member))
+        return original(self, X, t, member)  # no hint: the full scan of every step
+
+    monkeypatch.setattr(ClusteringResult, "member_partition", rescanning)
+    slow = page_data(result, data, max_members=3)
+    assert partitioned and fast == slow
+    xy = np.vstack([np.frombuffer(base64.b64decode(s["xy"]["b64"]), "<f4").reshape(-1, 2)
+                    for s in fast["scatter"]["steps"]]
+                   + [np.column_stack([e["knee_part"]["centroids"]["x"], e["knee_part"]["centroids"]["y"]])
+                      for e in fast["steps"]])
+    for axis, (low, high) in enumerate(fast["scatter"]["ranges2"]):
+        assert low < xy[:, axis].min() and xy[:, axis].max() < high
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_labels_of_members_equals_labels_of_member_row_by_row(seed):
+    """The vectorised labels are the one-member ones: ties, inactive and all-inactive members included."""
+    rng = np.random.default_rng(seed)
+    result, data = _long_run(2)
+    step = result[1]
+    n_max, d = 5, 2
+    population = np.empty((40, n_max * (1 + d)))
+    population[:, :n_max] = rng.random((40, n_max))
+    population[:, n_max:] = rng.integers(-1, 2, (40, n_max * d)).astype(float)  # many exact ties
+    population[0, :n_max] = 0.1  # no active centroid
+    population[1, n_max:] = np.inf  # no finite distance
+    population[2, :n_max] = 0.5  # exactly on the threshold: active
+    step.population, step.n_max = population, n_max
+    X = rng.integers(-2, 3, (7, d)).astype(float)
+    members = rng.permutation(40)
+    rows = result.labels_of_members(X, 1, members)
+    for row, member in zip(rows, members):
+        np.testing.assert_array_equal(row, result.labels_of_member(X, 1, int(member)), err_msg=str(member))
+
+
+def test_the_speed_bench_times_page_data_of_a_long_run():
+    from ercot_nb.bench.speed import page_data_seconds
+
+    timing = page_data_seconds(30)
+    assert set(timing) == {"wall", "cpu"} and all(v > 0 for v in timing.values())
