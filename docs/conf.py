@@ -2,7 +2,7 @@
 
 Build (from the repository root, after ``pip install -e ".[docs]"``)::
 
-    python -m sphinx -W --keep-going -n -b html docs docs/_build/html
+    python -m sphinx -W --keep-going -n -b html -d docs/_build/doctrees docs docs/_build/html
 
 The tutorials are rendered from their stored outputs, not executed (this file
 mirrors them into ``docs/notebooks/``, a build folder git ignores, so their
@@ -102,7 +102,7 @@ numpydoc_xref_param_type = False
 # reference: a docstring may name one, and it renders as text.
 nitpick_ignore_regex = [
     (r"py:.*", r"ercot_nb(\.\w+)*\._\w+(\.\w+)*"),
-    (r"py:.*", r"(numpy|np|pandas|pd|plotly|go|ipywidgets|widgets|traitlets|anywidget|scipy|dask|distributed|typing|collections|pathlib|os)\..*"),
+    (r"py:.*", r"(numpy|np|pandas|pd|sklearn|plotly|go|ipywidgets|widgets|traitlets|anywidget|scipy|dask|distributed|typing|collections|pathlib|os)\..*"),
 ]
 
 # -- HTML ------------------------------------------------------------------------
@@ -114,3 +114,5 @@ html_theme_options = {
     "show_toc_level": 2,
 }
 html_show_sourcelink = False
+html_context = {"default_mode": "light"}  # an empty mode logs a console error in the theme
+html_copy_source = False  # the notebooks are large; the site links them on GitHub/Binder instead

@@ -96,6 +96,28 @@ class NotebookOutputs:
         return None
 
 
+def _reexported_data_doc(app: Any, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
+    """Give a constant re-exported by a package (``ercot_nb.figures.WEBGL_THRESHOLD``)
+    the docstring written under its assignment in the defining module."""
+    if what != "data" or lines or "." not in name:
+        return
+    import importlib
+    import pkgutil
+
+    from sphinx.pycode import ModuleAnalyzer
+
+    package_name, attr = name.rsplit(".", 1)
+    package = importlib.import_module(package_name)
+    for info in pkgutil.walk_packages(getattr(package, "__path__", []), package_name + "."):
+        module = importlib.import_module(info.name)
+        if getattr(module, attr, None) is not obj:
+            continue
+        docs = ModuleAnalyzer.for_module(info.name).find_attr_docs().get(("", attr))
+        if docs:
+            lines.extend(docs)
+            return
+
+
 def _copy_plotly_js(app: Any, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
@@ -116,5 +138,6 @@ def _add_plotly_scripts(app: Any, pagename: str, templatename: str, context: dic
 def setup(app: Any) -> dict[str, Any]:
     """Register the plotly.js copy and the per-page scripts."""
     app.connect("build-finished", _copy_plotly_js)
+    app.connect("autodoc-process-docstring", _reexported_data_doc)
     app.connect("html-page-context", _add_plotly_scripts)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
