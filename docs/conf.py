@@ -109,6 +109,7 @@ nitpick_ignore_regex = [
 html_theme = "pydata_sphinx_theme"
 html_title = "ercot-nb"
 html_static_path = ["_static"]
+html_css_files = ["ercot.css"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
