@@ -35,7 +35,7 @@ export CONDA_DIR="$WORK/env" PATH="$WORK/env/bin:$PATH"
 started=$SECONDS
 (cd "$REPO" && python -m pip install --quiet -r binder/requirements.txt)
 echo "[$(stamp)]    installed in $((SECONDS - started)) s: $(python -m pip list 2>/dev/null | grep -icE '^(ercot-nb|numba|numpy|voila) ') of ercot-nb/numba/numpy/voila present"
-python -c "import ercot_nb, sys; assert ercot_nb.__file__.startswith(sys.prefix), ercot_nb.__file__; print('   ercot_nb from', ercot_nb.__file__)"
+(cd "$HOME" && python -c "import ercot_nb, sys; assert ercot_nb.__file__.startswith(sys.prefix), ercot_nb.__file__; print('   ercot_nb from', ercot_nb.__file__)")
 
 echo "[$(stamp)] 2. binder/postBuild (CONDA_DIR=$CONDA_DIR)"
 started=$SECONDS

@@ -12,7 +12,9 @@ Prints one JSON line and exits 1 when anything compiled.
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 import time
 
 from jupyter_client.manager import start_new_kernel
@@ -40,7 +42,7 @@ print("FIRST_FIT " + json.dumps({"import_and_first_fit_s": round(seconds, 2), "s
 
 def main() -> int:
     started = time.perf_counter()
-    manager, client = start_new_kernel(kernel_name="python3", env=None, cwd="/tmp")
+    manager, client = start_new_kernel(kernel_name="python3", env=dict(os.environ), cwd=tempfile.gettempdir())
     kernel_ready_s = time.perf_counter() - started
     lines: list[str] = []
     try:
