@@ -118,6 +118,18 @@ def _reexported_data_doc(app: Any, what: str, name: str, obj: Any, options: Any,
             return
 
 
+def _class_signature(app: Any, what: str, name: str, obj: Any, options: Any,
+                     signature: str | None, return_annotation: str | None) -> tuple[str, str] | None:
+    """Show a class's own call signature where autodoc only finds ``(*args, **kwargs)``
+    (the estimators' base class defines ``__new__`` that way)."""
+    if what != "class" or signature != "(*args, **kwargs)":
+        return None
+    import inspect
+
+    params = [p.replace(annotation=inspect.Parameter.empty) for p in inspect.signature(obj).parameters.values()]
+    return str(inspect.Signature(params)), ""
+
+
 def _copy_plotly_js(app: Any, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
@@ -139,5 +151,6 @@ def setup(app: Any) -> dict[str, Any]:
     """Register the plotly.js copy and the per-page scripts."""
     app.connect("build-finished", _copy_plotly_js)
     app.connect("autodoc-process-docstring", _reexported_data_doc)
+    app.connect("autodoc-process-signature", _class_signature)
     app.connect("html-page-context", _add_plotly_scripts)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
