@@ -84,7 +84,12 @@ def _binder_links() -> dict[str, str]:
     missing = {"binder-tutorials", "binder-explorer"} - set(links)
     if missing:
         raise ValueError(f"README.md lacks the Binder link definition(s) {sorted(missing)}")
-    return {name.replace("-", "_"): url for name, url in links.items()}
+    # Substitutions are parsed as Markdown: each is a whole link (a substitution inside a
+    # link target is not expanded).
+    return {
+        "binder_tutorials": f"[open the tutorials on Binder]({links['binder-tutorials']})",
+        "binder_explorer": f"[open the Explorer app on Binder]({links['binder-explorer']})",
+    }
 
 
 myst_substitutions = _binder_links()

@@ -6,6 +6,7 @@ built site (the GitHub Pages workflow publishes that folder after this test pass
 """
 from __future__ import annotations
 
+import html
 import html.parser
 import json
 import os
@@ -129,6 +130,25 @@ def test_site_builds_and_every_internal_link_resolves(site):
         assert (site / f"{page}.html").is_file(), page
     assert not list(site.rglob("solutions*")), "the exercise solutions must stay out of the site"
     assert broken_internal_links(site) == []
+
+
+@pytest.mark.slow
+def test_pages_have_no_unrendered_markdown_and_link_binder_from_the_readme(site):
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    urls = dict(re.findall(r"^\[(binder-[a-z]+)\]:\s*(\S+)\s*$", readme, re.M))
+    leftovers = []
+    for page in sorted(site.rglob("*.html")):
+        if "_static" in page.parts or "_downloads" in page.parts or page.name == "search.html":
+            continue
+        text = re.sub(r"<(script|style|pre)\b.*?</\1>", "", page.read_text(encoding="utf-8"), flags=re.S)
+        text = re.sub(r"<[^>]+>", "", text)
+        leftovers += [f"{page.relative_to(site)}: {m}" for m in re.findall(r"\{\{[^}]*\}\}|\]\((?:https?:|\.\.?/)[^)]*\)", text)]
+    assert leftovers == []
+    start = (site / "getting-started.html").read_text(encoding="utf-8")
+    for name in ("binder-tutorials", "binder-explorer"):
+        assert f'href="{html.escape(urls[name])}"' in start, name
 
 
 @pytest.mark.slow
