@@ -209,6 +209,9 @@ def test_site_in_chromium_search_and_plotly_figures_work_offline(site):
                         "n => document.querySelectorAll('.plotly-graph-div.js-plotly-plot .main-svg').length"
                         " >= n", arg=n_figures, timeout=60_000)
                 drawn_per_page[html_page.stem] = n_figures
+                clipped = page.evaluate("() => [...document.querySelectorAll('.ercot-plotly')]"
+                                        ".filter(e => e.scrollWidth > e.clientWidth + 1).length")
+                assert clipped == 0, f"{html_page.name}: {clipped} figure(s) wider than the page column"
                 if html_page.stem in ("01_quickstart", "07_video_segmentation"):
                     page.locator(".plotly-graph-div").first.scroll_into_view_if_needed()
                     page.screenshot(path=str(shots / f"tutorial-{html_page.stem[:2]}.png"))

@@ -7,6 +7,11 @@
     document.querySelectorAll("script.ercot-plotly-figure").forEach(function (node) {
       var figure = JSON.parse(node.textContent);
       var div = node.previousElementSibling;
+      var layout = figure.layout || {};
+      if (layout.width && layout.width > div.parentElement.clientWidth) {
+        delete layout.width; // wider than the page column: fit the column instead of clipping
+        layout.autosize = true;
+      }
       figure.config = Object.assign({ responsive: true }, figure.config || {});
       Plotly.newPlot(div, figure);
     });
