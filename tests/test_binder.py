@@ -132,3 +132,43 @@ def test_warmup_fills_cache_so_first_fit_does_not_compile(tmp_path):
     print(f"cold warm-up {cold_s:.1f} s; fresh process after it: import + first fit "
           f"{first_fit_s:.2f} s ({process_s:.2f} s wall)")
     assert process_s < cold_s / 3, (cold_s, process_s)
+
+
+def test_check_script_builds_the_environment_like_repo2docker():
+    """binder/check.sh (run by hand: it installs from the index) follows repo2docker's steps."""
+    script = BINDER / "check.sh"
+    assert os.access(script, os.X_OK), "binder/check.sh is not executable"
+    subprocess.run(["bash", "-n", str(script)], check=True)
+    text = script.read_text()
+    steps = ["-m venv", "pip install --quiet -r binder/requirements.txt", "bash binder/postBuild",
+             'binder/start" env NUMBA_DEBUG_CACHE=1 python "$REPO/binder/first_fit.py"',
+             'binder/start" python -m pytest']
+    positions = [text.find(step) for step in steps]
+    assert -1 not in positions and positions == sorted(positions), dict(zip(steps, positions))
+    assert 'CONDA_DIR="$WORK/env"' in text  # postBuild and start put the cache under CONDA_DIR
+
+
+@pytest.mark.slow
+def test_first_fit_check_fails_on_a_cold_cache_and_passes_after_warmup(tmp_path):
+    """binder/first_fit.py (a fresh kernel, NUMBA_DEBUG_CACHE=1) tells compiling from loading."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env.update(NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"), NUMBA_CPU_NAME="generic",
+               NUMBA_DEBUG_CACHE="1", HOME=str(tmp_path))
+    run = dict(env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    check = [sys.executable, str(BINDER / "first_fit.py")]
+
+    cold = subprocess.run(check, **run)
+    assert cold.returncode == 1, cold.stdout + cold.stderr
+    cold_report = json.loads(cold.stdout.strip().splitlines()[-1])
+    assert cold_report["dispatcher_cache_misses"] > 0
+    assert cold_report["numba_debug_cache"]["data_saved"] > 0
+
+    subprocess.run([sys.executable, "-m", "ercot_nb.warmup"], check=True,
+                   **{**run, "env": {**env, "NUMBA_DEBUG_CACHE": "0"}})
+    warm = subprocess.run(check, **run)
+    assert warm.returncode == 0, warm.stdout + warm.stderr
+    report = json.loads(warm.stdout.strip().splitlines()[-1])
+    print("cold:", cold_report, "\nwarm:", report)
+    assert report["dispatcher_cache_misses"] == 0 and report["numba_debug_cache"]["data_saved"] == 0
+    assert report["dispatcher_cache_hits"] > 0 and report["numba_debug_cache"]["data_loaded"] > 0
+    assert report["import_and_first_fit_s"] < cold_report["import_and_first_fit_s"] / 2

@@ -1,14 +1,14 @@
 """Baselines the ERCOT paper compares against, with ERCOT's estimator interface.
 
-=================  ==========================================================
-class              algorithm (registry name)
-=================  ==========================================================
-:class:`PenaltyEC`  ERCOT's EA with objectives (f_cp, 1 - NMI to t-1) ("penaltyEC")
-:class:`KMeansCOT`  evolutionary k-means, Chakrabarti et al. 2006 ("k-meansCOT"; [RECALL])
-:class:`AFFECT`     adaptive forgetting factor k-means, Xu et al. 2014 ("AFFECT")
-:class:`E2SC`       efficient evolutionary spectral clustering, Langone et al. 2016
-                    ("E2SC"; details reconstructed)
-=================  ==========================================================
+====================  ==========================================================
+class                 algorithm (registry name)
+====================  ==========================================================
+:class:`PenaltyEC`    ERCOT's EA with objectives (f_cp, 1 - NMI to t-1) ("penaltyEC")
+:class:`KMeansCOT`    evolutionary k-means, Chakrabarti et al. 2006 ("k-meansCOT"; [RECALL])
+:class:`AFFECT`       adaptive forgetting factor k-means, Xu et al. 2014 ("AFFECT")
+:class:`E2SC`         efficient evolutionary spectral clustering, Langone et al. 2016
+                      ("E2SC"; details reconstructed)
+====================  ==========================================================
 
 Each has ``fit(dataset, *, callback=None)``, ``fit_predict``,
 ``partial_fit``, ``labels_``, ``result_`` (a

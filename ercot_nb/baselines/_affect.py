@@ -57,7 +57,7 @@ class AFFECT(TemporalBaseline):
     ``Psi^t = alpha^t Psi^{t-1} + (1 - alpha^t) W^t`` (rows and columns of
     new objects are taken from ``W^t`` unsmoothed), and clustered by kernel
     k-means on ``Psi^t``.  ``alpha^t`` is re-estimated ``n_alpha_iterations``
-    times by shrinkage (:func:`estimate_alpha`), each time from the latest
+    times by shrinkage (``estimate_alpha``), each time from the latest
     clustering, and every k-means run after the first step starts from the
     previous step's labels.  The number of clusters is ``n_clusters`` or the
     candidate 2..max_clusters with the best average silhouette on ``Psi^t``.

@@ -39,7 +39,7 @@ class KMeansCOT(TemporalBaseline):
     change.  An empty cluster keeps its centroid.
 
     The method needs the number of clusters and the same samples at every
-    step (the ERCOT paper marks other data n/a); :meth:`fit` refuses other
+    step (the ERCOT paper marks other data n/a); ``fit`` refuses other
     data with a ``ValueError`` before doing any work.
 
     Parameters

@@ -38,14 +38,14 @@ your own keeps a separate record.
 ==========================  ==================================================
 module                      holds
 ==========================  ==================================================
-:mod:`.registry`            the exercises by name and parts; :class:`Session`
-:mod:`.feedback`            :class:`Feedback`; how a checker reports a mistake
-:mod:`.answers`             reading answers and the context passed with them
-:mod:`.ex01_objectives`     exercise 1 (f_sep, f_cp)
-:mod:`.ex02_knee`           exercise 2 (predict, knee_rule)
-:mod:`.ex03_weight`         exercise 3 (alpha on Syn3)
-:mod:`.ex04_vanishing`      exercise 4 (the vanishing cluster of Syn7)
-:mod:`.teacher`             teacher copies: solved notebooks, nbgrader course
+``registry``                the exercises by name and parts; :class:`Session`
+``feedback``                :class:`Feedback`; how a checker reports a mistake
+``answers``                 reading answers and the context passed with them
+``ex01_objectives``         exercise 1 (f_sep, f_cp)
+``ex02_knee``               exercise 2 (predict, knee_rule)
+``ex03_weight``             exercise 3 (alpha on Syn3)
+``ex04_vanishing``          exercise 4 (the vanishing cluster of Syn7)
+``teacher``                 teacher copies: solved notebooks, nbgrader course
 ==========================  ==================================================
 """
 from __future__ import annotations

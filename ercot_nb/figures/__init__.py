@@ -11,44 +11,44 @@ Clusters are coloured by their *aligned* label (see
 colour across time steps.  Text from data (dataset, run, feature and label
 names, ids, time labels) is HTML-escaped before it reaches a figure.
 
-=================================  ==============================================
-builder                            shows
-=================================  ==============================================
-:func:`partition_figure`           the partition of one step (or of another front
-                                   member), centroids, entered and left samples
-:func:`partition_3d_figure`        the same as a rotatable 3-D scatter (D >= 3)
-:func:`partition_animation`        the same view over all steps (slider + play)
-:func:`pareto_figure`              the final population of one step and its knee
-:func:`pareto_frame`               the same with a fixed trace layout (widgets)
-:func:`pareto_animation`           the Pareto view over all steps (slider + play)
-:func:`pareto_comparison_figure`   raw vs accumulated objectives side by side
-:func:`alpha_figure`               the smoothness weight alpha (and alpha_i) over time
-:func:`scores_figure`              RI or NMI per step of one or more runs
-:func:`n_clusters_figure`          chosen (and true) number of clusters per step
-:func:`sankey_figure`              cluster flow between steps (persist/split/merge)
-:func:`membership_figure`          each id's cluster at every step (who changes cluster)
-:func:`video_segmentation_figure`  a video frame, its segmentation and the
-                                   ground truth side by side
-:func:`video_segmentation_animation` the same over all steps (slider + play)
-:func:`report_figures`             all kernel-free views of a run, in order
-:func:`save_html`                  one self-contained offline HTML file
-=================================  ==============================================
+====================================  ==============================================
+builder                               shows
+====================================  ==============================================
+:func:`partition_figure`              the partition of one step (or of another front
+                                      member), centroids, entered and left samples
+:func:`partition_3d_figure`           the same as a rotatable 3-D scatter (D >= 3)
+:func:`partition_animation`           the same view over all steps (slider + play)
+:func:`pareto_figure`                 the final population of one step and its knee
+:func:`pareto_frame`                  the same with a fixed trace layout (widgets)
+:func:`pareto_animation`              the Pareto view over all steps (slider + play)
+:func:`pareto_comparison_figure`      raw vs accumulated objectives side by side
+:func:`alpha_figure`                  the smoothness weight alpha (and alpha_i) over time
+:func:`scores_figure`                 RI or NMI per step of one or more runs
+:func:`n_clusters_figure`             chosen (and true) number of clusters per step
+:func:`sankey_figure`                 cluster flow between steps (persist/split/merge)
+:func:`membership_figure`             each id's cluster at every step (who changes cluster)
+:func:`video_segmentation_figure`     a video frame, its segmentation and the
+                                      ground truth side by side
+:func:`video_segmentation_animation`  the same over all steps (slider + play)
+:func:`report_figures`                all kernel-free views of a run, in order
+:func:`save_html`                     one self-contained offline HTML file
+====================================  ==============================================
 
-One module per topic: :mod:`.style` (colours, template), :mod:`.layers`
-(the parts protocol the widget views share), :mod:`.partition`
-(with :mod:`.projection`), :mod:`.pareto`, :mod:`.lines` (time lines),
-:mod:`.flows` (Sankey, memberships), :mod:`.video` (with :mod:`.images`),
-:mod:`.animation`, :mod:`.export`, and :mod:`.overview` (a run without ground truth:
+One module per topic: ``style`` (colours, template), ``layers``
+(the parts protocol the widget views share), ``partition``
+(with ``projection``), ``pareto``, ``lines`` (time lines),
+``flows`` (Sankey, memberships), ``video`` (with ``images``),
+``animation``, ``export``, and ``overview`` (a run without ground truth:
 label-free scores, ensemble agreement, number of clusters, lifecycle events).  Each view has a ``*_parts`` builder
 returning :class:`Parts` (traces named by role and a layout dict): the
 figures above wrap them, and the widget views show the same parts and
 update traces by name (:func:`update_by_name`).
 
 Helpers: :func:`member_partition` (a-posteriori choice of a front member),
-:func:`cluster_flows` (the Sankey's table), :func:`cluster_moves` (every change of
+:func:`cluster_flows`                 (the Sankey's table), :func:`cluster_moves` (every change of
 cluster of every id), :func:`ground_truth_result`
 (a dataset's labels shown with the same views); for videos :func:`is_video`,
-:func:`frame_image` and :func:`segmentation_image` (pixels placed by id).
+:func:`frame_image`                   and :func:`segmentation_image` (pixels placed by id).
 """
 from __future__ import annotations
 
@@ -129,7 +129,7 @@ __all__ = [
 def ground_truth_result(dataset: TemporalDataset) -> ClusteringResult:
     """The dataset's own labels as a result, to preview data with the same views.
 
-    Shorthand for :meth:`ClusteringResult.from_labels` with the dataset's labels.
+    Shorthand for :meth:`ClusteringResult.from_labels <ercot_nb.result.ClusteringResult.from_labels>` with the dataset's labels.
 
     Parameters
     ----------

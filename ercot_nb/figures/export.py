@@ -34,7 +34,7 @@ def report_figures(result: ClusteringResult, dataset: TemporalDataset | None = N
         The data the run was fitted on; adds the partition animation (with
         three or more features, the PCA projection and next to it a 3-D
         scatter of the first three features; for a video, see
-        :attr:`TemporalDataset.is_video`, the frame/segmentation animation
+        :attr:`TemporalDataset.is_video <ercot_nb.data.TemporalDataset.is_video>`, the frame/segmentation animation
         instead) and, when the data has labels, RI and NMI per step.
 
     Returns

@@ -137,7 +137,7 @@ def sankey_figure(
         Mark cluster lifecycle events on the nodes: True computes
         :meth:`ClusteringResult.events <ercot_nb.result.ClusteringResult.events>`
         (a permutation null model gives each split, merge, grow and shrink a
-        p-value), or pass such a table.  See :func:`event_marks`.
+        p-value), or pass such a table.  See ``event_marks``.
 
     Returns
     -------
@@ -375,7 +375,7 @@ MEMBERSHIP_SORTS = ("first_move", "moves", "id")
 def cluster_moves(result: ClusteringResult) -> "pd.DataFrame":
     """Every change of (aligned) cluster of every sample id, as a tidy table.
 
-    Built from :meth:`ClusteringResult.to_frame`: each appearance of an id is
+    Built from :meth:`ClusteringResult.to_frame <ercot_nb.result.ClusteringResult.to_frame>`: each appearance of an id is
     compared with its previous appearance (the step before, or an earlier
     one when the id was missing in between).
 

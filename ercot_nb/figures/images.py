@@ -22,7 +22,7 @@ ABSENT_RGB = np.array([217, 217, 217], dtype=np.uint8)
 
 
 def is_video(dataset: Any) -> bool:
-    """Whether ``dataset`` is a video (see :attr:`TemporalDataset.is_video`); False for non-datasets."""
+    """Whether ``dataset`` is a video (see :attr:`TemporalDataset.is_video <ercot_nb.data.TemporalDataset.is_video>`); False for non-datasets."""
     return isinstance(dataset, TemporalDataset) and dataset.is_video
 
 
@@ -125,7 +125,7 @@ def segmentation_image(result_or_labels: Any, dataset: TemporalDataset, t: int) 
         A run (its aligned labels are used: a cluster keeps its label, and
         so its colour, across steps), or one label array per step in the
         dataset's sample order (aligned over time the same way, see
-        :meth:`ClusteringResult.append`).
+        :meth:`ClusteringResult.append <ercot_nb.result.ClusteringResult.append>`).
     dataset : TemporalDataset
         The video the labels belong to (see :func:`is_video`).
     t : int

@@ -160,7 +160,7 @@ def alpha_figure(
 
 
 def score_trace_name(run: str, score: str) -> str:
-    """Name of the line of label-free ``score`` (a key of :data:`LABEL_FREE_SCORES`) of ``run``."""
+    """Name of the line of label-free ``score`` (a key of ``LABEL_FREE_SCORES``) of ``run``."""
     return f"{escape(run)} · {LABEL_FREE_SCORES[score][0]}"
 
 
@@ -334,9 +334,9 @@ def scores_figure(
         Mark this step of the dataset with a dashed vertical line (a shape
         named ``"current step"``) across every row.
     label_free : bool, list of str or None, default=None
-        Label-free scores (keys of :data:`LABEL_FREE_SCORES`, from
+        Label-free scores (keys of ``LABEL_FREE_SCORES``, from
         :func:`ercot_nb.metrics.label_free_steps`) in rows below the RI/NMI
-        row, sharing its time axis.  ``None`` shows :data:`LABEL_FREE_DEFAULT`
+        row, sharing its time axis.  ``None`` shows ``LABEL_FREE_DEFAULT``
         when there are no labels (or ``metric`` is None) and none otherwise;
         True those; ``f_cp`` and ``f_sep`` on request.
     sample_size : int or None, default=500
@@ -352,7 +352,7 @@ def scores_figure(
     -------
     plotly.graph_objects.Figure
         With labels one line per run, named ``"<name> (mean <value>)"``;
-        label-free lines are named :func:`score_trace_name` (``"<name> ·
+        label-free lines are named ``score_trace_name`` (``"<name> ·
         churn"``), one row (y axis ``y``, ``y2``, ... from the top) per score.
 
     Raises

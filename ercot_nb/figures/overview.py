@@ -51,7 +51,7 @@ OVERVIEW_TRACES = {
     "band": "number of clusters, band of the runs",
     "consensus": "number of clusters (consensus)",
 }
-"""Code -> name of every line of the figure (the event traces are named by :data:`EVENT_CLASSES`)."""
+"""Code -> name of every line of the figure (the event traces are named by ``EVENT_CLASSES``)."""
 
 EVENT_CLASSES = {
     "significant": f"event, p ≤ {SIGNIFICANCE} (real)",
@@ -224,8 +224,8 @@ def overview_figure(
     Returns
     -------
     plotly.graph_objects.Figure
-        Lines named by :data:`OVERVIEW_TRACES`, event markers by
-        :data:`EVENT_CLASSES` (one marker per time and event type, larger
+        Lines named by ``OVERVIEW_TRACES``, event markers by
+        ``EVENT_CLASSES`` (one marker per time and event type, larger
         when several clusters share it; hover lists them with p-values);
         one y axis per row (``y``, ``y2``, ... from the top), one time axis.
 

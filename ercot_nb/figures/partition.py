@@ -221,7 +221,7 @@ class PartitionLayer:
         ``partition`` replaces the result's step ``t`` (e.g. the partition of
         another Pareto front member); its ``aligned_labels`` colour the points.
         ``agreement`` (one share in [0, 1] per sample of step ``t``) becomes
-        each point's opacity (at least :data:`MIN_OPACITY`) and is shown on
+        each point's opacity (at least ``MIN_OPACITY``) and is shown on
         hover (``customdata``); in 3-D, where plotly.js takes one opacity per
         trace, it is the alpha of each point's colour.
         In 3-D every trace is a ``go.Scatter3d`` with an extra ``z``.
@@ -349,7 +349,7 @@ class PartitionLayer:
             Default :meth:`title`, plus a line saying what the opacity means
             when ``agreement`` is given.
         agreement : Ensemble or array-like, optional
-            Per-sample agreement drawn as opacity (see :func:`step_agreement`).
+            Per-sample agreement drawn as opacity (see ``step_agreement``).
         """
         t = step_index(self.result, t)
         partition = self.partition(t, member)
@@ -390,7 +390,7 @@ def partition_parts(
     title: str | None = None,
     agreement: Any = None,
 ) -> Parts:
-    """Parts of :func:`partition_figure` (see :mod:`ercot_nb.figures.layers`).
+    """Parts of :func:`partition_figure` (see ``ercot_nb.figures.layers``).
 
     Parameters
     ----------
@@ -520,7 +520,7 @@ def member_partition(
 ) -> StepResult:
     """Partition of step ``t`` by another member of its final population.
 
-    Shorthand for :meth:`ClusteringResult.member_partition` with step
+    Shorthand for :meth:`ClusteringResult.member_partition <ercot_nb.result.ClusteringResult.member_partition>` with step
     ``t``'s data: a cluster shared with the knee keeps its label and colour.
 
     Parameters

@@ -152,7 +152,7 @@ class VideoLayer:
         return [image.reshape(self.height, self.width, 3) for image in images]
 
     def traces(self, t: int, member: int | None = None, slots: int = 0) -> list[go.Image]:
-        """One ``go.Image`` per panel (named like :attr:`names`), subsampled by :attr:`stride`.
+        """One ``go.Image`` per panel (named like ``names``), subsampled by ``stride``.
 
         ``slots`` pads the list with hidden one-pixel images up to that many
         traces, so that a widget keeps its trace count (see :meth:`layout`).

@@ -69,9 +69,9 @@ class ExplorerPage:
     The page holds plotly.js and every step's data (no network, no kernel),
     so it works in any browser, in e-mail attachments, and inline in any
     notebook front end (JupyterLab, Notebook 7, VS Code, Colab, nbviewer,
-    nbconvert HTML) through :meth:`_repr_html_`.  Clicking a first-front
+    nbconvert HTML) through ``_repr_html_``.  Clicking a first-front
     member of the Pareto plot shows that member's partition (see
-    :meth:`ClusteringResult.labels_of_member`) in the partition, 3-D and
+    :meth:`ClusteringResult.labels_of_member <ercot_nb.result.ClusteringResult.labels_of_member>`) in the partition, 3-D and
     video views.
 
     Parameters
@@ -91,7 +91,7 @@ class ExplorerPage:
     video_max_pixels : int, default=VIDEO_MAX_PIXELS
         Video images above this many pixels are shown strided.
     height : int, default=900
-        Height in CSS pixels of the inline frame of :meth:`_repr_html_`.
+        Height in CSS pixels of the inline frame of ``_repr_html_``.
     compress : bool, default=True
         Store plotly.js and the data gzip-compressed (base64), unpacked by
         the browser's ``DecompressionStream`` (Chrome/Edge 80+, Firefox

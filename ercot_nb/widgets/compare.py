@@ -74,7 +74,7 @@ class Compare(W.VBox):
     ----------
     dataset : str or TemporalDataset, default="syn3"
     algorithms : sequence of str, default=("ERCOT", "staticEC")
-        Initially selected algorithms (at most :data:`MAX_ALGORITHMS`).
+        Initially selected algorithms (at most ``MAX_ALGORITHMS``).
     params : mapping of str to mapping, optional
         Initial parameters per algorithm, e.g. ``{"ERCOT": {"pop_size": 40}}``.
     data_seed : int, default=0

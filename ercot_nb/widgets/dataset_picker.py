@@ -95,7 +95,7 @@ class DatasetPicker(W.VBox):
     params : mapping, optional
         Scenario parameters of the initial built-in dataset (e.g.
         ``{"n_steps": 6}``).  Each scenario's form starts from the loader's
-        defaults, except those in :data:`INTERACTIVE_DEFAULTS` (e.g. a
+        defaults, except those in ``INTERACTIVE_DEFAULTS`` (e.g. a
         downscaled video_rc).
     state : AppState, optional
         The app's state; default a new one (with its own status line shown

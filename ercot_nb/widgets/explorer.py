@@ -92,7 +92,7 @@ class Explorer(W.VBox):
     """The whole app: dataset picker, run panel, time scrubber and linked views.
 
     Everything shown is one :class:`~ercot_nb.widgets._state.AppState`
-    (:attr:`state`): the controls change it and every view follows it
+    (``state``): the controls change it and every view follows it
     (:meth:`~ercot_nb.widgets._base.FigureView.follow`); the Explorer only
     builds the state and lays the views out.
     A run goes on in a background thread (the shared

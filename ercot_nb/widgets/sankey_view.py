@@ -47,7 +47,7 @@ class SankeyView(FigureView):
     :func:`ercot_nb.figures.sankey_figure`); the run's events table is
     computed once per step and extended as a live run grows.
 
-    At most :data:`WINDOW` steps are drawn (all of a shorter run): the
+    At most ``WINDOW`` steps are drawn (all of a shorter run): the
     figure's cost is then the same at any length of the run, during a live
     run and when scrubbing.  The figure is
     :func:`ercot_nb.figures.sankey_parts` of those steps, with the hover's
@@ -110,7 +110,7 @@ class SankeyView(FigureView):
     def events(self, lo: int = 0, hi: int | None = None) -> pd.DataFrame:
         """Lifecycle events of steps ``lo..hi-1`` of the run shown (each against the step before).
 
-        The rows of :meth:`ClusteringResult.events` with ``lo <= t < hi``
+        The rows of :meth:`ClusteringResult.events <ercot_nb.result.ClusteringResult.events>` with ``lo <= t < hi``
         (births of the first step excepted), computed once per step: a
         window or a grown run costs only its new steps.
         """
