@@ -28,7 +28,7 @@ raises ``AssertionError`` with the feedback when the answer is wrong (the test
 cells of the nbgrader export call it); ``check(..., hidden=True)`` runs the
 held-out cases of the parts listed by :func:`hidden_parts`. The solutions are
 not in this package: ``ercot-nb teacher solutions DIR`` and ``ercot-nb teacher
-nbgrader DIR`` read them from a source tree (:mod:`.teacher`).
+nbgrader DIR`` read them from a source tree (``ercot_nb.exercises.teacher``).
 
 Every call is recorded (see :func:`history`); :func:`reset` clears the record
 and the per-part attempt counters that decide how much a hint reveals.  These
