@@ -13,7 +13,7 @@ from .animation import animation_figure
 from .layers import Parts
 from .projection import Plane
 from .style import (
-    INK, MUTED, WEBGL_THRESHOLD, as_result, base_layout, escape, label_color, padded_range,
+    INK, MUTED, WEBGL_THRESHOLD, as_result, base_layout, counted, escape, label_color, padded_range,
     plain_times, rgba, step_index,
 )
 
@@ -180,11 +180,11 @@ class PartitionLayer:
         algorithm = escape(self.result.algorithm)
         time = escape(step.time)
         if member is None or int(member) == step.knee:
-            return f"{name}{algorithm} partition at time {time} ({step.n_clusters} clusters)"
+            return f"{name}{algorithm} partition at time {time} ({counted(step.n_clusters, 'cluster')})"
         partition = self.partition(t, member)
         return (
             f"{name}{algorithm} member {int(member)} at time {time} "
-            f"({partition.n_clusters} clusters; knee is member {step.knee})"
+            f"({counted(partition.n_clusters, 'cluster')}; knee is member {step.knee})"
         )
 
     def id_texts(self, t: int) -> np.ndarray:
