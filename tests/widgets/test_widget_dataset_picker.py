@@ -258,3 +258,37 @@ def test_a_view_error_while_loading_a_csv_stays_on_the_status_line():
     picker.source.value = "builtin"
     picker.load_button.click()
     assert state.status.level == "success" and state.status.text.startswith("Loaded")
+
+
+def _quarters_csv(hole: tuple[int, str] | None = None, missing_id: int | None = None) -> bytes:
+    """Four samples over the quarters 2001-Q1..Q4; optionally one NaN (row, column) or one missing id."""
+    rows = [{"quarter": f"2001-Q{q}", "region": f"r{i}", "gdp": float(i + q), "pop": float(3 * i - q)}
+            for q in range(1, 5) for i in range(4)]
+    frame = pd.DataFrame(rows)
+    if hole is not None:
+        frame.loc[hole[0], hole[1]] = np.nan
+    if missing_id is not None:
+        frame.loc[missing_id, "region"] = None
+    return frame.to_csv(index=False).encode()
+
+
+@pytest.mark.parametrize("hole, time, column", [((9, "gdp"), "2001-Q3", "gdp"), ((13, "pop"), "2001-Q4", "pop")])
+def test_a_missing_value_is_refused_at_its_time_with_what_to_do(hole, time, column):
+    """The message said "step 2 (time='2001-Q3')" (0-based, beside the label) and gave no advice."""
+    picker = DatasetPicker("syn1")
+    upload(picker, _quarters_csv(hole=hole), "gdp.csv")
+    picker.id_column.value = "region"
+    assert picker.load_csv() is None
+    text = picker.message.text
+    assert f"time '{time}'" in text and "step" not in text, text
+    assert f"column '{column}'" in text and "Drop those rows or fill in their values" in text, text
+    assert f"dropna(subset=['{column}'])" in text and "out of the features" in text, text
+
+
+def test_a_missing_id_is_refused_with_what_to_do():
+    picker = DatasetPicker("syn1")
+    upload(picker, _quarters_csv(missing_id=6), "gdp.csv")
+    picker.id_column.value = "region"
+    assert picker.load_csv() is None
+    text = picker.message.text
+    assert "id column 'region' has 1 missing value" in text and "drop those rows" in text, text
