@@ -17,6 +17,10 @@ from .style import (
     plain_times, rgba, step_index,
 )
 
+SCENE_CAMERA = dict(eye=dict(x=1.6, y=1.6, z=1.25))
+"""Where a 3-D view looks from: further out than Plotly's default, so axis titles fit."""
+SCENE_MARGIN = dict(l=10, r=10, t=60, b=10)
+
 __all__ = [
     "ENTERED", "LEFT", "CENTROIDS", "MIN_OPACITY", "cluster_name", "step_agreement", "PartitionLayer",
     "partition_parts",
@@ -312,8 +316,13 @@ class PartitionLayer:
                 f"{name}axis": dict(title=dict(text=text), range=list(span), autorange=False)
                 for name, text, span in zip("xyz", self.plane.titles, self.ranges)
             }
-            return base_layout("partition", title, scene=dict(**axes, aspectmode="cube"),
-                               legend=dict(itemsizing="constant"))
+            # Plotly draws a scene inside the plot area and clips what sticks out of it: the
+            # default camera (eye 1.25, 1.25, 1.25) and the 2-D margins cut axis titles off
+            # (gapminder's log10_gdpPercap).  A camera further out and thin margins keep the
+            # titles inside.
+            return base_layout("partition", title,
+                               scene=dict(**axes, aspectmode="cube", camera=SCENE_CAMERA),
+                               legend=dict(itemsizing="constant"), margin=SCENE_MARGIN)
         (x_title, y_title), (x_range, y_range) = self.plane.titles, self.ranges
         return base_layout(
             "partition", title,

@@ -146,8 +146,7 @@ def base_layout(kind: str, title: str, **extra: Any) -> dict[str, Any]:
         template=TEMPLATE,
         width=width,
         height=height,
-        margin=dict(l=60, r=20, t=60, b=55),
-        **extra,
+        **{"margin": dict(l=60, r=20, t=60, b=55), **extra},
     )
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import threading
@@ -301,3 +302,15 @@ def test_a_number_or_a_word_parameter_gets_a_text_entry():
     alpha.value = "often"
     with pytest.raises((ValueError, TypeError), match="AFFECT: alpha must be"):
         form.values()
+
+
+@pytest.mark.parametrize("name", ["explorer", "compare"])
+def test_what_the_app_shows_of_its_notebook_holds_no_code_to_run(name):
+    """The Explorer's first line read `explorer.to_html("run.html")`: Voila shows markdown but
+    has no cell to run it in (code cells' sources are hidden there; a code hint may live in them)."""
+    import nbformat
+
+    notebook = nbformat.read(REPO / "widgets" / f"{name}.ipynb", as_version=4)
+    shown = " ".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+    assert "(" not in "".join(re.findall(r"`[^`]*`", shown)), shown  # no `call(...)` to type
+    assert "to_html" not in shown and "explorer." not in shown and "compare." not in shown, shown
