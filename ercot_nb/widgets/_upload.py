@@ -21,7 +21,7 @@ __all__ = ["CsvUpload"]
 _ESM = """
 function render({ model, el }) {
   const button = document.createElement("button");
-  button.className = "jupyter-widgets jupyter-button widget-button mod-primary";
+  button.className = "jupyter-widgets jupyter-button widget-button widget-upload mod-primary";
   button.style.width = "auto";
   const input = document.createElement("input");
   input.type = "file";
