@@ -367,14 +367,14 @@ class DatasetPicker(W.VBox):
     @staticmethod
     def _too_big(size: int, limit: int) -> str:
         shown, limit_shown = _limits.sizes(size, limit)
-        text = f"the file has {shown}; the limit is {limit_shown}"
-        if limit < MAX_UPLOAD_BYTES:  # the Jupyter server's message limit, not the picker's
-            text += (" (this Jupyter server's websocket message limit; start it with "
-                     "--ServerApp.tornado_settings=\"{'websocket_max_message_size': 60*2**20}\" "
-                     "or serve the app with ercot-nb app to load up to "
-                     f"{_limits.sizes(MAX_UPLOAD_BYTES)[0]})")
-        return (text + ". Load a smaller file (fewer steps or samples), or load it in Python: "
-                "TemporalDataset.from_csv(path, time=..., id=...)")
+        text = (f"the file has {shown}; the limit is {limit_shown}. Load a smaller file (fewer "
+                "steps, samples or columns)")
+        if limit < MAX_UPLOAD_BYTES:  # a Jupyter server's message limit (JupyterLab): code can help
+            text += (f"; or serve the app with ercot-nb app (up to {_limits.sizes(MAX_UPLOAD_BYTES)[0]}), "
+                     "start Jupyter with --ServerApp.tornado_settings=\"{'websocket_max_message_size': "
+                     "60*2**20}\", or read the file in code: TemporalDataset.from_csv(path, time=..., "
+                     "id=...)")
+        return text
 
     def _set_columns(self, frame: pd.DataFrame, name: str) -> None:
         columns = [str(column) for column in frame.columns]
