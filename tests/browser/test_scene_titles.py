@@ -11,15 +11,17 @@ import io
 import numpy as np
 import pytest
 
-from .app_harness import CHROMIUM, chromium
+from .app_harness import CHROMIUM, app_server, chromium, open_app
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not at /usr/bin/chromium")
 
 EDGES = """() => {
-    const gd = document.querySelector('.js-plotly-plot');
+    const gd = [...document.querySelectorAll('.js-plotly-plot')].find(g => g._fullLayout?.scene?._scene);
+    gd.scrollIntoView();
     const box = gd._fullLayout.scene._scene.container.getBoundingClientRect();
     return [box.left, box.top, box.right, box.bottom];
 }"""
+HAS_SCENE = """() => [...document.querySelectorAll('.js-plotly-plot')].some(g => g._fullLayout?.scene?._scene)"""
 
 
 def _drawn_on_edges(png: bytes, box: list[float], inset: int = 3) -> dict[str, int]:
@@ -48,11 +50,28 @@ def test_axis_titles_of_3d_views_are_not_cut_off(name, t, tmp_path, capsys):
     with chromium(tmp_path, height=700) as context:
         page = context.new_page()
         page.goto(page_path.as_uri())
-        page.wait_for_function("() => document.querySelector('.js-plotly-plot')?._fullLayout?.scene?._scene")
+        page.wait_for_function(HAS_SCENE)
         page.wait_for_timeout(2_000)  # WebGL draws after the layout
         box = page.evaluate(EDGES)
         png = page.screenshot(path=str(shot))
     drawn = _drawn_on_edges(png, box)
     with capsys.disabled():
         print(f"\n{name}: pixels drawn on the scene's edges {drawn}; screenshot: {shot}")
+    assert drawn == {"bottom": 0, "top": 0, "left": 0, "right": 0}, (drawn, shot)
+
+
+def test_the_app_shows_gapminder_in_3d_with_its_axis_titles(tmp_path, capsys):
+    """The same in the Explorer app (its partition view sizes the figure itself)."""
+    errors: list[str] = []
+    shot = tmp_path / "app-gapminder-3d.png"
+    with app_server(["--dataset", "gapminder"], tmp_path) as (_, port, _log), \
+            chromium(tmp_path, height=1000) as context:
+        page = open_app(context, f"http://127.0.0.1:{port}/", errors)
+        page.wait_for_function(HAS_SCENE, timeout=120_000)
+        page.wait_for_timeout(3_000)  # WebGL draws after the layout
+        box = page.evaluate(EDGES)
+        png = page.screenshot(path=str(shot))
+    drawn = _drawn_on_edges(png, box)
+    with capsys.disabled():
+        print(f"\napp, gapminder: pixels drawn on the scene's edges {drawn}; screenshot: {shot}")
     assert drawn == {"bottom": 0, "top": 0, "left": 0, "right": 0}, (drawn, shot)
