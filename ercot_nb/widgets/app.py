@@ -19,7 +19,10 @@ Voila runs as :mod:`ercot_nb.widgets.app_server`, which refuses requests
 for foreign ``Host`` names and caps the number of kernels; ``serve`` also
 turns on the culling of idle kernels.  By default it listens on 127.0.0.1
 only; another address (a classroom server) must be asked for with ``ip``,
-and is then protected by a token, which ``serve`` prints.
+and is then protected by a token, which ``serve`` prints.  ``serve`` checks
+the address and port before starting the server (:func:`check_address`: one
+error line for a bad address, a port outside 1..65535 or a port in use) and
+prints the address once the server listens.
 
 The dataset the app preselects reaches the kernel through the
 ``ERCOT_NB_DATASET`` environment variable, which the notebook reads.  When
@@ -386,8 +389,7 @@ def serve(
         raise ValueError(str(exc)) from None
     if not path.is_file():
         raise ValueError(f"notebook not found: {path}")
-    _check_port(port)
-    check_address(ip, port)
+    check_address(ip, port)  # before anything starts: one line naming what to change
     local = _is_local(ip)
     env = {**os.environ, DATASET_ENV: dataset.lower()}
     shown_ip = f"[{ip.strip('[]')}]" if ":" in ip else ip
