@@ -38,6 +38,11 @@ A parameter the loader does not take is ignored.
 """
 
 _MAX_FEATURE_ROWS = 12  # the features list shows every column up to this many, then scrolls
+_COLUMN_HELP = {  # hover help of the column choices (without one, ipywidgets shows "null")
+    "time": "the column of time labels: one step per distinct value, in sorted order",
+    "id": "the column that identifies each sample from step to step",
+    "label": "a column of ground-truth labels, if the file has one (scores need it)",
+}
 _NONE = "(none)"
 _CHOOSE = "(choose)"
 _TIME_NAMES = ("time", "t", "step", "date", "timestamp", "year", "frame", "day")
@@ -138,6 +143,7 @@ class DatasetPicker(W.VBox):
         # -- built-in scenarios
         self.scenario = W.Dropdown(
             options=names, value=initial.lower(), description="scenario",
+            tooltip="a built-in dataset (choosing one loads it)",
             style={"description_width": "120px"}, layout=W.Layout(width="250px"),
         )
         self.seed = W.IntText(
@@ -145,7 +151,8 @@ class DatasetPicker(W.VBox):
             layout=W.Layout(width="250px"), tooltip="seed (the same seed gives the same data)",
         )
         self._forms: dict[str, ParamsForm] = {}
-        self.load_button = W.Button(description="Load scenario", icon="database", button_style="primary")
+        self.load_button = W.Button(description="Load scenario", icon="database", button_style="primary",
+                                    tooltip="load the scenario with this seed and these parameters")
         self._form_box = W.Box()
         builtin = W.VBox([
             W.GridBox([self.scenario, self.seed],
@@ -175,6 +182,7 @@ class DatasetPicker(W.VBox):
                     "units weigh alike (TemporalDataset.scaled)",
         )
         self.load_csv_button = W.Button(description="Load CSV", icon="table", button_style="primary",
+                                        tooltip="build the dataset from the file and these columns",
                                         disabled=True)
         self.csv_help = W.HTML(
             "<small>Long format: one row per (time, sample id), one column per feature. "
@@ -235,6 +243,7 @@ class DatasetPicker(W.VBox):
     def _column_dropdown(self, role: str) -> W.Dropdown:
         return W.Dropdown(
             options=[_NONE] if role == "label" else [], description=f"{role} column",
+            tooltip=_COLUMN_HELP[role],
             style={"description_width": "120px"}, layout=W.Layout(width="250px"),
         )
 

@@ -364,3 +364,14 @@ def test_the_upload_button_has_a_tooltip_and_the_features_list_shows_every_colum
     wide = pd.DataFrame({"time": [1, 1], "id": ["a", "b"], **{f"f{j}": [0.0, 1.0] for j in range(30)}})
     upload(picker, wide.to_csv(index=False).encode(), "wide.csv")
     assert picker.feature_columns.rows == 12  # a sensible most: then it scrolls
+
+
+def test_no_control_of_the_picker_shows_a_null_tooltip():
+    """ipywidgets shows a described control's missing tooltip as the hover text "null"."""
+    import ipywidgets as W
+
+    picker = DatasetPicker("syn1")
+    described = [widget for widget in vars(picker).values()
+                 if isinstance(widget, W.DOMWidget) and getattr(widget, "description", "")]
+    assert len(described) >= 9
+    assert [widget.description for widget in described if not widget.tooltip] == []
