@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import socket
-import subprocess
 import sys
 import textwrap
 

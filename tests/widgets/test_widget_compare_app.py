@@ -5,7 +5,6 @@ import os
 import re
 import signal
 import socket
-import threading
 import urllib.error
 import urllib.request
 from pathlib import Path
