@@ -179,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
             "Needs the notebook extra: pip install 'ercot-nb[notebook]'."
         ),
     )
-    app.add_argument("--port", type=_positive_int, default=8866, help="port (default: 8866)")
+    app.add_argument("--port", type=int, default=8866, help="port, 1 to 65535 (default: 8866)")
     app.add_argument("--no-browser", action="store_true", help="do not open a web browser")
     app.add_argument("--dataset", metavar="NAME", type=str.lower, choices=available(), default="syn3",
                      help="built-in dataset shown first (default: syn3)")

@@ -92,37 +92,37 @@ GOOD = np.array([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]])
     ("kwargs", "pattern"),
     [
         ({"X_list": []}, "X_list is empty"),
-        ({"X_list": [GOOD, np.zeros((3, 3))]}, r"step 1 \(time=1\): X has 3 feature column\(s\) but 2"),
-        ({"X_list": [GOOD, GOOD[:1]], "times": ["a", "b"]}, r"step 1 \(time='b'\): has 1 sample"),
+        ({"X_list": [GOOD, np.zeros((3, 3))]}, r"time 1: X has 3 feature column\(s\) but 2"),
+        ({"X_list": [GOOD, GOOD[:1]], "times": ["a", "b"]}, r"time 'b': has 1 sample"),
         (
             {"X_list": [GOOD, np.array([[0.0, np.nan], [1.0, np.inf], [2, -np.inf]])], "ids": [None, [7, 8, 9]]},
-            r"step 1 \(time=1\): non-finite .* column 'x1': 3 row\(s\), e\.g\. ids \[7, 8, 9\]",
+            r"time 1: non-finite .* column 'x1': 3 row\(s\), e\.g\. ids \[7, 8, 9\]",
         ),
         (
             {"X_list": [np.array([[np.nan, 0.0], [1.0, 1.0]])], "feature_names": ["speed", "size"]},
-            r"step 0 \(time=0\): non-finite .*column 'speed': 1 row\(s\), e\.g\. ids \[0\]",
+            r"time 0: non-finite .*column 'speed': 1 row\(s\), e\.g\. ids \[0\]",
         ),
-        ({"X_list": [GOOD], "ids": [[4, 5, 4]]}, r"step 0 \(time=0\): ids must be unique.*\[4\]"),
-        ({"X_list": [GOOD], "ids": [["u", "v", "u"]]}, r"step 0 .*occur more than once: \['u'\]"),
-        ({"X_list": [GOOD, GOOD], "labels": [None, [0, 1]]}, r"step 1 \(time=1\): labels has 2 entries but X has 3"),
-        ({"X_list": [GOOD, GOOD], "ids": [None, [1, 2]]}, r"step 1 \(time=1\): ids has 2 entries but X has 3"),
-        ({"X_list": [GOOD], "ids": [[[1, 2, 3]]]}, r"step 0 .*ids must be 1-D"),
-        ({"X_list": [GOOD], "labels": [[[0, 1, 0]]]}, r"step 0 .*labels must be 1-D"),
-        ({"X_list": [GOOD], "labels": [[0.5, 1, 0]]}, r"step 0 .*labels must be integers"),
-        ({"X_list": [GOOD[0]]}, r"step 0 \(time=0\): X must be a 2-D array"),
-        ({"X_list": [np.zeros((2, 2, 2))]}, r"step 0 .*got a 3-D array"),
-        ({"X_list": [GOOD > 1]}, r"step 0 .*X is boolean"),
-        ({"X_list": [np.array([["1", "2"], ["3", "4"]])]}, r"step 0 .*non-numeric dtype"),
+        ({"X_list": [GOOD], "ids": [[4, 5, 4]]}, r"time 0: ids must be unique.*\[4\]"),
+        ({"X_list": [GOOD], "ids": [["u", "v", "u"]]}, r"time .*occur more than once: \['u'\]"),
+        ({"X_list": [GOOD, GOOD], "labels": [None, [0, 1]]}, r"time 1: labels has 2 entries but X has 3"),
+        ({"X_list": [GOOD, GOOD], "ids": [None, [1, 2]]}, r"time 1: ids has 2 entries but X has 3"),
+        ({"X_list": [GOOD], "ids": [[[1, 2, 3]]]}, r"time .*ids must be 1-D"),
+        ({"X_list": [GOOD], "labels": [[[0, 1, 0]]]}, r"time .*labels must be 1-D"),
+        ({"X_list": [GOOD], "labels": [[0.5, 1, 0]]}, r"time .*labels must be integers"),
+        ({"X_list": [GOOD[0]]}, r"time 0: X must be a 2-D array"),
+        ({"X_list": [np.zeros((2, 2, 2))]}, r"time .*got a 3-D array"),
+        ({"X_list": [GOOD > 1]}, r"time .*X is boolean"),
+        ({"X_list": [np.array([["1", "2"], ["3", "4"]])]}, r"time .*non-numeric dtype"),
         (
             {"X_list": [np.array([[1.0, "a"], [2.0, 3.0]], dtype=object)], "feature_names": ["p", "q"]},
-            r"step 0 .*feature column 'q' holds a non-numeric value 'a'",
+            r"time .*feature column 'q' holds a non-numeric value 'a'",
         ),
-        ({"X_list": [GOOD, GOOD], "times": [3, 3]}, r"step 1 \(time=3\): time label 3 is already used by step 0"),
+        ({"X_list": [GOOD, GOOD], "times": [3, 3]}, r"time label 3 is used by two steps \(1 and 2 of 2, counting from 1\)"),
         ({"X_list": [GOOD, GOOD], "ids": [None]}, "ids has 1 entries but X_list has 2 steps"),
         ({"X_list": [GOOD, GOOD], "times": [1]}, "times has 1 entries"),
         ({"X_list": [GOOD], "feature_names": ["a", "a"]}, r"repeated: \['a'\]"),
-        ({"X_list": [GOOD], "ids": [[1, None, 3]]}, r"step 0 .*1 id\(s\) are missing"),
-        ({"X_list": [GOOD, GOOD], "labels": [["a", "b", "a"], ["a", None, "b"]]}, r"step 1 \(time=1\): 1 label\(s\) are missing"),
+        ({"X_list": [GOOD], "ids": [[1, None, 3]]}, r"time .*1 id\(s\) are missing"),
+        ({"X_list": [GOOD, GOOD], "labels": [["a", "b", "a"], ["a", None, "b"]]}, r"time 1: 1 label\(s\) are missing"),
     ],
 )
 def test_from_arrays_rejects_bad_input(kwargs, pattern):
@@ -133,7 +133,7 @@ def test_from_arrays_rejects_bad_input(kwargs, pattern):
 def test_constructor_validates_snapshots():
     good = Snapshot(time="mon", ids=np.arange(3), X=GOOD)
     bad = Snapshot(time="tue", ids=np.array([0, 1, 2]), X=np.array([[0.0, 1.0], [np.nan, 1.0], [1.0, 1.0]]))
-    with pytest.raises(ValueError, match=r"step 1 \(time='tue'\): non-finite .*ids \[1\]"):
+    with pytest.raises(ValueError, match=r"time 'tue': non-finite .*ids \[1\]"):
         TemporalDataset([good, bad])
     with pytest.raises(ValueError, match="at least one time step"):
         TemporalDataset([])
@@ -250,12 +250,12 @@ def _frame(**overrides) -> pd.DataFrame:
         (_frame(f=["a", "b", "c", "d"]), {"features": ["f", "g"]}, r"feature column 'f' is not numeric .*'a' at time=1, id=1"),
         (_frame(f=["0.5", "1", "oops", "3"]), {"features": ["f"]}, r"feature column 'f' is not numeric .*'oops' at time=2, id=1"),
         (_frame(f=[True, False, True, True]), {"features": ["f"]}, r"feature column 'f' is not numeric \(dtype bool\)"),
-        (_frame(f=[0.0, np.nan, 2.0, np.inf]), {}, r"step 0 \(time=1\): non-finite .*column 'f': 1 row\(s\), e\.g\. ids \[2\]"),
-        (_frame(id=[1, 1, 1, 2]), {}, r"step 0 \(time=1\): ids must be unique.*\[1\]"),
-        (_frame(t=[1, 2, 2, 2]), {}, r"step 0 \(time=1\): has 1 sample"),
+        (_frame(f=[0.0, np.nan, 2.0, np.inf]), {}, r"time 1: non-finite .*column 'f': 1 row\(s\), e\.g\. ids \[2\]"),
+        (_frame(id=[1, 1, 1, 2]), {}, r"time 1: ids must be unique.*\[1\]"),
+        (_frame(t=[1, 2, 2, 2]), {}, r"time 1: has 1 sample"),
         (_frame(t=[1, None, 2, 2]), {}, r"time column 't' has 1 missing value"),
         (_frame(id=[1, 2, None, 2]), {}, r"id column 'id' has 1 missing value"),
-        (_frame(lab=[0, 1, None, 1]), {"label": "lab"}, r"step 1 \(time=2\): label column 'lab' has 1 missing value\(s\), e\.g\. at ids \[1\]"),
+        (_frame(lab=[0, 1, None, 1]), {"label": "lab"}, r"time 2: label column 'lab' has 1 missing value\(s\), e\.g\. at ids \[1\]"),
         (_frame(f=["a"] * 4, g=["b"] * 4), {}, "no int or float feature columns"),
         (_frame(), {"features": ["f", "t"]}, "cannot be both a feature and time/id/label"),
         (_frame(), {"time": "id"}, "time, id and label must be different columns"),

@@ -106,10 +106,10 @@ def test_numbers_beyond_the_arithmetic_range_are_refused_naming_step_and_column(
     X[1][:, 1] *= 1e154
     with pytest.warns(UserWarning, match="feature ranges differ"):
         huge = TemporalDataset.from_arrays(X, feature_names=["height", "weight"], times=[10, 20, 30])
-    with pytest.raises(ValueError, match=r"step 1 \(time=20\): feature column 'weight' reaches .*e\+15[45].*scaled"):
+    with pytest.raises(ValueError, match=r"time 20: feature column 'weight' reaches .*e\+15[45].*scaled"):
         ERCOT(**SMALL).fit(huge)
     tiny = TemporalDataset.from_arrays([s.X * 1e-200 for s in data])
-    with pytest.raises(ValueError, match=r"step 0 .*underflow.*scaled"):
+    with pytest.raises(ValueError, match=r"time .*underflow.*scaled"):
         ERCOT(**SMALL).fit(tiny)
 
 
@@ -124,17 +124,17 @@ def test_float32_refuses_data_it_cannot_hold_naming_step_and_column():
     with pytest.warns(UserWarning, match="feature ranges differ"):
         huge = TemporalDataset.from_arrays(X, feature_names=["height", "weight"], times=[10, 20, 30])
     model = ERCOT(precision="float32", **SMALL)
-    with pytest.raises(ValueError, match=r"step 2 \(time=30\): feature column 'weight' reaches .*float32.*"
+    with pytest.raises(ValueError, match=r"time 30: feature column 'weight' reaches .*float32.*"
                                          r"overflow.*precision='float64'"):
         model.fit(huge)
     assert not hasattr(model, "result_") or len(model.result_) == 0  # refused before any work
     ERCOT(**SMALL).fit(huge)
     tiny = TemporalDataset.from_arrays([s.X * 1e-20 for s in data])
-    with pytest.raises(ValueError, match=r"step 0 .*underflow.*precision='float64'"):
+    with pytest.raises(ValueError, match=r"time .*underflow.*precision='float64'"):
         ERCOT(precision="float32", **SMALL).fit(tiny)
     X = [np.column_stack([s.X[:, 0] * 1e4, 1.7e9 + s.X[:, 1] * 1e4]) for s in data]
     seconds = TemporalDataset.from_arrays(X, feature_names=["duration", "unix_time"])
-    with pytest.raises(ValueError, match=r"step 0 .*cannot resolve feature column 'unix_time'.*"
+    with pytest.raises(ValueError, match=r"time .*cannot resolve feature column 'unix_time'.*"
                                          r"precision='float64', or centre"):
         ERCOT(precision="float32", **SMALL).fit(seconds)
     ERCOT(**SMALL).fit(seconds)
@@ -196,7 +196,7 @@ def test_partial_fit_refuses_the_same_step_twice():
 
 def test_missing_time_labels_are_refused():
     X = [np.random.default_rng(0).random((4, 2))] * 2
-    with pytest.raises(ValueError, match=r"step 0: time label nan is missing"):
+    with pytest.raises(ValueError, match=r"step 1 of \d+ \(counting from 1\): time label nan is missing"):
         TemporalDataset.from_arrays(X, times=[float("nan"), float("nan")])
     model = StaticEC(**SMALL)
     with pytest.raises(ValueError, match="missing"):
@@ -310,9 +310,9 @@ def test_fitted_estimators_pickle_and_deepcopy(name):
 
 def test_ids_mixing_numbers_and_text_are_refused_at_validation():
     X = [np.random.default_rng(0).random((4, 2))] * 2
-    with pytest.raises(ValueError, match=r"step 0 \(time=0\): ids mix numbers and text"):
+    with pytest.raises(ValueError, match=r"time 0: ids mix numbers and text"):
         TemporalDataset.from_arrays(X, ids=[np.array([1, "a", 2, "b"], dtype=object)] * 2)
-    with pytest.raises(ValueError, match=r"step 1 \(time=1\): ids are text but number at step 0"):
+    with pytest.raises(ValueError, match=r"time 1: ids are text but number at time 0;"):
         TemporalDataset.from_arrays(X, ids=[[1, 2, 3, 4], ["1", "2", "3", "4"]])
 
 
@@ -324,7 +324,7 @@ def test_cli_prints_a_clean_error_for_overflowing_features(tmp_path, capsys):
     rc = main(["run", "--csv", str(path), "--time", "time", "--id", "id"])
     err = capsys.readouterr().err
     assert rc == 2
-    assert "\nercot-nb: error: step 0 (time=1): feature column 'a' reaches" in err
+    assert "\nercot-nb: error: time 1: feature column 'a' reaches" in err
     assert "Traceback" not in err
 
 

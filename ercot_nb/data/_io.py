@@ -67,7 +67,8 @@ def frame_to_dataset(cls, df: pd.DataFrame, time: Any, id: Any, features: Sequen
         if missing.any():
             raise ValueError(
                 f"{role} column {roles[role]!r} has {int(missing.sum())} missing value(s), "
-                f"e.g. in rows {_few(df.index[missing])}"
+                f"e.g. in rows {_few(df.index[missing])}; fill them in or drop those rows "
+                f"(in pandas: df.dropna(subset=[{roles[role]!r}])), then load again"
             )
     step_codes, step_times = _step_order(df[time], time, time_format)
 
@@ -92,7 +93,8 @@ def frame_to_dataset(cls, df: pd.DataFrame, time: Any, id: Any, features: Sequen
                 raise ValueError(
                     f"{_step_name(index, times[index])}: label column {label!r} has "
                     f"{int(missing.sum())} missing value(s), e.g. at ids "
-                    f"{_few(id_steps[index][missing])}"
+                    f"{_few(id_steps[index][missing])}; fill them in, drop those rows, or "
+                    "choose no label column"
                 )
     return cls.from_arrays(
         X_steps,

@@ -24,7 +24,13 @@ FLOAT32_MIN_LEVELS = 1000  # float32 values a feature needs across its range (el
 
 
 def _step_name(index: int, time: Any) -> str:
-    return f"step {index} (time={time!r})"
+    """Where a message points: the step's time label, which is what the user knows.
+
+    (A 0-based step count beside a time label read as a wrong position; a step
+    without a usable label is named by its 1-based position, see
+    :func:`_check_unique_times`.)
+    """
+    return f"time {time!r}"
 
 
 def _few(values: Iterable[Any]) -> str:
@@ -101,7 +107,8 @@ def _validated_snapshot(
         raise ValueError(f"{where}: ids has {ids.shape[0]} entries but X has {n_samples} rows")
     missing = pd.isna(ids)
     if missing.any():
-        raise ValueError(f"{where}: {int(missing.sum())} id(s) are missing (None or NaN)")
+        raise ValueError(f"{where}: {int(missing.sum())} id(s) are missing (None or NaN); give "
+                         "every row its sample id, or drop the rows without one")
     _id_kind(ids, where)
     duplicated = pd.Series(ids).duplicated().to_numpy()
     if duplicated.any():
@@ -122,8 +129,13 @@ def _validated_snapshot(
             problems.append(
                 f"column {names[column]!r}: {rows.size} row(s), e.g. ids {_few(ids[rows])}"
             )
+        columns = [names[column] for column in np.flatnonzero(~finite.all(axis=0))]
         raise ValueError(
             f"{where}: non-finite feature values (NaN or ±inf) in " + "; ".join(problems)
+            + ". Drop those rows or fill in their values (in pandas: "
+            f"df.dropna(subset={columns!r}) or df.fillna(...)), or leave "
+            + ("that column" if len(columns) == 1 else "those columns")
+            + " out of the features, then load again"
         )
 
     if labels is not None:
@@ -166,7 +178,8 @@ def _integer_labels(labels: np.ndarray, where: str) -> np.ndarray:
     if labels.dtype.kind == "f":
         if not np.isfinite(labels).all():
             n_bad = int((~np.isfinite(labels)).sum())
-            raise ValueError(f"{where}: {n_bad} label(s) are missing or not finite")
+            raise ValueError(f"{where}: {n_bad} label(s) are missing or not finite; fill them in, "
+                             "drop those rows, or load the data without labels")
         if np.any(labels != np.round(labels)):
             raise ValueError(f"{where}: labels must be integers; got non-integral floats")
         return labels.astype(np.int64)
@@ -189,7 +202,8 @@ def _encode_label_steps(
     for step, a in enumerate(arrays):
         if a is not None and bool(pd.isna(a).any()):
             raise ValueError(
-                f"{_step_name(step, times[step])}: {int(pd.isna(a).sum())} label(s) are missing"
+                f"{_step_name(step, times[step])}: {int(pd.isna(a).sum())} label(s) are missing; "
+                "fill them in, drop those rows, or load the data without labels"
             )
     try:
         names = np.unique(np.concatenate([a.astype(object) for a in present]))
@@ -245,9 +259,9 @@ def _check_id_kinds(snapshots: Sequence[Snapshot]) -> None:
             first_kind = (kind, index)
         elif kind != first_kind[0]:
             raise ValueError(
-                f"{_step_name(index, snapshot.time)}: ids are {kind} but {first_kind[0]} at step "
-                f"{first_kind[1]}; no sample would be the same at both steps. Give every step "
-                "ids of one type, e.g. all strings"
+                f"{_step_name(index, snapshot.time)}: ids are {kind} but {first_kind[0]} at "
+                f"{_step_name(first_kind[1], snapshots[first_kind[1]].time)}; no sample would be the "
+                "same at both steps. Give every step ids of one type, e.g. all strings"
             )
 
 
@@ -256,17 +270,18 @@ def _check_unique_times(times: Sequence[Any]) -> None:
     for index, time in enumerate(times):
         if _is_missing(time):
             raise ValueError(
-                f"step {index}: time label {time!r} is missing (None/NaN/NaT); give every step "
-                "its own time label"
+                f"step {index + 1} of {len(times)} (counting from 1): time label {time!r} is "
+                "missing (None/NaN/NaT); give every step its own time label"
             )
         try:
             first = seen.setdefault(time, index)
         except TypeError as exc:
-            raise ValueError(f"step {index}: time label {time!r} is not hashable") from exc
+            raise ValueError(f"step {index + 1} of {len(times)} (counting from 1): time label "
+                             f"{time!r} is not hashable") from exc
         if first != index:
             raise ValueError(
-                f"{_step_name(index, time)}: time label {time!r} is already used by step {first}; "
-                "time labels must be unique"
+                f"time label {time!r} is used by two steps ({first + 1} and {index + 1} of "
+                f"{len(times)}, counting from 1); time labels must be unique"
             )
 
 

@@ -12,7 +12,7 @@ from ..result import ClusteringResult, StepResult
 from .animation import animation_figure
 from .layers import Parts
 from .style import (
-    INK, MUTED, TEMPLATE, as_result, base_layout, escape, message_annotation, plain_times,
+    INK, MUTED, TEMPLATE, as_result, base_layout, counted, escape, message_annotation, plain_times,
     step_index,
 )
 
@@ -38,7 +38,7 @@ _HOVER = (
 
 def k_name(k: int) -> str:
     """Name of the trace of the members with ``k`` clusters."""
-    return f"{int(k)} cluster" + ("" if int(k) == 1 else "s")
+    return counted(k, "cluster")
 
 
 def is_member_trace(name: str | None) -> bool:

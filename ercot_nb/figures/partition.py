@@ -13,9 +13,13 @@ from .animation import animation_figure
 from .layers import Parts
 from .projection import Plane
 from .style import (
-    INK, MUTED, WEBGL_THRESHOLD, as_result, base_layout, escape, label_color, padded_range,
+    INK, MUTED, WEBGL_THRESHOLD, as_result, base_layout, counted, escape, label_color, padded_range,
     plain_times, rgba, step_index,
 )
+
+SCENE_CAMERA = dict(eye=dict(x=1.6, y=1.6, z=1.25))
+"""Where a 3-D view looks from: further out than Plotly's default, so axis titles fit."""
+SCENE_MARGIN = dict(l=10, r=10, t=60, b=10)
 
 __all__ = [
     "ENTERED", "LEFT", "CENTROIDS", "MIN_OPACITY", "cluster_name", "step_agreement", "PartitionLayer",
@@ -180,11 +184,11 @@ class PartitionLayer:
         algorithm = escape(self.result.algorithm)
         time = escape(step.time)
         if member is None or int(member) == step.knee:
-            return f"{name}{algorithm} partition at time {time} ({step.n_clusters} clusters)"
+            return f"{name}{algorithm} partition at time {time} ({counted(step.n_clusters, 'cluster')})"
         partition = self.partition(t, member)
         return (
             f"{name}{algorithm} member {int(member)} at time {time} "
-            f"({partition.n_clusters} clusters; knee is member {step.knee})"
+            f"({counted(partition.n_clusters, 'cluster')}; knee is member {step.knee})"
         )
 
     def id_texts(self, t: int) -> np.ndarray:
@@ -312,8 +316,13 @@ class PartitionLayer:
                 f"{name}axis": dict(title=dict(text=text), range=list(span), autorange=False)
                 for name, text, span in zip("xyz", self.plane.titles, self.ranges)
             }
-            return base_layout("partition", title, scene=dict(**axes, aspectmode="cube"),
-                               legend=dict(itemsizing="constant"))
+            # Plotly draws a scene inside the plot area and clips what sticks out of it: the
+            # default camera (eye 1.25, 1.25, 1.25) and the 2-D margins cut axis titles off
+            # (gapminder's log10_gdpPercap).  A camera further out and thin margins keep the
+            # titles inside.
+            return base_layout("partition", title,
+                               scene=dict(**axes, aspectmode="cube", camera=SCENE_CAMERA),
+                               legend=dict(itemsizing="constant"), margin=SCENE_MARGIN)
         (x_title, y_title), (x_range, y_range) = self.plane.titles, self.ranges
         return base_layout(
             "partition", title,

@@ -20,6 +20,7 @@ __all__ = [
     "WEBGL_THRESHOLD", "TEMPLATE", "PALETTE", "INK", "MUTED", "label_color", "cluster_colors",
     "rgba", "as_result", "plain", "plain_times", "escape", "step_index", "base_layout",
     "padded_range", "time_axis", "message_annotation", "current_step_line", "CURRENT_STEP",
+    "counted",
 ]
 
 WEBGL_THRESHOLD = 5000
@@ -38,6 +39,22 @@ SIZES = {"partition": (640, 540), "pareto": (640, 500), "line": (680, 400)}
 _PAD = 0.05  # fraction of the data span added around fixed axis ranges
 
 CURRENT_STEP = "current step"
+
+
+def counted(n: int, noun: str) -> str:
+    """``"1 cluster"``, ``"3 clusters"``: a count with its noun in the right number.
+
+    Parameters
+    ----------
+    n : int
+    noun : str
+        The singular; the plural adds an ``s``.
+
+    Returns
+    -------
+    str
+    """
+    return f"{int(n)} {noun}" + ("" if int(n) == 1 else "s")
 """Name of the marker trace and of the dashed line shape that mark the step shown."""
 
 
@@ -129,8 +146,7 @@ def base_layout(kind: str, title: str, **extra: Any) -> dict[str, Any]:
         template=TEMPLATE,
         width=width,
         height=height,
-        margin=dict(l=60, r=20, t=60, b=55),
-        **extra,
+        **{"margin": dict(l=60, r=20, t=60, b=55), **extra},
     )
 
 

@@ -14,7 +14,7 @@ from .images import (
     check_same_ids, display_stride, frame_rgb, frame_shape, image_data, label_rgb, pixel_positions,
 )
 from .layers import Parts
-from .style import TEMPLATE, as_result, escape, plain_times, step_index
+from .style import TEMPLATE, as_result, counted, escape, plain_times, step_index
 
 __all__ = [
     "VIDEO_MAX_PIXELS", "VIDEO_MAX_WIDTH", "FRAME", "TRUTH", "VideoLayer", "video_parts",
@@ -189,9 +189,9 @@ class VideoLayer:
             return f"{prefix}frame at {where}{scale}"
         shown = self.partition(t, member)
         if self.preview:
-            return f"{prefix}ground truth at {where} · {shown.n_clusters} segments{scale}"
+            return f"{prefix}ground truth at {where} · {counted(shown.n_clusters, 'segment')}{scale}"
         who = escape(self.result.algorithm) + (f" member {member}" if member is not None else "")
-        text = f"{prefix}{who} at {where} · {shown.n_clusters} clusters"
+        text = f"{prefix}{who} at {where} · {counted(shown.n_clusters, 'cluster')}"
         if self.dataset.has_labels:
             text += f" · RI {rand_index(snapshot.labels, shown.labels):.3f}"
         return text + scale

@@ -110,7 +110,7 @@ function main(DATA) {
     var step = DATA.steps[t];
     var who = member !== null ? "member " + member : step.knee >= 0 ? "knee" : "partition";
     var k = shownPartition(t, member).n_clusters;
-    return esc(DATA.algorithm) + " " + who + " at " + esc(timeText(t)) + " (" + k + " clusters" + (member === null || step.knee < 0 ? "" : "; knee is member " + step.knee) + ")";
+    return esc(DATA.algorithm) + " " + who + " at " + esc(timeText(t)) + " (" + k + (k === 1 ? " cluster" : " clusters") + (member === null || step.knee < 0 ? "" : "; knee is member " + step.knee) + ")";
   }
 
   // -------------------------------------------------------------- the views

@@ -19,7 +19,10 @@ Voila runs as :mod:`ercot_nb.widgets.app_server`, which refuses requests
 for foreign ``Host`` names and caps the number of kernels; ``serve`` also
 turns on the culling of idle kernels.  By default it listens on 127.0.0.1
 only; another address (a classroom server) must be asked for with ``ip``,
-and is then protected by a token, which ``serve`` prints.
+and is then protected by a token, which ``serve`` prints.  ``serve`` checks
+the address and port before starting the server (:func:`check_address`: one
+error line for a bad address, a port outside 1..65535 or a port in use) and
+prints the address once the server listens.
 
 The dataset the app preselects reaches the kernel through the
 ``ERCOT_NB_DATASET`` environment variable, which the notebook reads.  When
@@ -29,6 +32,7 @@ copy of plotly's front-end code between all figures (:mod:`._bundle`).
 from __future__ import annotations
 
 import importlib.util
+import errno
 import ipaddress
 import os
 import secrets
@@ -47,7 +51,7 @@ from ._bundle import SHARED_BUNDLE_ENV
 
 __all__ = [
     "APPS", "APPS_ENV", "DATASET_ENV", "TOKEN_ENV", "find_app_notebook", "find_tutorials",
-    "copy_tutorials", "voila_command", "serve",
+    "copy_tutorials", "voila_command", "check_address", "serve",
 ]
 
 APPS = ("explorer", "compare")
@@ -242,16 +246,94 @@ def voila_command(
     return command
 
 
-def _open_when_listening(url: str, port: int, process: subprocess.Popen,
-                         timeout: float = 60.0, host: str = HOST) -> None:
-    """Open ``url`` in the web browser once the server accepts connections on ``port``."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and process.poll() is None:
-        with socket.socket() as probe:
-            if probe.connect_ex((host, port)) == 0:
-                webbrowser.open(url)
-                return
-        time.sleep(0.25)
+def _check_port(port: int) -> None:
+    if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
+        raise ValueError(f"--port must be a number from 1 to 65535, got {port!r}; e.g. --port 8866")
+
+
+def _free_port(ip: str) -> int | None:
+    """A port free on ``ip`` now (to suggest one), or None."""
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in ip else socket.AF_INET) as probe:
+            probe.bind((ip.strip("[]") or "0.0.0.0", 0))
+            return probe.getsockname()[1]
+    except OSError:
+        return None
+
+
+def check_address(ip: str, port: int) -> None:
+    """Refuse an address and port the server could not listen on, before starting it.
+
+    Binds (and closes) the sockets the server would bind, with tornado's
+    :func:`~tornado.netutil.bind_sockets`, as the server does.
+
+    Parameters
+    ----------
+    ip : str
+        Address or host name to listen on (``""`` or ``0.0.0.0``: every interface).
+    port : int
+
+    Raises
+    ------
+    ValueError
+        One line naming the address or port and what to do: a port out of
+        1..65535, an address that is not an IP address nor a host name that
+        resolves, an address of another computer, a port in use.
+    """
+    from tornado.netutil import bind_sockets
+
+    _check_port(port)
+    where = f"{ip}:{port}" if ":" not in ip else f"[{ip.strip('[]')}]:{port}"
+    try:
+        sockets = bind_sockets(port, ip.strip("[]") or None)
+    except socket.gaierror as exc:
+        raise ValueError(
+            f"--ip {ip!r} is neither an IP address nor a host name that resolves ({exc.strerror}); "
+            "give an address of this computer: 127.0.0.1 (this computer only) or 0.0.0.0 (every "
+            "network interface)"
+        ) from None
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            free = _free_port(ip)
+            raise ValueError(
+                f"port {port} is in use on {ip} (another server, or another ercot-nb app); choose "
+                f"another port with --port" + (f", e.g. --port {free}" if free else "")
+            ) from None
+        if exc.errno == errno.EADDRNOTAVAIL:
+            raise ValueError(
+                f"--ip {ip} is not an address of this computer; give one of its addresses: "
+                "127.0.0.1 (this computer only) or 0.0.0.0 (every network interface)"
+            ) from None
+        if exc.errno == errno.EACCES:
+            raise ValueError(
+                f"listening on port {port} needs administrator rights here; choose a port above "
+                "1023 with --port, e.g. --port 8866"
+            ) from None
+        raise ValueError(f"cannot listen on {where}: {exc.strerror or exc}") from None
+    for bound in sockets:
+        bound.close()
+
+
+def _probe_host(ip: str) -> str:
+    """Where to connect to reach a server bound to ``ip``."""
+    return {"": HOST, "0.0.0.0": HOST, "::": "::1", "[::]": "::1"}.get(ip, ip.strip("[]"))
+
+
+def _listening(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def _wait_until_listening(process: subprocess.Popen, host: str, port: int, step: float = 0.2) -> bool:
+    """Wait until the server accepts connections (True) or exits first (False)."""
+    while process.poll() is None:
+        if _listening(host, port):
+            return True
+        time.sleep(step)
+    return False
 
 
 def serve(
@@ -301,7 +383,9 @@ def serve(
     Raises
     ------
     ValueError
-        For an unknown dataset or app, a missing notebook or a missing Voila.
+        For an unknown dataset or app, a missing notebook, a missing Voila,
+        or an address or port the server cannot listen on (see
+        :func:`check_address`); checked before the server starts.
     """
     from ..datasets import available
 
@@ -319,36 +403,43 @@ def serve(
         raise ValueError(str(exc)) from None
     if not path.is_file():
         raise ValueError(f"notebook not found: {path}")
+    check_address(ip, port)  # before anything starts: one line naming what to change
     local = _is_local(ip)
     env = {**os.environ, DATASET_ENV: dataset.lower()}
+    shown_ip = f"[{ip.strip('[]')}]" if ":" in ip else ip
     if local:
         env.pop(TOKEN_ENV, None)
         # The browser runs here too, so the figures can share one plotly bundle (see _bundle).
         env[SHARED_BUNDLE_ENV] = "1"
-        url = f"http://{'127.0.0.1' if ip == 'localhost' else ip}:{port}/"
-        print(f"Serving {path.name} at {url} (dataset {dataset.lower()}); Ctrl-C stops it.",
-              flush=True)
+        url = f"http://{'127.0.0.1' if ip == 'localhost' else shown_ip}:{port}/"
+        banner = f"Serving {path.name} at {url} (dataset {dataset.lower()}); Ctrl-C stops it."
     else:
         env[TOKEN_ENV] = token = os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(18)
         env.pop(SHARED_BUNDLE_ENV, None)
-        name = _host_name() if ip in ("0.0.0.0", "::", "") else ip
+        name = _host_name() if ip in ("0.0.0.0", "::", "[::]", "") else shown_ip
         url = f"http://{name}:{port}/?token={token}"
-        print(f"Serving {path.name} to other computers on {ip}:{port} (dataset "
-              f"{dataset.lower()}, at most {max_kernels or 'unlimited'} pages at once); "
-              "Ctrl-C stops it.\n"
-              f"Students open:  {url}\n"
-              f"The token is {token}: share it only with your class.", flush=True)
+        banner = (f"Serving {path.name} to other computers on {shown_ip}:{port} (dataset "
+                  f"{dataset.lower()}, at most {max_kernels or 'unlimited'} pages at once); "
+                  "Ctrl-C stops it.\n"
+                  f"Students open:  {url}\n"
+                  f"The token is {token}: share it only with your class.")
     command = voila_command(path, port, ip=ip, max_kernels=max_kernels, cull_idle=cull_idle,
                             allowed_hosts=allowed_hosts)
     process = subprocess.Popen([*command, *extra_args], env=env, cwd=path.parent)
-    if open_browser:
-        probe = HOST if ip in ("localhost", "0.0.0.0", "::", "") else ip
-        threading.Thread(target=_open_when_listening, args=(url, port, process),
-                         kwargs={"host": probe}, name="ercot-nb open browser", daemon=True).start()
     # Ctrl-C and a plain `kill` both stop the server too, never leaving it running alone.
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if in_main_thread else None
     try:
+        # The address is printed (and opened) once the server listens, not before.
+        if not _wait_until_listening(process, _probe_host(ip), port):
+            code = process.wait()
+            check_address(ip, port)  # taken meanwhile: one line naming the port (ValueError)
+            print(f"ercot-nb: error: the app server stopped before listening on {shown_ip}:{port} "
+                  f"(exit code {code}); see its messages above", file=sys.stderr, flush=True)
+            return code or 1
+        print(banner, flush=True)
+        if open_browser:
+            webbrowser.open(url)
         return process.wait()
     except KeyboardInterrupt:
         process.terminate()

@@ -17,6 +17,13 @@
   server (``ercot-nb app --ip`` sets one); it is removed from the
   environment before kernels start, and never appears in a process list.
 
+* **Uploads up to 50 MiB.**  A file chosen in the page reaches the kernel as
+  one websocket message; tornado drops a connection whose message exceeds
+  ``websocket_max_message_size`` (10 MiB by default), losing the file
+  silently.  This server allows :data:`~._limits.APP_MESSAGE_LIMIT` and tells
+  its kernels so (:data:`~._limits.MESSAGE_LIMIT_ENV`); the upload button
+  refuses a larger file in the browser, with a message.
+
 * **Kernels of closed pages shut down.**  Voila's page posts a shutdown
   beacon when it is closed, carrying the ``_xsrf`` cookie; this server sets
   that cookie with the page (Voila 0.5 does not, so the beacon was refused).
@@ -39,6 +46,8 @@ from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelMana
 from traitlets import Integer, List, Unicode
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
+
+from ._limits import APP_MESSAGE_LIMIT, MESSAGE_LIMIT_ENV
 
 __all__ = ["TOKEN_ENV", "ServerBusy", "HostRule", "CappedKernelManager", "ErcotVoila", "main"]
 
@@ -205,6 +214,7 @@ class ErcotVoila(Voila):
 
     def initialize(self, argv=None) -> None:  # noqa: ANN001 - traitlets' signature
         token = os.environ.pop(TOKEN_ENV, None)  # kernels inherit the environment: not the token
+        os.environ[MESSAGE_LIMIT_ENV] = str(APP_MESSAGE_LIMIT)  # ... but this, for the upload button
         super().initialize(argv)
         if token:
             self.token = token
@@ -215,6 +225,7 @@ class ErcotVoila(Voila):
         self.kernel_manager.max_kernels = self.max_kernels
         settings["ercot_nb_log"] = self.log
         settings["log_function"] = log_request  # jupyter_server's: tokens scrubbed from the log
+        settings["websocket_max_message_size"] = APP_MESSAGE_LIMIT  # uploads (tornado: 10 MiB)
         return settings
 
     def init_handlers(self) -> list:

@@ -13,15 +13,19 @@ import pandas as pd
 from .. import datasets
 from ..data import TemporalDataset
 from ..figures import is_video
+from . import _limits
 from ._messages import MessageArea
+from ._upload import CsvUpload
 from ..params import SCALING_WORDS, SCALINGS, dataset_params
 from ._params_form import ParamsForm
 from ._state import AppState, Status
 
 __all__ = ["DatasetPicker", "MAX_UPLOAD_BYTES", "INTERACTIVE_DEFAULTS"]
 
-MAX_UPLOAD_BYTES = 50 * 2**20
-"""Largest CSV file the picker accepts (50 MiB)."""
+MAX_UPLOAD_BYTES = _limits.MAX_UPLOAD_BYTES
+"""Largest CSV file the picker reads (50 MiB) where the server lets it through (see
+:func:`ercot_nb.widgets._limits.upload_limit`: 9 MiB under a Jupyter server with its
+default websocket message limit)."""
 
 _SCALING_DONE = {"standardize": "standardised", "minmax": "min-max scaled"}
 
@@ -33,6 +37,12 @@ runs in the app; ``scale=0.25`` gives 160 x 90 (about video_mo's 19,200).
 A parameter the loader does not take is ignored.
 """
 
+_MAX_FEATURE_ROWS = 12  # the features list shows every column up to this many, then scrolls
+_COLUMN_HELP = {  # hover help of the column choices (without one, ipywidgets shows "null")
+    "time": "the column of time labels: one step per distinct value, in sorted order",
+    "id": "the column that identifies each sample from step to step",
+    "label": "a column of ground-truth labels, if the file has one (scores need it)",
+}
 _NONE = "(none)"
 _CHOOSE = "(choose)"
 _TIME_NAMES = ("time", "t", "step", "date", "timestamp", "year", "frame", "day")
@@ -133,6 +143,7 @@ class DatasetPicker(W.VBox):
         # -- built-in scenarios
         self.scenario = W.Dropdown(
             options=names, value=initial.lower(), description="scenario",
+            tooltip="a built-in dataset (choosing one loads it)",
             style={"description_width": "120px"}, layout=W.Layout(width="250px"),
         )
         self.seed = W.IntText(
@@ -140,7 +151,8 @@ class DatasetPicker(W.VBox):
             layout=W.Layout(width="250px"), tooltip="seed (the same seed gives the same data)",
         )
         self._forms: dict[str, ParamsForm] = {}
-        self.load_button = W.Button(description="Load scenario", icon="database", button_style="primary")
+        self.load_button = W.Button(description="Load scenario", icon="database", button_style="primary",
+                                    tooltip="load the scenario with this seed and these parameters")
         self._form_box = W.Box()
         builtin = W.VBox([
             W.GridBox([self.scenario, self.seed],
@@ -149,8 +161,12 @@ class DatasetPicker(W.VBox):
             self.load_button,
         ])
         # -- CSV upload and column mapping
-        self.upload = W.FileUpload(accept=".csv,text/csv,text/plain", multiple=False,
-                                   description="Choose CSV file")
+        self.upload_limit = _limits.upload_limit()
+        limit_text = _limits.sizes(self.upload_limit)[0]
+        self.upload = CsvUpload(
+            accept=".csv,text/csv,text/plain", description="Choose CSV file", limit=self.upload_limit,
+            tooltip=f"a long-format CSV file of up to {limit_text}",
+        )
         self.time_column = self._column_dropdown("time")
         self.id_column = self._column_dropdown("id")
         self.label_column = self._column_dropdown("label")
@@ -166,11 +182,12 @@ class DatasetPicker(W.VBox):
                     "units weigh alike (TemporalDataset.scaled)",
         )
         self.load_csv_button = W.Button(description="Load CSV", icon="table", button_style="primary",
+                                        tooltip="build the dataset from the file and these columns",
                                         disabled=True)
         self.csv_help = W.HTML(
             "<small>Long format: one row per (time, sample id), one column per feature. "
             "Choose the column that identifies each sample; leave <i>features</i> unselected "
-            "to use every other numeric column.</small>"
+            f"to use every other numeric column. Files up to {limit_text}.</small>"
         )
         self.understood = W.HTML()
         csv = W.VBox([
@@ -195,6 +212,8 @@ class DatasetPicker(W.VBox):
                               names="value")
         self.load_button.on_click(lambda _: self.load_builtin())
         self.upload.observe(self._on_upload, names="value")
+        self.upload.observe(self._on_refused, names="refused")
+        self.upload.observe(self._on_unreadable, names="unreadable")
         self.load_csv_button.on_click(lambda _: self.load_csv())
         for control in (self.time_column, self.id_column, self.label_column, self.feature_columns,
                         self.scaling):
@@ -224,6 +243,7 @@ class DatasetPicker(W.VBox):
     def _column_dropdown(self, role: str) -> W.Dropdown:
         return W.Dropdown(
             options=[_NONE] if role == "label" else [], description=f"{role} column",
+            tooltip=_COLUMN_HELP[role],
             style={"description_width": "120px"}, layout=W.Layout(width="250px"),
         )
 
@@ -332,10 +352,7 @@ class DatasetPicker(W.VBox):
         with self.message.guard(f"reading {name!r} (the data shown is still "
                                 f"{self.state.dataset_name or 'the previous one'})"):
             if len(content) > MAX_UPLOAD_BYTES:
-                raise ValueError(
-                    f"the file has {len(content) / 2**20:.0f} MiB; the limit is "
-                    f"{MAX_UPLOAD_BYTES // 2**20} MiB"
-                )
+                raise ValueError(self._too_big(len(content), MAX_UPLOAD_BYTES))
             if not content.strip():
                 raise ValueError("the file is empty")
             try:
@@ -356,6 +373,18 @@ class DatasetPicker(W.VBox):
             return True
         return False
 
+    @staticmethod
+    def _too_big(size: int, limit: int) -> str:
+        shown, limit_shown = _limits.sizes(size, limit)
+        text = (f"the file has {shown}; the limit is {limit_shown}. Load a smaller file (fewer "
+                "steps, samples or columns)")
+        if limit < MAX_UPLOAD_BYTES:  # a Jupyter server's message limit (JupyterLab): code can help
+            text += (f"; or serve the app with ercot-nb app (up to {_limits.sizes(MAX_UPLOAD_BYTES)[0]}), "
+                     "start Jupyter with --ServerApp.tornado_settings=\"{'websocket_max_message_size': "
+                     "60*2**20}\", or read the file in code: TemporalDataset.from_csv(path, time=..., "
+                     "id=...)")
+        return text
+
     def _set_columns(self, frame: pd.DataFrame, name: str) -> None:
         columns = [str(column) for column in frame.columns]
         frame = frame.set_axis(columns, axis=1)
@@ -369,6 +398,7 @@ class DatasetPicker(W.VBox):
             self.label_column.options = [_NONE, *columns]
             self.label_column.value = _NONE
             self.feature_columns.options = columns
+            self.feature_columns.rows = min(max(len(columns), 4), _MAX_FEATURE_ROWS)
             self.feature_columns.value = ()
         finally:
             self._setting = False
@@ -467,6 +497,23 @@ class DatasetPicker(W.VBox):
         upload = files[0]
         self.source.value = "csv"  # a file was chosen: the CSV page is what the user sees
         self.read_csv(bytes(upload["content"]), str(upload.get("name") or "uploaded.csv"))
+
+    def _on_refused(self, change: dict[str, Any]) -> None:
+        refused = change["new"]
+        if not refused:
+            return
+        self.source.value = "csv"
+        self.message.show_error(
+            ValueError(self._too_big(int(refused["size"]), self.upload_limit)),
+            f"reading {refused['name']!r} (the data shown is still "
+            f"{self.state.dataset_name or 'the previous one'}; the file was not sent)",
+        )
+
+    def _on_unreadable(self, change: dict[str, Any]) -> None:
+        if change["new"]:
+            self.message.show(f"The browser could not read {change['new']['name']!r}; choose it "
+                              "again, or check that the file is readable.", "error",
+                              action="read csv")
 
     def _on_dataset(self, change: Any = None) -> None:
         data = self.state.dataset

@@ -14,7 +14,7 @@ import urllib.request
 
 import psutil
 import pytest
-from .app_harness import CHROMIUM, app_server, server_process, tiny_notebook
+from .app_harness import CHROMIUM, app_server, server_process, tiny_notebook, wait_until
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="the browser tests need /usr/bin/chromium")
 
@@ -98,6 +98,7 @@ def test_serving_other_computers_needs_the_printed_token(tmp_path):
     host = "127.0.0.1" if ip == "0.0.0.0" else ip
     with app_server(["--notebook", str(notebook), "--ip", ip], tmp_path, host=host) as (
             launcher, port, log):
+        wait_until(lambda: "Students open:" in log.read_text(), 10)  # printed once it listens
         printed = log.read_text()
         match = re.search(r"Students open:\s+(\S+)\?token=(\S+)", printed)
         assert match, printed

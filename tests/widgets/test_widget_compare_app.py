@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
-import threading
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -98,6 +98,12 @@ def test_the_app_notebooks_are_found_in_the_checkout(monkeypatch, tmp_path):
         app.find_app_notebook("missing")
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def test_app_command_serves_the_explorer_with_voila(monkeypatch, capsys):
     started = {}
 
@@ -105,23 +111,27 @@ def test_app_command_serves_the_explorer_with_voila(monkeypatch, capsys):
         def __init__(self, command, env, cwd):
             started.update(command=command, env=env, cwd=cwd)
 
+        def poll(self):
+            return None
+
         def wait(self):
             return 0
 
     monkeypatch.setattr(app.subprocess, "Popen", FakeVoila)
-    opened = threading.Event()
-    monkeypatch.setattr(app, "_open_when_listening",
-                        lambda url, port, process, host: opened.set() if port == 8899 else None)
-    assert main(["app", "--port", "8899", "--dataset", "SYN5", "--no-browser"]) == 0
+    monkeypatch.setattr(app, "_listening", lambda host, port: True)
+    opened = []
+    monkeypatch.setattr(app.webbrowser, "open", opened.append)
+    port = _free_port()
+    assert main(["app", "--port", str(port), "--dataset", "SYN5", "--no-browser"]) == 0
     command = started["command"]
     assert command[1:4] == ["-m", "ercot_nb.widgets.app_server",
                             str(REPO / "widgets" / "explorer.ipynb")]
-    assert "--port=8899" in command and "--Voila.ip=127.0.0.1" in command and "--no-browser" in command
+    assert f"--port={port}" in command and "--Voila.ip=127.0.0.1" in command and "--no-browser" in command
     assert started["env"][app.DATASET_ENV] == "syn5"
     assert started["env"][_bundle.SHARED_BUNDLE_ENV] == "1"
-    assert not opened.is_set() and "http://127.0.0.1:8899/" in capsys.readouterr().out
-    assert main(["app", "--port", "8899"]) == 0
-    assert opened.wait(5), "the browser was not opened"
+    assert not opened and f"http://127.0.0.1:{port}/" in capsys.readouterr().out
+    assert main(["app", "--port", str(port)]) == 0
+    assert opened == [f"http://127.0.0.1:{port}/"], "the browser was not opened"
 
 
 def test_stopping_the_launcher_stops_voila(monkeypatch):
@@ -130,6 +140,9 @@ def test_stopping_the_launcher_stops_voila(monkeypatch):
     class FakeVoila:
         def __init__(self, command, env, cwd):
             pass
+
+        def poll(self):
+            return None
 
         def wait(self, timeout=None):
             if not events:
@@ -141,29 +154,28 @@ def test_stopping_the_launcher_stops_voila(monkeypatch):
             events.append("terminated")
 
     monkeypatch.setattr(app.subprocess, "Popen", FakeVoila)
+    monkeypatch.setattr(app, "_listening", lambda host, port: True)
     before = signal.getsignal(signal.SIGTERM)
-    assert app.serve(port=8898, open_browser=False) == 0
+    assert app.serve(port=_free_port(), open_browser=False) == 0
     assert events == ["waiting", "terminated"]
     assert signal.getsignal(signal.SIGTERM) == before  # handler restored
 
 
-def test_the_browser_opens_once_voila_listens(monkeypatch):
-    opened = []
-    monkeypatch.setattr(app.webbrowser, "open", opened.append)
-
+def test_the_launcher_waits_until_voila_listens_or_exits():
     class Running:
         def poll(self):
             return None
+
+    class Exited:
+        def poll(self):
+            return 1
 
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen()
         port = server.getsockname()[1]
-        app._open_when_listening(f"http://127.0.0.1:{port}/", port, Running(), timeout=5)
-    assert opened == [f"http://127.0.0.1:{port}/"]
-    opened.clear()
-    app._open_when_listening("http://127.0.0.1:9/", 9, Running(), timeout=0.5)  # nothing listens
-    assert opened == []
+        assert app._wait_until_listening(Running(), "127.0.0.1", port)
+    assert not app._wait_until_listening(Exited(), "127.0.0.1", port)  # nothing listens: exited
 
 
 def test_app_command_errors_are_one_line(tmp_path, capsys):
@@ -289,3 +301,15 @@ def test_a_number_or_a_word_parameter_gets_a_text_entry():
     alpha.value = "often"
     with pytest.raises((ValueError, TypeError), match="AFFECT: alpha must be"):
         form.values()
+
+
+@pytest.mark.parametrize("name", ["explorer", "compare"])
+def test_what_the_app_shows_of_its_notebook_holds_no_code_to_run(name):
+    """The Explorer's first line read `explorer.to_html("run.html")`: Voila shows markdown but
+    has no cell to run it in (code cells' sources are hidden there; a code hint may live in them)."""
+    import nbformat
+
+    notebook = nbformat.read(REPO / "widgets" / f"{name}.ipynb", as_version=4)
+    shown = " ".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+    assert "(" not in "".join(re.findall(r"`[^`]*`", shown)), shown  # no `call(...)` to type
+    assert "to_html" not in shown and "explorer." not in shown and "compare." not in shown, shown

@@ -258,3 +258,120 @@ def test_a_view_error_while_loading_a_csv_stays_on_the_status_line():
     picker.source.value = "builtin"
     picker.load_button.click()
     assert state.status.level == "success" and state.status.text.startswith("Loaded")
+
+
+def _quarters_csv(hole: tuple[int, str] | None = None, missing_id: int | None = None) -> bytes:
+    """Four samples over the quarters 2001-Q1..Q4; optionally one NaN (row, column) or one missing id."""
+    rows = [{"quarter": f"2001-Q{q}", "region": f"r{i}", "gdp": float(i + q), "pop": float(3 * i - q)}
+            for q in range(1, 5) for i in range(4)]
+    frame = pd.DataFrame(rows)
+    if hole is not None:
+        frame.loc[hole[0], hole[1]] = np.nan
+    if missing_id is not None:
+        frame.loc[missing_id, "region"] = None
+    return frame.to_csv(index=False).encode()
+
+
+@pytest.mark.parametrize("hole, time, column", [((9, "gdp"), "2001-Q3", "gdp"), ((13, "pop"), "2001-Q4", "pop")])
+def test_a_missing_value_is_refused_at_its_time_with_what_to_do(hole, time, column):
+    """The message said "step 2 (time='2001-Q3')" (0-based, beside the label) and gave no advice."""
+    picker = DatasetPicker("syn1")
+    upload(picker, _quarters_csv(hole=hole), "gdp.csv")
+    picker.id_column.value = "region"
+    assert picker.load_csv() is None
+    text = picker.message.text
+    assert f"time '{time}'" in text and "step" not in text, text
+    assert f"column '{column}'" in text and "Drop those rows or fill in their values" in text, text
+    assert f"dropna(subset=['{column}'])" in text and "out of the features" in text, text
+
+
+def test_a_missing_id_is_refused_with_what_to_do():
+    picker = DatasetPicker("syn1")
+    upload(picker, _quarters_csv(missing_id=6), "gdp.csv")
+    picker.id_column.value = "region"
+    assert picker.load_csv() is None
+    text = picker.message.text
+    assert "id column 'region' has 1 missing value" in text and "drop those rows" in text, text
+
+
+# -- upload size and the CSV form (issue 22) ----------------------------------------------------
+
+
+@pytest.mark.parametrize("over", [60, 1])
+def test_a_file_just_over_the_limit_shows_sizes_that_differ(over):
+    """The message read "the file has 50 MiB; the limit is 50 MiB" for a file 60 bytes over."""
+    from ercot_nb.widgets.dataset_picker import MAX_UPLOAD_BYTES
+
+    picker = DatasetPicker("syn1")
+    assert not picker.read_csv(b"x" * (MAX_UPLOAD_BYTES + over), "big.csv")
+    text = picker.message.text
+    assert f"the file has {MAX_UPLOAD_BYTES + over:,} bytes" in text, text
+    assert f"the limit is {MAX_UPLOAD_BYTES:,} bytes" in text, text
+
+
+def test_sizes_stay_short_when_they_differ_anyway():
+    from ercot_nb.widgets._limits import sizes
+
+    assert sizes(60 * 2**20, 50 * 2**20) == ["60.0 MiB", "50.0 MiB"]
+    assert sizes(50 * 2**20 + 20_000, 50 * 2**20) == ["50.02 MiB", "50.00 MiB"]
+
+
+def _refuse(picker: DatasetPicker, name: str, size: int) -> None:
+    """What the browser sends when a file above the limit is chosen (the file itself is not sent)."""
+    picker.upload._handle_custom_msg({"event": "refused", "name": name, "size": size,
+                                      "type": "text/csv", "last_modified": 0}, [])
+
+
+@pytest.mark.parametrize("app, limit", [(True, 50 * 2**20), (False, 9 * 2**20)])
+def test_a_file_above_the_server_limit_is_refused_in_the_browser_with_a_message(monkeypatch, app, limit):
+    """Above ~10 MiB an upload did nothing: the server dropped the websocket message."""
+    from ercot_nb.widgets import _limits
+
+    if app:  # ercot-nb app's server says what it lets through
+        monkeypatch.setenv(_limits.MESSAGE_LIMIT_ENV, str(_limits.APP_MESSAGE_LIMIT))
+    else:  # a Jupyter server with tornado's default (JupyterLab)
+        monkeypatch.delenv(_limits.MESSAGE_LIMIT_ENV, raising=False)
+    picker = DatasetPicker("syn1")
+    assert picker.upload.limit == limit  # the browser refuses larger files before sending them
+    before = picker.dataset
+    _refuse(picker, "huge <b>.csv", limit + 30 * 2**20)
+    text = picker.message.text
+    assert picker.message.level == "error" and picker.dataset is before
+    assert "huge <b>.csv" in text and "not sent" in text and "<b>" not in picker.message.value
+    assert f"the limit is {limit / 2**20:.1f} MiB" in text, text
+    assert ("websocket" in text) is ("from_csv" in text) is (not app)  # outside the app: what code can do
+    _refuse(picker, "huge <b>.csv", limit + 30 * 2**20)  # the same file again: said again
+    assert picker.message.level == "error"
+
+
+def test_a_file_within_the_limit_arrives_as_an_upload():
+    picker = DatasetPicker("syn1")
+    content = long_csv()
+    picker.upload._handle_custom_msg({"event": "file", "name": "days.csv", "type": "text/csv",
+                                      "size": len(content), "last_modified": 1.7e12}, [content])
+    assert picker.source.value == "csv" and picker.time_column.value == "Day"
+    assert "Read days.csv" in picker.message.text
+
+
+def test_the_upload_button_has_a_tooltip_and_the_features_list_shows_every_column():
+    picker = DatasetPicker("syn1")
+    assert picker.upload.tooltip and "null" not in picker.upload.tooltip
+    assert "MiB" in picker.upload.tooltip and "MiB" in picker.csv_help.value
+    frame = pd.DataFrame({"time": [1, 1, 2, 2], "id": ["a", "b"] * 2,
+                          **{f"f{j}": np.arange(4.0) for j in range(5)}})
+    upload(picker, frame.to_csv(index=False).encode(), "five.csv")
+    assert picker.feature_columns.rows >= len(frame.columns) == 7  # the fifth feature was hidden
+    wide = pd.DataFrame({"time": [1, 1], "id": ["a", "b"], **{f"f{j}": [0.0, 1.0] for j in range(30)}})
+    upload(picker, wide.to_csv(index=False).encode(), "wide.csv")
+    assert picker.feature_columns.rows == 12  # a sensible most: then it scrolls
+
+
+def test_no_control_of_the_picker_shows_a_null_tooltip():
+    """ipywidgets shows a described control's missing tooltip as the hover text "null"."""
+    import ipywidgets as W
+
+    picker = DatasetPicker("syn1")
+    described = [widget for widget in vars(picker).values()
+                 if isinstance(widget, W.DOMWidget) and getattr(widget, "description", "")]
+    assert len(described) >= 9
+    assert [widget.description for widget in described if not widget.tooltip] == []

@@ -1,0 +1,99 @@
+"""`ercot-nb app` checks its address and port before starting, and prints the address once it listens."""
+from __future__ import annotations
+
+import socket
+import sys
+import textwrap
+
+import pytest
+
+pytest.importorskip("voila")
+
+from ercot_nb.cli import main  # noqa: E402
+from ercot_nb.widgets import app  # noqa: E402
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def no_server(monkeypatch):
+    """Fail the test if the launcher starts a server."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("the server was started")
+    monkeypatch.setattr(app.subprocess, "Popen", refuse)
+
+
+@pytest.mark.parametrize("args, named", [
+    (["--ip", "not an address"], "--ip 'not an address'"),
+    (["--ip", "999.1.1.1"], "--ip '999.1.1.1'"),
+    (["--ip", "no-such-host.invalid"], "--ip 'no-such-host.invalid'"),
+    (["--ip", "192.0.2.7"], "--ip 192.0.2.7 is not an address of this computer"),  # TEST-NET: not ours
+    (["--port", "70000"], "--port must be a number from 1 to 65535, got 70000"),
+    (["--port", "65536"], "--port must be a number from 1 to 65535, got 65536"),
+    (["--port", "-1"], "--port must be a number from 1 to 65535, got -1"),
+    (["--port", "0"], "--port must be a number from 1 to 65535, got 0"),
+])
+def test_bad_addresses_and_ports_are_one_line_before_the_server_starts(args, named, no_server, capsys):
+    assert main(["app", "--no-browser", *args]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith("ercot-nb: error: ") and err.count("\n") == 1, err
+    assert named in err and "Traceback" not in err
+    assert "Serving" not in out
+
+
+@pytest.mark.parametrize("ip", ["127.0.0.1", "localhost"])
+def test_a_busy_port_is_one_line_naming_it(ip, no_server, capsys):
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        assert main(["app", "--no-browser", "--ip", ip, "--port", str(port)]) == 2
+    out, err = capsys.readouterr()
+    assert err.count("\n") == 1 and f"port {port} is in use" in err and "--port" in err, err
+    assert "Serving" not in out
+
+
+def _fake_voila(monkeypatch, script: str) -> None:
+    """Serve with a stand-in server running ``script`` (formatted with {port})."""
+    def command(notebook, port, **kwargs):
+        return [sys.executable, "-c", textwrap.dedent(script).format(port=port)]
+    monkeypatch.setattr(app, "voila_command", command)
+
+
+def test_the_address_is_printed_once_the_server_listens(monkeypatch, capsys):
+    _fake_voila(monkeypatch, """
+        import socket, time
+        time.sleep(1.5)  # Voila imports and reads the notebook before it listens
+        with socket.socket() as server:
+            server.bind(("127.0.0.1", {port}))
+            server.listen()
+            time.sleep(1)
+    """)
+    events = []
+    listening = app._listening
+
+    def probe(host, port):
+        events.append(("listening", listening(host, port)))
+        return events[-1][1]
+
+    monkeypatch.setattr(app, "_listening", probe)
+    monkeypatch.setattr(app, "print", lambda *a, **k: events.append(("print", " ".join(a))),
+                        raising=False)
+    port = _free_port()
+    assert app.serve(port=port, open_browser=False) == 0
+    printed = [index for index, (kind, _) in enumerate(events) if kind == "print"]
+    assert len(printed) == 1 and f"http://127.0.0.1:{port}/" in events[printed[0]][1]
+    assert events[printed[0] - 1] == ("listening", True)
+    assert ("listening", False) in events[:printed[0]]  # it did wait
+
+
+def test_a_server_that_stops_before_listening_prints_no_address(monkeypatch, capsys):
+    _fake_voila(monkeypatch, "import sys; sys.exit(3)")
+    assert app.serve(port=_free_port(), open_browser=False) == 3
+    out, err = capsys.readouterr()
+    assert "Serving" not in out
+    assert err.count("\n") == 1 and "stopped before listening" in err and "exit code 3" in err
