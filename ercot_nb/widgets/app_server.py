@@ -52,6 +52,13 @@ from ._limits import APP_MESSAGE_LIMIT, MESSAGE_LIMIT_ENV
 __all__ = ["TOKEN_ENV", "ServerBusy", "HostRule", "CappedKernelManager", "ErcotVoila", "main"]
 
 TOKEN_ENV = "ERCOT_NB_APP_TOKEN"
+# The lab extensions the apps' pages use (widgets, anywidget, Plotly; pygments for code styles).
+# Others installed beside Voila (nbgrader, notebook 7, ...) expect JupyterLab's shared modules
+# and fail in a Voila page with console errors, so the app loads only these unless
+# --VoilaConfiguration.extension_allowlist says otherwise.
+APP_LAB_EXTENSIONS = (
+    "@jupyter-widgets/jupyterlab-manager", "anywidget", "jupyterlab-plotly", "jupyterlab_pygments",
+)
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>
@@ -216,6 +223,8 @@ class ErcotVoila(Voila):
         token = os.environ.pop(TOKEN_ENV, None)  # kernels inherit the environment: not the token
         os.environ[MESSAGE_LIMIT_ENV] = str(APP_MESSAGE_LIMIT)  # ... but this, for the upload button
         super().initialize(argv)
+        if not self.voila_configuration.extension_allowlist:
+            self.voila_configuration.extension_allowlist = list(APP_LAB_EXTENSIONS)
         if token:
             self.token = token
         self.voila_configuration.multi_kernel_manager_class = CappedKernelManager

@@ -73,8 +73,4 @@ def test_a_30_mib_csv_loads_and_a_60_mib_one_is_refused_before_sending(tmp_path,
     assert "'huge.csv'" in status and "the file was not sent" in status and f"the file has {huge_size / 2**20:.1f} MiB" in status
     server_log = log.read_text()
     assert "Traceback" not in server_log and "message too big" not in server_log.lower()
-    # lab extensions installed beside Voila here (nbgrader, notebook) can fail to load in any
-    # Voila page ("shared module ... doesn't exist"): not this app's errors
-    foreign = ("/labextensions/@jupyter/nbgrader/", "/labextensions/@jupyter-notebook/")
-    errors = [error for error in errors if not any(where in error for where in foreign)]
     assert not errors, errors[:3]

@@ -47,3 +47,25 @@ def test_the_culler_skips_kernels_shut_down_since_it_listed_them(caplog):
 
     asyncio.run(cull())
     assert not [record for record in caplog.records if record.levelname == "ERROR"]
+
+
+def test_the_app_page_loads_only_the_lab_extensions_it_uses(tmp_path):
+    # nbgrader's and notebook 7's lab extensions expect JupyterLab's shared modules and put
+    # console errors on every Voila page; the app's page config lists only what it uses
+    from voila.utils import filter_extension
+
+    from ercot_nb.widgets.app_server import APP_LAB_EXTENSIONS, ErcotVoila
+
+    app = ErcotVoila()
+    app.initialize(["--no-browser", "--port=0", str(tmp_path)])
+    allowed = app.voila_configuration.extension_allowlist
+    assert sorted(allowed) == sorted(APP_LAB_EXTENSIONS)
+    installed = [{"name": name} for name in
+                 ("@jupyter/nbgrader", "@jupyter-notebook/lab-extension", *APP_LAB_EXTENSIONS)]
+    loaded = {x["name"] for x in filter_extension(installed, extension_allowlist=allowed)}
+    assert loaded == set(APP_LAB_EXTENSIONS)
+
+    mine = ErcotVoila()
+    mine.initialize(["--no-browser", "--port=0", "--VoilaConfiguration.extension_allowlist=['x']",
+                     str(tmp_path)])
+    assert mine.voila_configuration.extension_allowlist == ["x"]  # a server's own choice stays
