@@ -118,12 +118,17 @@ class Compare(W.VBox):
             self._form(self._canonical(name, registry)).set_values(values)
 
         self.choice = W.SelectMultiple(options=registry, value=tuple(chosen), rows=min(len(registry), 5),
-                                       description="algorithms", style={"description_width": "80px"},
+                                       description="algorithms",
+                                       tooltip="the algorithms to run side by side (Ctrl/Shift-click for several)",
+                                       style={"description_width": "80px"},
                                        layout=W.Layout(width="260px"))
         self.param_tabs = W.Tab()
-        self.run_button = W.Button(description="Run all", icon="play", button_style="success")
-        self.stop_button = W.Button(description="Stop", icon="stop", button_style="danger", disabled=True)
+        self.run_button = W.Button(description="Run all", icon="play", button_style="success",
+                                   tooltip="fit every chosen algorithm on the loaded dataset, one after another")
+        self.stop_button = W.Button(description="Stop", icon="stop", button_style="danger", disabled=True,
+                                    tooltip="end after the current step, keeping the steps done")
         self.progress = W.IntProgress(value=0, min=0, max=1, description="steps",
+                                      tooltip="steps fitted so far",
                                       style={"description_width": "50px"})
         self.scrubber = TimeScrubber().follow(state)
         self.views_box = W.HBox(layout=W.Layout(flex_flow="row wrap"))

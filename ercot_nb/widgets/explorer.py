@@ -57,6 +57,7 @@ class RunChoice(W.Dropdown):
 
     def __init__(self, state: AppState) -> None:
         super().__init__(options=["(ground truth)"], description="show run",
+                         tooltip="the run whose partition, front and weights the views show",
                          style={"description_width": "70px"}, layout=W.Layout(width="260px"))
         self.state = state
         self._setting = False
@@ -218,6 +219,7 @@ class Explorer(W.VBox):
                        layout=W.Layout(flex_flow="row wrap"))
                 for row in rows if any(view is not None for view in row)]
         self.seeds = W.BoundedIntText(5, min=2, max=50, description="seeds",
+                                      tooltip="how many seeds \"Run the seeds\" fits",
                                       style={"description_width": "40px"}, layout=W.Layout(width="110px"))
         sure_button = W.Button(description="Run the seeds", icon="clone",
                                tooltip="Fit the shown run's algorithm with this many seeds and show "

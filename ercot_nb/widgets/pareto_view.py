@@ -69,6 +69,7 @@ class ParetoView(FigureView):
             style={"button_width": "95px"},
         )
         self.knee_button = W.Button(description="back to the knee", icon="star", disabled=True,
+                                    tooltip="show the knee's partition again",
                                     layout=W.Layout(width="150px"))
         self.use_button = W.Button(
             description="Use this partition from here on", icon="share", disabled=True,

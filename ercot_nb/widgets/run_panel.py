@@ -116,7 +116,7 @@ class RunPanel(W.VBox):
         self.progress_job: FitJob | None = None
         self.message = MessageArea(self.state)
         self.algorithm = W.Dropdown(
-            options=names, value=matches[0], description="algorithm",
+            options=names, value=matches[0], description="algorithm", tooltip="the algorithm Run fits",
             style={"description_width": "120px"}, layout=W.Layout(width="250px"),
         )
         self.run_button = W.Button(description="Run", icon="play", button_style="success",
@@ -124,6 +124,7 @@ class RunPanel(W.VBox):
         self.stop_button = W.Button(description="Stop", icon="stop", button_style="danger",
                                     disabled=True, tooltip="end after the current step, keeping the steps done")
         self.progress = W.IntProgress(value=0, min=0, max=1, description="steps",
+                                      tooltip="steps of the current run fitted so far",
                                       style={"description_width": "50px"}, layout=W.Layout(width="280px"))
         self.progress_label = W.Label("")
         self._form_box = W.Box([self._form(matches[0])])
