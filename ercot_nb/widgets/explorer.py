@@ -11,6 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..data import TemporalDataset
+from ..params import check_argument
 from ..result import ClusteringResult
 from ._fits import Adoption, SeedEnsemble, ensemble_seeds
 from ._job import FitJob, Runner
@@ -38,13 +39,6 @@ VIEWS = ("partition", "pareto", "alpha", "scores", "sankey")
 
 _PANEL = dict(border="1px solid #DDDDDD", padding="6px 10px", margin="0 8px 8px 0")
 _CONTROL_WIDTH = "560px"  # two panels side by side in a 1200 px window
-
-
-def _whole_number(value: Any, name: str) -> int:
-    """``value`` as an int; a bool, float or text is refused (TypeError naming ``name``)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
-    return int(value)
 
 
 def _panel(title: str, body: W.Widget, width: str | None = None) -> W.VBox:
@@ -341,8 +335,8 @@ class Explorer(W.VBox):
             If ``t`` or ``member`` is out of range (the message gives the range).
         """
         state = self.state
-        t = None if t is None else _whole_number(t, "t")
-        member = None if member is None else _whole_number(member, "member")
+        t = None if t is None else check_argument("Explorer.adopt", "t", t, "int")
+        member = None if member is None else check_argument("Explorer.adopt", "member", member, "int")
         with self.lock:
             name = state.run
             t = state.step if t is None else t

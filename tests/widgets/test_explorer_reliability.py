@@ -172,7 +172,7 @@ def test_adopt_refuses_a_step_out_of_range_naming_the_range(fitted, t):
 @pytest.mark.parametrize("argument, value", [("member", 1.5), ("member", True), ("t", 2.0), ("t", "3")])
 def test_adopt_refuses_what_is_not_a_whole_number(fitted, argument, value):
     kwargs = {"t": 2, "member": 1, argument: value}
-    with pytest.raises(TypeError, match=f"{argument} must be an integer"):
+    with pytest.raises(TypeError, match=f"{argument} must be an int\\b"):
         fitted.adopt(**kwargs)
     assert list(fitted.runs) == ["ERCOT #1"]
 
