@@ -52,11 +52,13 @@ from ._limits import APP_MESSAGE_LIMIT, MESSAGE_LIMIT_ENV
 __all__ = ["TOKEN_ENV", "ServerBusy", "HostRule", "CappedKernelManager", "ErcotVoila", "main"]
 
 TOKEN_ENV = "ERCOT_NB_APP_TOKEN"
-# The lab extensions the apps' pages use (widgets, anywidget, Plotly; pygments for code styles).
+# The lab extensions the apps' pages use: Voila's own widget managers (it keeps the one matching
+# ipywidgets), anywidget, Plotly, and pygments for code styles.
 # Others installed beside Voila (nbgrader, notebook 7, ...) expect JupyterLab's shared modules
 # and fail in a Voila page with console errors, so the app loads only these unless
 # --VoilaConfiguration.extension_allowlist says otherwise.
 APP_LAB_EXTENSIONS = (
+    "@voila-dashboards/widgets-manager7", "@voila-dashboards/widgets-manager8",
     "@jupyter-widgets/jupyterlab-manager", "anywidget", "jupyterlab-plotly", "jupyterlab_pygments",
 )
 

@@ -64,6 +64,13 @@ def test_the_app_page_loads_only_the_lab_extensions_it_uses(tmp_path):
                  ("@jupyter/nbgrader", "@jupyter-notebook/lab-extension", *APP_LAB_EXTENSIONS)]
     loaded = {x["name"] for x in filter_extension(installed, extension_allowlist=allowed)}
     assert loaded == set(APP_LAB_EXTENSIONS)
+    # every extension the page needs is one that is installed (a wrong name would drop it)
+    from jupyterlab_server.config import get_federated_extensions
+    from voila.utils import get_voila_labextensions_path
+
+    available = get_federated_extensions(get_voila_labextensions_path([]))
+    assert {"@voila-dashboards/widgets-manager8", "anywidget", "jupyterlab-plotly"} <= set(available)
+    assert {"@voila-dashboards/widgets-manager8", "anywidget", "jupyterlab-plotly"} <= set(allowed)
 
     mine = ErcotVoila()
     mine.initialize(["--no-browser", "--port=0", "--VoilaConfiguration.extension_allowlist=['x']",
