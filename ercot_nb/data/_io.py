@@ -197,7 +197,8 @@ def _natural_key(text: str) -> tuple:
 _NUMERIC_DATE = re.compile(r"^\s*(\d{1,4})([/.\-])(\d{1,2})\2(\d{1,4})(?:[ T].*)?$")
 _MONTH_NAME = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\b", re.IGNORECASE)
 _FORMAT_HINT = ("give the format: time_format='%d/%m/%Y' (day first) or '%m/%d/%Y' (month first) "
-                "in from_csv/from_frame, --time-format on the command line")
+                "in from_csv/from_frame, --time-format on the command line, the time format box of "
+                "the Explorer's CSV form")
 
 
 def _step_order(series: pd.Series, column: Any,

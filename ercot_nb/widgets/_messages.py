@@ -38,8 +38,10 @@ _STYLES = {
     "warning": ("#7A4B00", "#FFF5E0"),
     "error": ("#9B1C1C", "#FDECEC"),
 }
-# an absolute path (POSIX or Windows) inside a message: only its last part is shown
-_PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][^\s\\/'\"]+){2,}")
+# an absolute path (POSIX or Windows) inside a message: only its last part is shown. It starts
+# the message or follows a space, quote, bracket or '=' (so dates like 1/2/2020 and formats like
+# %d/%m/%Y are left alone)
+_PATH = re.compile(r"(?:(?<=^)|(?<=[\s'\"(\[=]))(?:[A-Za-z]:)?(?:[\\/][^\s\\/'\"]+){2,}")
 
 _Handler = TypeVar("_Handler", bound=Callable[..., Any])
 

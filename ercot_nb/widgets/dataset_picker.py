@@ -170,6 +170,12 @@ class DatasetPicker(W.VBox):
         self.time_column = self._column_dropdown("time")
         self.id_column = self._column_dropdown("id")
         self.label_column = self._column_dropdown("label")
+        self.time_format = W.Text(
+            value="", description="time format", placeholder="e.g. %d/%m/%Y",
+            style={"description_width": "120px"}, layout=W.Layout(width="250px"),
+            tooltip="only for dates whose day/month order cannot be told from the data: "
+                    "%d/%m/%Y (day first) or %m/%d/%Y (month first)",
+        )
         self.feature_columns = W.SelectMultiple(
             options=[], rows=4, description="features", style={"description_width": "120px"},
             layout=W.Layout(width="380px"),
@@ -193,7 +199,7 @@ class DatasetPicker(W.VBox):
         csv = W.VBox([
             self.csv_help,
             self.upload,
-            W.GridBox([self.time_column, self.id_column, self.label_column],
+            W.GridBox([self.time_column, self.id_column, self.label_column, self.time_format],
                       layout=W.Layout(grid_template_columns="repeat(2, 255px)", grid_gap="2px 8px")),
             self.feature_columns,
             self.scaling,
@@ -216,7 +222,7 @@ class DatasetPicker(W.VBox):
         self.upload.observe(self._on_unreadable, names="unreadable")
         self.load_csv_button.on_click(lambda _: self.load_csv())
         for control in (self.time_column, self.id_column, self.label_column, self.feature_columns,
-                        self.scaling):
+                        self.scaling, self.time_format):
             control.observe(self._on_mapping, names="value")
         self.state.observe(self._on_dataset, names="dataset")
 
@@ -274,7 +280,7 @@ class DatasetPicker(W.VBox):
             return ("csv", None)
         time, ident, label, _ = self._mapping()
         return ("csv", self._file_name, time, ident, label, tuple(self.feature_columns.value),
-                self.scaling.value)
+                self.scaling.value, self._time_format())
 
     @property
     def pending(self) -> str | None:
@@ -418,6 +424,10 @@ class DatasetPicker(W.VBox):
                         and not pd.api.types.is_bool_dtype(self._frame[c])]
         return time, ident, label, features
 
+    def _time_format(self) -> str | None:
+        """The time format entered (None when the box is empty)."""
+        return self.time_format.value.strip() or None
+
     def understanding(self) -> str:
         """What the picker understood of the CSV table and mapping, in plain words (text)."""
         if self._frame is None:
@@ -458,17 +468,18 @@ class DatasetPicker(W.VBox):
                                  "from step to step")
             features = list(self.feature_columns.value) or None
             scale = self.scaling.value
+            time_format = self._time_format()
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", UserWarning)
                 loaded = TemporalDataset.from_frame(
                     self._frame, time=time, id=ident, features=features, label=label,
-                    name=PurePath(self._file_name).stem, scale=scale,
+                    name=PurePath(self._file_name).stem, scale=scale, time_format=time_format,
                 )
             notes = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
             before = self.state.status
             self.state.set_dataset(loaded, self._file_name,
                                    {"time": time, "id": ident, "label": label, "features": features,
-                                    "scale": scale})
+                                    "scale": scale, "time_format": time_format})
             if self.state.dataset is not loaded:  # the app refused it; the status says why
                 return None
             self._loaded_key = self._visible_key()

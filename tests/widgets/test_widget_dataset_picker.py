@@ -375,3 +375,26 @@ def test_no_control_of_the_picker_shows_a_null_tooltip():
                  if isinstance(widget, W.DOMWidget) and getattr(widget, "description", "")]
     assert len(described) >= 9
     assert [widget.description for widget in described if not widget.tooltip] == []
+
+
+def _dates_csv(times: list[str]) -> bytes:
+    rows = [f"{time},{who},{i + j}" for i, time in enumerate(times) for j, who in enumerate("ab")]
+    return ("day,who,x\n" + "\n".join(rows) + "\n").encode()
+
+
+@pytest.mark.parametrize("times, fmt", [
+    (["1/2/2020", "2/2/2020", "1/3/2020"], "%d/%m/%Y"),   # in time order, day first
+    (["1/2/2020", "1/3/2020", "2/1/2020"], "%m/%d/%Y"),   # in time order, month first
+])
+def test_ambiguous_dates_in_a_csv_are_settled_in_the_form(times, fmt):
+    """The refusal asked for time_format=, which the form had no place for."""
+    picker = DatasetPicker("syn1")
+    upload(picker, _dates_csv(times), "days.csv")
+    picker.id_column.value = "who"
+    assert picker.load_csv() is None
+    assert "time format" in picker.message.text  # the box the user can fill in
+    picker.time_format.value = fmt
+    assert picker.pending is not None  # the form now shows data not loaded yet
+    dataset = picker.load_csv()
+    assert dataset is not None and picker.pending is None
+    assert [str(time) for time in dataset.times] == times  # the labels as written, in time order
