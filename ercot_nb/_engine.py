@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._firstrun import interruptible_backend
 from ._kernels import get_backend
 
 
@@ -85,6 +86,8 @@ class Engine:
     def __init__(self, config: EAConfig, backend: str = "numba") -> None:
         self.config = config
         self.kernels = get_backend(backend)
+        if backend == "numpy":  # a first-step preview stops once the numba kernels are ready
+            self.kernels = interruptible_backend(self.kernels)
         self._buffers: dict[tuple, np.ndarray] = {}
         self._copies: list[tuple[np.ndarray, np.ndarray]] = []
         self._layouts: list[tuple[np.ndarray, str, np.ndarray]] = []  # (original, kind, layout)
