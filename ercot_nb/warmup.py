@@ -13,29 +13,45 @@ and ``NUMBA_CPU_NAME=generic`` at build and run time when the two machines diffe
 """
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import time
 
 import numpy as np
 
-# Seconds each part took with an empty NUMBA_CACHE_DIR (2-core VM, one thread, otherwise
-# idle-equivalent CPU time); the bar's total, so tqdm shows the time left.  A filled cache
-# loads in a fraction of this.
+# CPU seconds each part took with an empty NUMBA_CACHE_DIR (measured on a 2-core VM); the
+# bar's total, so tqdm shows the time left.  A filled cache loads in a fraction of this.
 _PARTS = (
-    ("ERCOT float64", 14.0),
-    ("ERCOT float32", 9.0),
-    ("staticEC, penaltyEC, fixed clusters", 2.0),
-    ("parallel kernels float64", 9.0),
-    ("parallel kernels float32", 7.0),
-    ("stacking EM", 1.0),
+    ("ERCOT float64", 12.0),
+    ("ERCOT float32", 7.0),
+    ("staticEC, penaltyEC, fixed clusters", 0.5),
+    ("stacking EM", 0.5),
 )
-ESTIMATED_SECONDS = sum(seconds for _, seconds in _PARTS)
+# The parallel kernel variants (large data on several threads) compile in a second process at
+# the same time: they are separate functions with their own cache files, and most of the work.
+_PARALLEL_SECONDS = 29.0
+_SERIAL_SECONDS = sum(seconds for _, seconds in _PARTS)
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def estimated_seconds(cores: int | None = None) -> float:
+    """Wall seconds the warm-up takes with an empty cache on ``cores`` idle cores."""
+    cores = _cores() if cores is None else cores
+    if cores >= 2:
+        return max(_SERIAL_SECONDS, _PARALLEL_SECONDS)
+    return _SERIAL_SECONDS + _PARALLEL_SECONDS
 
 
 def _parts():
-    """(name, estimated seconds, function) of every part of the warm-up."""
+    """(name, estimated seconds, function) of every serial part of the warm-up."""
     from . import ERCOT, StaticEC, TemporalDataset
-    from ._engine import Engine
     from ._stacking import stacking_em
     from .baselines._penalty import PenaltyEC
 
@@ -53,23 +69,48 @@ def _parts():
             StaticEC(**small).fit(d[:1])
             PenaltyEC(**small).fit(d)
 
-    def parallel(precision: str) -> None:
-        threshold, Engine.PARALLEL_WORK = Engine.PARALLEL_WORK, 0
-        try:
-            ERCOT(precision=precision, **small).fit(data[2])
-        finally:
-            Engine.PARALLEL_WORK = threshold
-
     def stacking() -> None:
         stacking_em(rng.normal(size=20), rng.normal(size=20))
 
-    functions = (lambda: fits("float64"), lambda: fits("float32"), others,
-                 lambda: parallel("float64"), lambda: parallel("float32"), stacking)
+    functions = (lambda: fits("float64"), lambda: fits("float32"), others, stacking)
     return [(name, seconds, function) for (name, seconds), function in zip(_PARTS, functions)]
 
 
+def compile_parallel() -> None:
+    """Compile the ``*_parallel`` clustering kernels (float64 and float32) as the engine calls them.
+
+    Only those kernels: the engine's evaluate, re-centre and assign calls with
+    the parallel variants forced, on a fixed number of clusters (no repair
+    kernel), so this process writes no cache file the serial part writes.
+    """
+    from ._engine import EAConfig, Engine
+
+    rng = np.random.default_rng(0)
+    threshold, Engine.PARALLEL_WORK = Engine.PARALLEL_WORK, 0
+    try:
+        for precision in ("float64", "float32"):
+            config = EAConfig(n_max=3, n_features=2, pop_size=4, n_generations=1, crossover_rate=0.9,
+                              mutation_rate_per_gene=0.1, mutation_eta=20.0, fixed_clusters=True,
+                              precision=precision)
+            engine = Engine(config)
+            X = rng.normal(size=(30, 2))
+            lower, upper = engine.bounds(X)
+            pop = engine.random_population(rng, 4, lower, upper)
+            engine.evaluate(X, pop)
+            engine.recentre(X, X.copy(), pop)
+            engine.assign(X, pop[0].copy())
+    finally:
+        Engine.PARALLEL_WORK = threshold
+
+
+_PARALLEL_COMMAND = [sys.executable, "-c", "from ercot_nb.warmup import compile_parallel; compile_parallel()"]
+
+
 def warm_up(verbose: bool = True) -> float:
-    """Run small fits that exercise every kernel; return the seconds it took.
+    """Compile every kernel into the numba cache; return the seconds it took.
+
+    The serial kernels compile in this process (tiny fits of every estimator,
+    both precisions), the parallel variants at the same time in a child process.
 
     Parameters
     ----------
@@ -79,18 +120,29 @@ def warm_up(verbose: bool = True) -> float:
     from ._progress import progress_bar
 
     started = time.perf_counter()
+    estimate = estimated_seconds()
     if verbose:
-        print(f"ercot-nb: compiling the numba kernels into the cache, about {ESTIMATED_SECONDS:.0f} s "
-              "of CPU on a laptop (once per install; seconds if the cache is already filled)",
+        print(f"ercot-nb: compiling the numba kernels into the cache once per install: about "
+              f"{estimate:.0f} s on {_cores()} idle core(s) (seconds if the cache is already filled)",
               file=sys.stderr, flush=True)
-    bar = progress_bar(total=int(ESTIMATED_SECONDS), desc="warm-up", enabled=verbose)
+    child = subprocess.Popen(_PARALLEL_COMMAND, env=dict(os.environ))
+    bar = progress_bar(total=int(_SERIAL_SECONDS + _PARALLEL_SECONDS), desc="warm-up", enabled=verbose)
     try:
         for name, seconds, function in _parts():
-            if verbose and hasattr(bar, "set_postfix_str"):
+            if hasattr(bar, "set_postfix_str"):
                 bar.set_postfix_str(name)
             function()
             bar.update(int(seconds))
+        if hasattr(bar, "set_postfix_str"):
+            bar.set_postfix_str("parallel kernels")
+        if child.wait() != 0:
+            raise RuntimeError("ercot-nb warmup: compiling the parallel kernels failed "
+                               f"(exit status {child.returncode}); see the messages above")
+        bar.update(int(_PARALLEL_SECONDS))
     finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
         bar.close()
     elapsed = time.perf_counter() - started
     if verbose:

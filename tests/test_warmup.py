@@ -46,11 +46,16 @@ def test_warmup_covers_float32_and_every_estimator(tmp_path):
 
 def test_warmup_says_how_long_and_shows_progress(monkeypatch, capsys):
     monkeypatch.setattr(warmup, "_parts", lambda: [("a", 3.0, lambda: None), ("b", 2.0, lambda: None)])
+    monkeypatch.setattr(warmup, "_PARALLEL_COMMAND", [sys.executable, "-c", "pass"])
     warmup.warm_up(verbose=True)
     err = capsys.readouterr().err
-    assert f"about {warmup.ESTIMATED_SECONDS:.0f} s" in err
+    assert f"about {warmup.estimated_seconds():.0f} s" in err
     assert "warm-up" in err  # the tqdm bar
     assert "compiled and cached in" in err
+
+
+def test_estimate_counts_the_parallel_process_on_two_cores():
+    assert warmup.estimated_seconds(cores=2) < warmup.estimated_seconds(cores=1)
 
 
 def test_cli_warmup_runs_the_warm_up(monkeypatch):
