@@ -17,8 +17,8 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from ._params import ParamsMixin
 from ._firstrun import preview_first_step
+from ._params import ParamsMixin
 from ._progress import progress_bar
 from .data import Snapshot, TemporalDataset, check_arithmetic_range
 from .params import estimator_params, validate_params

@@ -64,7 +64,8 @@ def first(kind):
     return record
 ERCOT(seed=0).fit(data, preview=first("preview_s"), callback=first("first_numba_step_s"))
 seen["fit_s"] = time.perf_counter() - t0
-seen["cpu_s"] = resource.getrusage(resource.RUSAGE_SELF).ru_utime + resource.getrusage(resource.RUSAGE_SELF).ru_stime
+usage = resource.getrusage(resource.RUSAGE_SELF)
+seen["cpu_s"] = usage.ru_utime + usage.ru_stime
 print(json.dumps(seen))
 """
 
