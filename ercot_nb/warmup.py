@@ -42,10 +42,18 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def estimated_seconds(cores: int | None = None) -> float:
-    """Wall seconds the warm-up takes with an empty cache on ``cores`` idle cores."""
-    cores = _cores() if cores is None else cores
-    if cores >= 2:
+def _idle_cores() -> float:
+    """Cores of this process's CPU set that the 1-minute load average leaves idle."""
+    try:
+        return _cores() - os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return float(_cores())
+
+
+def estimated_seconds(cores: float | None = None) -> float:
+    """Wall seconds the warm-up takes with an empty cache on ``cores`` idle cores (default: now)."""
+    cores = _idle_cores() if cores is None else cores
+    if cores >= 1.5:  # the two processes run side by side
         return max(_SERIAL_SECONDS, _PARALLEL_SECONDS)
     return _SERIAL_SECONDS + _PARALLEL_SECONDS
 
@@ -124,7 +132,8 @@ def warm_up(verbose: bool = True) -> float:
     estimate = estimated_seconds()
     if verbose:
         print(f"ercot-nb: compiling the numba kernels into the cache once per install: about "
-              f"{estimate:.0f} s on {_cores()} idle core(s) (seconds if the cache is already filled)",
+              f"{estimate:.0f} s here ({_SERIAL_SECONDS + _PARALLEL_SECONDS:.0f} s of CPU in two processes; "
+              "seconds if the cache is already filled)",
               file=sys.stderr, flush=True)
     child = subprocess.Popen(_PARALLEL_COMMAND, env=dict(os.environ))
     bar = progress_bar(total=int(_SERIAL_SECONDS + _PARALLEL_SECONDS), desc="warm-up", enabled=verbose)

@@ -47,6 +47,7 @@ def test_warmup_covers_float32_and_every_estimator(tmp_path):
 def test_warmup_says_how_long_and_shows_progress(monkeypatch, capsys):
     monkeypatch.setattr(warmup, "_parts", lambda: [("a", 3.0, lambda: None), ("b", 2.0, lambda: None)])
     monkeypatch.setattr(warmup, "_PARALLEL_COMMAND", [sys.executable, "-c", "pass"])
+    monkeypatch.setattr(warmup, "_idle_cores", lambda: 2.0)
     warmup.warm_up(verbose=True)
     err = capsys.readouterr().err
     assert f"about {warmup.estimated_seconds():.0f} s" in err
@@ -56,6 +57,7 @@ def test_warmup_says_how_long_and_shows_progress(monkeypatch, capsys):
 
 def test_estimate_counts_the_parallel_process_on_two_cores():
     assert warmup.estimated_seconds(cores=2) < warmup.estimated_seconds(cores=1)
+    assert warmup.estimated_seconds(cores=0.8) == warmup.estimated_seconds(cores=1)  # one core taken
 
 
 def test_cli_warmup_runs_the_warm_up(monkeypatch):
