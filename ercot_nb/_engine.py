@@ -11,11 +11,15 @@ to the estimators.
 from __future__ import annotations
 
 import contextlib
+import os
 from dataclasses import dataclass
 
 import numpy as np
 
+from ._firstrun import interruptible_backend
 from ._kernels import get_backend
+
+_NULL_CONTEXT = contextlib.nullcontext()  # reusable: one per process, not one per call
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,8 @@ class Engine:
     def __init__(self, config: EAConfig, backend: str = "numba") -> None:
         self.config = config
         self.kernels = get_backend(backend)
+        if backend == "numpy":  # a first-step preview stops once the numba kernels are ready
+            self.kernels = interruptible_backend(self.kernels)
         self._buffers: dict[tuple, np.ndarray] = {}
         self._copies: list[tuple[np.ndarray, np.ndarray]] = []
         self._layouts: list[tuple[np.ndarray, str, np.ndarray]] = []  # (original, kind, layout)
@@ -101,6 +107,12 @@ class Engine:
     # process on one core) waiting for a descheduled thread costs milliseconds.
     # Larger calls run the parallel variant with dynamic scheduling (one
     # solution or sample block at a time), so a slow thread holds back little.
+    # A busy machine also keeps calls serial: the parallel variant runs only
+    # while at least two cores of the process's CPU set are left idle by other
+    # programs (free_cores: the 1-minute load average less this process's
+    # own threads), so one core taken by another program never makes the
+    # default slower than one thread.  PARALLEL_WORK = 0 forces the parallel
+    # variants whatever the load (warm-up, tests).
     # Serial and parallel kernels give identical results.
     PARALLEL_WORK = 4_000_000
 
@@ -126,9 +138,35 @@ class Engine:
             ``PARALLEL_WORK`` on several threads the parallel variant and
             numba's chunk-size context.
         """
-        if numba_module is not None and work >= cls.PARALLEL_WORK and numba_module.get_num_threads() > 1:
+        if (numba_module is not None and work >= cls.PARALLEL_WORK and numba_module.get_num_threads() > 1
+                and (cls.PARALLEL_WORK == 0 or cls.free_cores() >= 2)):
+            cls._own_load = float(numba_module.get_num_threads())
             return getattr(kernels, name + "_parallel"), numba_module.parallel_chunksize(1)
-        return getattr(kernels, name), contextlib.nullcontext()
+        if numba_module is not None:
+            cls._own_load = 1.0
+        return getattr(kernels, name), _NULL_CONTEXT
+
+    # Threads this process kept busy at its last kernel call: its own share of the load average.
+    _own_load = 1.0
+
+    @classmethod
+    def free_cores(cls) -> float:
+        """Cores of this process's CPU set that other programs leave idle (1-minute load average).
+
+        The load average counts this process too (``_own_load``: one thread
+        when it last ran a serial kernel, numba's threads after a parallel one);
+        what is left over is other programs' load.  Where the load average
+        is unavailable, every core of the set counts as free.
+        """
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except AttributeError:  # not Linux
+            cores = os.cpu_count() or 1
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):
+            return float(cores)
+        return cores - max(0.0, load - cls._own_load)
 
     def _kernel(self, name: str, work: int):
         """The serial kernel ``name`` or, for large work on several threads, its parallel variant."""

@@ -17,6 +17,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from ._firstrun import preview_first_step
 from ._params import ParamsMixin
 from ._progress import progress_bar
 from .data import Snapshot, TemporalDataset, check_arithmetic_range
@@ -129,7 +130,8 @@ class TemporalEstimator(ParamsMixin):
             lock.release()
 
     # -- public API -------------------------------------------------------------
-    def fit(self, data, *, callback: StepCallback | None = None):
+    def fit(self, data, *, callback: StepCallback | None = None,
+            preview: StepCallback | None = None):
         """Cluster every step of ``data`` in order.
 
         Parameters
@@ -140,6 +142,16 @@ class TemporalEstimator(ParamsMixin):
             Called with each finished :class:`~ercot_nb.result.StepResult`;
             returning ``False`` stops the run after that step (the steps done
             are kept in ``result_``).
+        preview : callable, optional
+            Called at most once, before the first ``callback``, with a
+            provisional step 0 when the numba kernels must first compile
+            (a fresh install's first fit): that step is computed by the NumPy
+            twins while the kernels compile in a background thread, so a first
+            partition shows in about a second instead of after the compilation.
+            The fit itself (``result_``, ``callback``) then runs on numba and
+            is bit for bit that of a fit with warm kernels; the preview's
+            labels equal its step 0 up to rounding ties.  Not called when the
+            kernels are ready (or become ready before the preview is done).
 
         Returns
         -------
@@ -156,6 +168,8 @@ class TemporalEstimator(ParamsMixin):
             for index, snapshot in enumerate(dataset):
                 self._check_step(snapshot, index, dataset.feature_names)
             self._check_dataset(dataset)
+            if preview is not None:
+                preview_first_step(self, dataset, preview)
             bar = progress_bar(total=len(dataset), desc=self._algorithm_name, enabled=self.progress)
             try:
                 for snapshot in dataset:

@@ -156,6 +156,12 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("bench", help="run benchmark experiments (ercot-nb bench --help)",
                         add_help=False)
 
+    warmup = commands.add_parser(
+        "warmup", help="compile every numba kernel into the cache once (after installing)",
+        description="Compile and cache the numba kernels of every fit, the Explorer and the page, "
+                    "so that the first fit does not wait for the compiler (python -m ercot_nb.warmup).")
+    warmup.set_defaults(handler=_warmup)
+
     from .experiments.cli import add_arguments as add_experiments_arguments  # light: no Dask
 
     experiments = commands.add_parser(
@@ -474,6 +480,13 @@ def _bench(argv: list[str]) -> int:
 
     code: Any = bench.main(argv)
     return EXIT_OK if code is None else int(code)
+
+
+def _warmup(args: argparse.Namespace) -> int:
+    from .warmup import warm_up
+
+    warm_up(verbose=True)
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -112,9 +112,10 @@ def test_parallel_kernels_give_the_serial_result_on_any_thread_count(monkeypatch
     (Engine.PARALLEL_WORK, 2, True),
     (Engine.PARALLEL_WORK, 1, False),
 ])
-def test_thread_policy_keeps_small_work_serial(work, threads, parallel):
+def test_thread_policy_keeps_small_work_serial(monkeypatch, work, threads, parallel):
     if numba.config.NUMBA_NUM_THREADS < threads:
         pytest.skip("needs 2 numba threads")
+    monkeypatch.setattr(Engine, "free_cores", classmethod(lambda cls: 2.0))  # an idle 2-core machine
     engine = ERCOT(seed=0)._config(2)
     engine = Engine(engine)
     before = numba.get_num_threads()
@@ -125,6 +126,29 @@ def test_thread_policy_keeps_small_work_serial(work, threads, parallel):
         numba.set_num_threads(before)
     assert (kernel is engine.kernels.evaluate_population_parallel) == parallel
     assert (kernel is engine.kernels.evaluate_population) == (not parallel)
+
+
+@pytest.mark.parametrize("cores, load, own, parallel", [
+    (2, 0.0, 1.0, True),    # idle
+    (2, 2.0, 2.0, True),    # the load is this process's own two threads
+    (2, 2.0, 1.0, False),   # one core taken by another program: serial
+    (2, 10.0, 1.0, False),  # a shared, overloaded machine
+    (16, 3.0, 1.0, True),   # two busy cores of sixteen
+])
+def test_thread_policy_stays_serial_when_another_program_takes_a_core(monkeypatch, cores, load, own, parallel):
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs 2 numba threads")
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(cores)), raising=False)
+    monkeypatch.setattr("os.getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(Engine, "_own_load", own)
+    engine = Engine(ERCOT(seed=0)._config(2))
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(2)
+        kernel, _ = engine._kernel("evaluate_population", Engine.PARALLEL_WORK)
+    finally:
+        numba.set_num_threads(before)
+    assert (kernel is engine.kernels.evaluate_population_parallel) == parallel
 
 
 def test_readonly_data_is_copied_once_per_array():

@@ -1,4 +1,4 @@
-"""``ercot-nb bench speed|apps|quality|precision``: parse the arguments and print one report."""
+"""``ercot-nb bench speed|threads|apps|quality|precision``: parse the arguments and print one report."""
 from __future__ import annotations
 
 import argparse
@@ -22,6 +22,9 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="what", required=True)
     sub.add_parser("speed", help="seconds per step, numba vs NumPy twin, compile and first-fit time, "
                        "explorer page data of 10,000 steps")
+    threads = sub.add_parser("threads", help="seconds per step at 1/4/8/16 numba threads, measured and expected "
+                             "(run on a many-core machine with NUMBA_NUM_THREADS set)")
+    threads.add_argument("--samples", type=int, default=19_200)
     apps = sub.add_parser("apps", help="seconds per step and peak memory on bird_flocks and the videos")
     apps.add_argument("--datasets", nargs="*", default=None,
                       help="names (default: bird_flocks, video_mo, video_rc at 1/4, 1/2, full size)")
@@ -47,6 +50,11 @@ def main(argv: list[str] | None = None) -> int:
         report = speed_report()
         print(report.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
         return 0
+
+    if args.what == "threads":
+        from .threads import main as threads_main
+
+        return threads_main([str(args.samples)])
 
     if args.what == "apps":
         cases = [(name, {}) for name in args.datasets] if args.datasets else None

@@ -83,6 +83,45 @@ print(time.perf_counter() - t0)
 """
 
 
+_FIRST_PARTITION = """
+import json, resource, time
+t0 = time.perf_counter()
+from ercot_nb import ERCOT, datasets
+data = datasets.load("syn1", seed=0)
+seen = {}
+def first(kind):
+    def record(step):
+        seen.setdefault(kind, time.perf_counter() - t0)
+        seen.setdefault("first_partition_s", time.perf_counter() - t0)
+        seen.setdefault("first_partition_cpu_s", time.process_time())
+    return record
+ERCOT(seed=0).fit(data, preview=first("preview_s"), callback=first("first_numba_step_s"))
+seen["fit_s"] = time.perf_counter() - t0
+usage = resource.getrusage(resource.RUSAGE_SELF)
+seen["cpu_s"] = usage.ru_utime + usage.ru_stime
+print(json.dumps(seen))
+"""
+
+
+def fresh_install_first_partition(cache_dir: str | None = None) -> dict:
+    """Seconds from a new process's start to its first partition of Syn1 (``fit(preview=...)``).
+
+    With an empty numba cache (a fresh install without the warm-up) unless
+    ``cache_dir`` names another (a filled one: a warm start; an empty folder
+    is filled by the run).  Returns ``first_partition_s`` (the
+    preview, or the first step if no preview came), ``preview_s``,
+    ``first_numba_step_s``, ``fit_s`` (all steps), the process's CPU seconds
+    at the first partition (``first_partition_cpu_s``, both threads) and at the end (``cpu_s``).
+    """
+    import json
+
+    with tempfile.TemporaryDirectory() as empty:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir or empty)
+        out = subprocess.run([sys.executable, "-c", _FIRST_PARTITION], env=env, check=True,
+                             capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def _fresh_process_first_fit(cache_dir: str) -> float:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
     out = subprocess.run([sys.executable, "-c", _FIRST_FIT], env=env, check=True,
@@ -93,6 +132,16 @@ def _fresh_process_first_fit(cache_dir: str) -> float:
 def speed_report(numpy_steps: int = 2) -> pd.DataFrame:
     """Seconds per step (numba vs NumPy twin), compile time and first-fit time."""
     rows = []
+    with tempfile.TemporaryDirectory() as cache:
+        fresh = fresh_install_first_partition(cache)  # empty: compiles, and fills the cache
+        warm_start = fresh_install_first_partition(cache)
+    rows.append(("fresh install (empty numba cache, new process, no warm-up): Syn1 first partition (s)",
+                 fresh["first_partition_s"]))
+    rows.append(("fresh install: Syn1 first step on numba, after compiling (s)", fresh["first_numba_step_s"]))
+    rows.append(("fresh install: Syn1 whole fit (s)", fresh["fit_s"]))
+    rows.append(("warm cache, new process: Syn1 first partition (s)", warm_start["first_partition_s"]))
+    rows.append(("first partition CPU s, cold / warm cache", fresh["first_partition_cpu_s"]
+                 / warm_start["first_partition_cpu_s"]))
     with tempfile.TemporaryDirectory() as cache:
         cold = _fresh_process_first_fit(cache)
         warm = _fresh_process_first_fit(cache)

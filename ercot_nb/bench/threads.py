@@ -1,0 +1,124 @@
+"""Thread scaling of one ERCOT fit: seconds per step at 1, 2, 4, 8, 16 numba threads.
+
+How the work splits.  Per generation the engine makes one evaluation and one
+re-centring call over the whole population (and the re-initialisation, the
+accumulation and the knee add a few more).  Their ``*_parallel`` variants run
+a ``prange`` over **population members** (100 by default, one member's pass
+over all samples per iteration, dynamic scheduling), and the single-chromosome
+``assign_nearest_parallel`` over **blocks of samples**.  Members, not samples,
+because a member's pass is independent and its sums stay in one thread: no
+reduction across threads, so the result is identical for any thread count,
+and 100 members give every thread several iterations up to 16-32 threads.
+Everything else of a generation (tournament, crossover, mutation, repair,
+non-dominated sort, crowding, the random draws and the Python between calls)
+is serial.
+
+Expected scaling (Amdahl): with ``p`` the share of one-thread time spent in
+the population kernels, ``speed-up(n) = 1 / ((1 - p) + p / (n * e(n)))``,
+where ``e(n) = (members / n) / ceil(members / n)`` is the load balance of
+splitting the members (100 members: e(16) = 0.89).  This script measures ``p``
+at one thread and prints the expected speed-up beside the measured one.
+
+Measured at one thread on the 2-core development machine (19,200 x 3,
+seven clusters): p = 0.90 (float64 and float32), so the expected speed-up at
+16 threads is 1 / (0.10 + 0.90 / (16 x 0.89)) = 6.1x: the serial tenth of
+a generation, not the kernels, caps the scaling (10x needs p >= 0.96).
+
+Run on a many-core machine (the machine's other load is printed: run it idle)::
+
+    NUMBA_NUM_THREADS=16 python -m ercot_nb.bench.threads [n_samples]
+
+The engine's busy-machine rule (``Engine.free_cores``) is switched off here,
+so each thread count is honoured whatever the load.
+"""
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+
+import numba
+import numpy as np
+
+
+def _timed(function, spent: list):
+    def timed(*args, **kwargs):
+        started = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            spent.append(time.perf_counter() - started)
+    return timed
+
+
+def thread_scaling(n_samples: int = 19_200, threads=(1, 2, 4, 8, 16), repeats: int = 2,
+                   precision: str = "float64") -> list[dict]:
+    """Seconds per step of ERCOT on ``seven_blobs(n_samples)`` at each thread count (interleaved).
+
+    Returns one dict per thread count: ``threads``, ``s_per_step`` (median over
+    steps after the first and ``repeats`` fits), ``speed_up`` (over one
+    thread), ``expected`` (Amdahl from the one-thread kernel share ``p``) and ``p``.
+    """
+    from .._engine import Engine
+    from .._evolutionary import ERCOT
+    from .speed import seven_blobs
+
+    data = seven_blobs(n_samples=n_samples, n_steps=3)
+    available = numba.config.NUMBA_NUM_THREADS
+    threads = [n for n in threads if n <= available]
+    before = numba.get_num_threads()
+    free_cores = Engine.__dict__["free_cores"]
+    Engine.free_cores = classmethod(lambda cls: math.inf)  # honour every thread count
+    times: dict[int, list[float]] = {n: [] for n in threads}
+    kernel_share = []
+    try:
+        ERCOT(seed=0, precision=precision).fit(data[:2])  # compile outside the timing
+        for run in range(repeats):
+            for n in threads:
+                numba.set_num_threads(n)
+                spent: list[float] = []
+                originals = Engine.evaluate, Engine.recentre
+                if n == 1:
+                    Engine.evaluate = _timed(Engine.evaluate, spent)
+                    Engine.recentre = _timed(Engine.recentre, spent)
+                try:
+                    model = ERCOT(seed=run, precision=precision).fit(data)
+                finally:
+                    Engine.evaluate, Engine.recentre = originals
+                seconds = np.asarray(model.result_.seconds)
+                times[n].extend(seconds[1:])
+                if n == 1:
+                    kernel_share.append(sum(spent) / float(seconds.sum()))
+    finally:
+        numba.set_num_threads(before)
+        Engine.free_cores = free_cores
+    p = float(np.median(kernel_share))
+    one = float(np.median(times[threads[0]]))
+    members = ERCOT().pop_size
+    rows = []
+    for n in threads:
+        balance = (members / n) / math.ceil(members / n)
+        step = float(np.median(times[n]))
+        rows.append({"threads": n, "s_per_step": step, "speed_up": one / step,
+                     "expected": 1.0 / ((1 - p) + p / (n * balance)), "p": p})
+    return rows
+
+
+def main(argv=None) -> int:  # pragma: no cover - a manual run on a many-core machine
+    argv = sys.argv[1:] if argv is None else argv
+    n_samples = int(argv[0]) if argv else 19_200
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"cores in this process's CPU set: {cores}, numba threads available: "
+          f"{numba.config.NUMBA_NUM_THREADS}, load average before: {os.getloadavg()[0]:.2f}")
+    for precision in ("float64", "float32"):
+        for row in thread_scaling(n_samples, precision=precision):
+            print(f"{precision} {n_samples} x 3, {row['threads']:2d} threads: {row['s_per_step']:.4f} s/step, "
+                  f"speed-up {row['speed_up']:.2f}x "
+                  f"(expected {row['expected']:.2f}x from p = {row['p']:.3f})")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

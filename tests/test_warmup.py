@@ -1,0 +1,69 @@
+"""``ercot-nb warmup`` fills the numba cache for every kernel a fit, the Explorer and the page use."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ercot_nb import warmup
+
+_AFTER = """
+import json
+from ercot_nb import ERCOT, StaticEC, datasets
+from ercot_nb.baselines._penalty import PenaltyEC
+from numba.core import event
+compiled = []
+class Listener(event.Listener):
+    def on_start(self, ev):
+        pass
+    def on_end(self, ev):
+        function = ev.data["dispatcher"].py_func
+        compiled.append(function.__module__ + "." + function.__name__)
+event.register("numba:compile", Listener())
+data = datasets.load("syn1", seed=0)[:2]
+ERCOT(seed=0).fit(data)
+ERCOT(seed=0, precision="float32").fit(data)
+ERCOT(seed=0, n_clusters=4).fit(data)
+StaticEC(seed=0).fit(data[:1])
+PenaltyEC(seed=0).fit(data)
+print(json.dumps([name for name in compiled if name.startswith("ercot_nb")]))
+"""
+
+
+@pytest.mark.slow
+def test_warmup_covers_float32_and_every_estimator(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env.update(NUMBA_CACHE_DIR=str(tmp_path), NUMBA_NUM_THREADS="2")
+    run = dict(env=env, cwd=tmp_path, capture_output=True, text=True, check=True, timeout=900)
+    warm = subprocess.run([sys.executable, "-m", "ercot_nb.warmup"], **run)
+    after = subprocess.run([sys.executable, "-c", _AFTER], **run)
+    assert json.loads(after.stdout.strip().splitlines()[-1]) == []  # nothing left to compile
+    assert "about" in warm.stderr and "compiled and cached in" in warm.stderr
+
+
+def test_warmup_says_how_long_and_shows_progress(monkeypatch, capsys):
+    monkeypatch.setattr(warmup, "_parts", lambda: [("a", 3.0, lambda: None), ("b", 2.0, lambda: None)])
+    monkeypatch.setattr(warmup, "_PARALLEL_COMMAND", [sys.executable, "-c", "pass"])
+    monkeypatch.setattr(warmup, "_idle_cores", lambda: 2.0)
+    warmup.warm_up(verbose=True)
+    err = capsys.readouterr().err
+    assert f"about {warmup.estimated_seconds():.0f} s" in err
+    assert "warm-up" in err  # the tqdm bar
+    assert "compiled and cached in" in err
+
+
+def test_estimate_counts_the_parallel_process_on_two_cores():
+    assert warmup.estimated_seconds(cores=2) < warmup.estimated_seconds(cores=1)
+    assert warmup.estimated_seconds(cores=0.8) == warmup.estimated_seconds(cores=1)  # one core taken
+
+
+def test_cli_warmup_runs_the_warm_up(monkeypatch):
+    from ercot_nb import cli
+
+    calls = []
+    monkeypatch.setattr(warmup, "warm_up", lambda verbose=True: calls.append(verbose) or 0.0)
+    assert cli.main(["warmup"]) == 0
+    assert calls == [True]
