@@ -11,6 +11,7 @@ from .apps import applications_report
 from .precision import PRECISION_DATASETS, precision_runs, precision_summary
 from ..experiments import KNOWN_K
 from .quality import DEFAULT_ALGORITHMS, format_quality, quality_runs, quality_summary
+from .segments import CHECK_CASES, VIDEO_CASES, format_segments, segment_runs, segment_summary
 from .speed import speed_report
 
 DESCRIPTION = "Benchmarks: speed of the kernels and the algorithm, and quality on Syn1-Syn8."
@@ -37,6 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     quality.add_argument("--out", type=Path, default=None, help="write the per-run table (CSV)")
     quality.add_argument("--runs-dir", type=Path, default=None,
                          help="keep the run files here and resume from them (default: a temporary folder)")
+    quality.add_argument("--segments", action="store_true",
+                         help="instead: ERCOT's final_partition nearest vs mixture on the video scenes, Syn1-8 "
+                              "and bird_flocks over --data-seeds, beside the oracle, k-means and a Gaussian "
+                              "mixture with the true k")
+    quality.add_argument("--data-seeds", type=int, nargs="+", default=[0, 1, 2],
+                         help="data seeds of --segments (default: 0 1 2)")
     args = parser.parse_args(argv)
 
     if args.what == "speed":
@@ -55,6 +62,21 @@ def main(argv: list[str] | None = None) -> int:
         summary = precision_summary(precision_runs(args.runs, args.datasets))
         with pd.option_context("display.width", 200, "display.max_columns", 20):
             print(summary.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+        return 0
+
+    if args.segments:
+        started = time.perf_counter()
+        known = {**VIDEO_CASES, **CHECK_CASES}
+        unknown = [name for name in args.datasets or () if name not in known]
+        if unknown:
+            parser.error(f"--segments runs on {', '.join(known)}; not {', '.join(unknown)}")
+        cases = {name: known[name] for name in args.datasets} if args.datasets else known
+        table = segment_runs(args.runs, args.data_seeds, cases)
+        if args.out:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            table.to_csv(args.out, index=False)
+        print(format_segments(segment_summary(table)))
+        print(f"\nwall time {time.perf_counter() - started:.1f} s, {len(table)} rows")
         return 0
 
     settings = {}
