@@ -33,11 +33,11 @@ from .result import ClusteringResult, StepResult, compress_labels
 
 from .params import BUDGET_MODES, EMPTY_CLUSTERS, MUTATION_MODES, SEPARATIONS  # noqa: F401 (re-exported)
 
-MIXTURE_ITERATIONS = 10
+MIXTURE_ITERATIONS = 30
 """EM iterations of ``final_partition="mixture"`` at each step."""
 MIXTURE_COVARIANCE = "full"
 """Covariance of the mixture's components (full matrices: colour channels are correlated)."""
-MIXTURE_SAMPLES = 4000
+MIXTURE_SAMPLES = 3000
 """The mixture's parameters are fitted on a regular subsample of at most this many samples."""
 
 

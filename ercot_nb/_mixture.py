@@ -67,24 +67,21 @@ class Mixture:
 
 
 def _log_gaussian(X: np.ndarray, means: np.ndarray, covariances: np.ndarray, covariance: str) -> np.ndarray:
-    """(n, k) log N(x | mean_j, cov_j)."""
+    """(n, k) log N(x | mean_j, cov_j), every component in one batched pass."""
     n, d = X.shape
     k = len(means)
-    out = np.empty((n, k))
-    for j in range(k):  # k is small (<= max_clusters); each pass is vectorised over the samples
-        if covariance == "full":
-            chol = np.linalg.cholesky(covariances[j])
-            whiten = np.linalg.inv(chol).T  # (d, d): (x - mean) @ whiten has identity covariance
-            z = X @ whiten - means[j] @ whiten
-            maha = np.einsum("ij,ij->i", z, z)
-            log_det = 2.0 * np.log(np.diag(chol)).sum()
-        else:
-            var = covariances[j]
-            diff = X - means[j]
-            maha = (diff * diff / var).sum(axis=1)
-            log_det = np.log(var).sum()
-        out[:, j] = -0.5 * (d * np.log(2.0 * np.pi) + log_det + maha)
-    return out
+    if covariance == "full":
+        chol = np.linalg.cholesky(covariances)  # (k, d, d)
+        whiten = np.linalg.inv(chol).transpose(0, 2, 1)  # (x - mean) @ whiten[j] has identity covariance
+        z = (X @ whiten.transpose(1, 0, 2).reshape(d, k * d)).reshape(n, k, d)
+        z -= np.einsum("kd,kde->ke", means, whiten)
+        maha = np.einsum("nkd,nkd->nk", z, z)
+        log_det = 2.0 * np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)
+    else:
+        precision = 1.0 / covariances  # (k, d)
+        maha = (X * X) @ precision.T - 2.0 * X @ (means * precision).T + (means * means * precision).sum(axis=1)
+        log_det = np.log(covariances).sum(axis=1)
+    return -0.5 * (d * np.log(2.0 * np.pi) + log_det + maha)
 
 
 def _e_step(X, weights, means, covariances, covariance):
@@ -99,14 +96,12 @@ def _m_step(X, resp, reg, covariance):
     means = (resp.T @ X) / nk[:, None]
     d = X.shape[1]
     if covariance == "full":
-        covs = np.empty((len(nk), d, d))
-        for j in range(len(nk)):
-            diff = X - means[j]
-            covs[j] = (resp[:, j, None] * diff).T @ diff / nk[j]
-            covs[j].flat[:: d + 1] += reg
+        diff = X[None, :, :] - means[:, None, :]  # (k, n, d): memory linear in the samples
+        covs = (diff * resp.T[:, :, None]).transpose(0, 2, 1) @ diff / nk[:, None, None]
+        covs[:, np.arange(d), np.arange(d)] += reg
     else:
         sq = resp.T @ (X * X) / nk[:, None]
-        covs = sq - 2.0 * means * ((resp.T @ X) / nk[:, None]) + means**2 + reg
+        covs = sq - means**2 + reg
     return nk / len(X), means, covs
 
 
