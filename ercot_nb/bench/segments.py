@@ -92,15 +92,18 @@ def segment_runs(
         if progress is not None:
             progress(row)
 
-    for name, load_args in cases.items():
-        for data_seed in data_seeds:
-            data = datasets.load(name, seed=int(data_seed), **dict(load_args))
-            base = {"dataset": name, "data_seed": int(data_seed)}
-            if references:
+    # data seed, then algorithm seed, then data set: a sweep stopped early has covered every data set
+    for data_seed in data_seeds:
+        loaded = {name: datasets.load(name, seed=int(data_seed), **dict(load_args))
+                  for name, load_args in cases.items()}
+        if references:
+            for name, data in loaded.items():
                 scores = mean_scores(data, datasets.oracle_partition(data))
-                add({**base, "method": "oracle", "seed": -1, **scores, "clusters": np.nan,
-                     "seconds_per_step": np.nan})
-            for seed in range(runs):
+                add({"dataset": name, "data_seed": int(data_seed), "method": "oracle", "seed": -1, **scores,
+                     "clusters": np.nan, "seconds_per_step": np.nan})
+        for seed in range(runs):
+            for name, data in loaded.items():
+                base = {"dataset": name, "data_seed": int(data_seed)}
                 # the options one after another on the same seed: their time ratio is measured alike
                 for option in final_partitions:
                     started = time.perf_counter()
