@@ -26,7 +26,7 @@ from ._adopt import adopt
 from ._engine import EAConfig, Engine
 from ._estimator import TemporalEstimator, seeded_generator
 from ._history import History
-from ._mixture import Mixture, fit_mixture
+from ._mixture import Mixture, equal_spread_bic, fit_mixture
 from ._params import store_params
 from .data import Snapshot, check_float32_range, common_ids
 from .result import ClusteringResult, StepResult, compress_labels
@@ -259,7 +259,11 @@ class _EvolutionaryClustering(TemporalEstimator):
         components of largest posterior are the labels and whose means are the
         centroids; components left without samples are dropped.  The
         parameters are fitted on a regular subsample of at most
-        :data:`MIXTURE_SAMPLES` samples, then every sample is labelled.
+        :data:`MIXTURE_SAMPLES` samples, then every sample is labelled.  The
+        mixture replaces the nearest-centroid partition only where its BIC is
+        lower than that of the equal-spread model the partition stands for
+        (:func:`ercot_nb._mixture.equal_spread_bic`): clusters of one size
+        and spread keep the paper's labels.
         """
         slot_labels, _ = engine.assign(X, chromosome)
         labels, centroids = compress_labels(slot_labels, chromosome, engine.config.n_max)
@@ -268,6 +272,8 @@ class _EvolutionaryClustering(TemporalEstimator):
         spread = float(X.var(axis=0).mean())
         mixture = fit_mixture(X, labels, n_iter=MIXTURE_ITERATIONS, reg=1e-6 * (spread if spread > 0 else 1.0),
                               covariance=MIXTURE_COVARIANCE, max_samples=MIXTURE_SAMPLES)
+        if mixture.bic(len(X)) >= equal_spread_bic(X, labels):  # equal spreads explain the samples as well
+            return labels, centroids, None
         used, labels = np.unique(mixture.labels, return_inverse=True)
         return labels.astype(np.int64), mixture.means[used].copy(), (mixture, used)
 
@@ -495,8 +501,10 @@ class ERCOT(_EvolutionaryClustering):
         ``"mixture"``: the knee's clusters start a few EM iterations of a
         Gaussian mixture (full covariances), whose components may differ in
         size and spread (video segments: a large textured background beside
-        small objects); its labels are the step's partition and history,
-        and ``predict`` labels by largest posterior.
+        small objects); where its BIC beats that of equal spherical
+        clusters (the model of the nearest-centroid rule), its labels are
+        the step's partition and history, and ``predict`` labels by
+        largest posterior; elsewhere the paper's labels stay.
 
     Attributes
     ----------

@@ -7,7 +7,10 @@ mixture lets every cluster have its own size (weight) and spread
 (covariance).  :func:`fit_mixture` starts from a partition (its clusters'
 weights, means and covariances, as scikit-learn's ``GaussianMixture`` does
 with ``weights_init``, ``means_init`` and ``precisions_init``) and runs a
-fixed number of EM iterations; :func:`bic` scores the result.
+fixed number of EM iterations; :meth:`Mixture.bic` scores the result, and
+:func:`equal_spread_bic` scores the model a nearest-centroid partition
+stands for (equal weights, one shared spherical variance), so that the two
+can be compared.
 
 Memory is linear in the samples: the responsibilities are one
 (n_samples, n_components) array.  There is no random draw: the result is a
@@ -149,3 +152,41 @@ def fit_mixture(X: np.ndarray, labels: np.ndarray, n_iter: int = 10, reg: float 
     log_resp, log_norm = _e_step(X, weights, means, covs, covariance)
     return Mixture(weights=weights, means=means, covariances=covs, labels=np.argmax(log_resp, axis=1),
                    log_likelihood=float(log_norm.sum()), covariance=covariance)
+
+
+def equal_spread_bic(X: np.ndarray, labels: np.ndarray) -> float:
+    """BIC of the equal-spread mixture a nearest-centroid partition stands for.
+
+    The model of k-means: ``k`` components of equal weight and one shared
+    spherical variance, the means and the variance those of the partition's
+    clusters (not refined).  Compared with :meth:`Mixture.bic` of a mixture
+    started from the same partition, it tells whether unequal sizes and
+    spreads explain the samples better than the extra parameters cost.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    labels : int ndarray of shape (n_samples,)
+        Labels ``0..k-1``, each used at least once.
+
+    Returns
+    -------
+    float
+        ``-2 log L + (k * n_features + 1) log n`` (lower is better).
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    labels = np.asarray(labels)
+    n, d = X.shape
+    k = int(labels.max()) + 1
+    counts = np.bincount(labels, minlength=k)
+    if labels.min() < 0 or counts.min() == 0:
+        raise ValueError("equal_spread_bic: labels must be 0..k-1, each used at least once")
+    means = np.zeros((k, d))
+    np.add.at(means, labels, X)
+    means /= counts[:, None]
+    variance = max(float(((X - means[labels]) ** 2).sum()) / (n * d), np.finfo(float).tiny)
+    sq = (X * X).sum(axis=1)[:, None] - 2.0 * X @ means.T + (means * means).sum(axis=1)
+    weighted = -0.5 * np.maximum(sq, 0.0) / variance - 0.5 * d * np.log(2.0 * np.pi * variance) - np.log(k)
+    top = weighted.max(axis=1, keepdims=True)
+    log_likelihood = float((top[:, 0] + np.log(np.exp(weighted - top).sum(axis=1))).sum())
+    return -2.0 * log_likelihood + (k * d + 1) * np.log(n)

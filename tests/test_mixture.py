@@ -84,3 +84,25 @@ def test_max_samples_fits_on_a_regular_subsample_and_labels_all():
     assert len(sub.labels) == len(X)
     np.testing.assert_array_equal(sub.labels, on_grid.predict(X))
     np.testing.assert_array_equal(fit_mixture(X, labels, max_samples=len(X)).labels, fit_mixture(X, labels).labels)
+
+
+def test_equal_spread_bic_is_the_bic_of_a_spherical_tied_mixture():
+    from ercot_nb._mixture import equal_spread_bic
+
+    X = _blobs()
+    labels = _start_labels(X)
+    k, (n, d) = 3, X.shape
+    means = np.array([X[labels == j].mean(0) for j in range(k)])
+    variance = ((X - means[labels]) ** 2).sum() / (n * d)
+    from scipy.stats import multivariate_normal
+
+    density = sum(multivariate_normal(means[j], variance * np.eye(d)).pdf(X) / k for j in range(k))
+    expected = -2 * np.log(density).sum() + (k * d + 1) * np.log(n)
+    assert equal_spread_bic(X, labels) == pytest.approx(expected, rel=1e-10)
+    # unequal spreads: the full mixture explains them better than its extra parameters cost
+    assert fit_mixture(X, labels, n_iter=10).bic(n) < equal_spread_bic(X, labels)
+    # equal spherical clusters: the equal-spread model wins
+    rng = np.random.default_rng(1)
+    same = np.vstack([rng.normal(c, 1.0, (60, 2)) for c in ([0, 0], [6, 0], [0, 6])])
+    truth = np.repeat([0, 1, 2], 60)
+    assert equal_spread_bic(same, truth) < fit_mixture(same, truth, n_iter=10).bic(len(same))
