@@ -45,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
                               "mixture with the true k")
     quality.add_argument("--data-seeds", type=int, nargs="+", default=[0, 1, 2],
                          help="data seeds of --segments (default: 0 1 2)")
+    quality.add_argument("--position", action="store_true",
+                         help="with --segments: the video scenes with position=True (r, g, b, row, col)")
     args = parser.parse_args(argv)
 
     if args.what == "speed":
@@ -72,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             parser.error(f"--segments runs on {', '.join(known)}; not {', '.join(unknown)}")
         cases = {name: known[name] for name in args.datasets} if args.datasets else known
+        if args.position:
+            cases = {name: {**extra, "position": True} if name in VIDEO_CASES else extra
+                     for name, extra in cases.items()}
+            print("video features: r, g, b, row, col (position=True)")
         def report(row):  # each run on stderr as it finishes: a long sweep shows where it is
             print(f"{row['dataset']} data seed {row['data_seed']} {row['method']} seed {row['seed']}: "
                   f"mRI {row['mRI']:.4f}, {row['clusters']:.1f} clusters, {row['seconds_per_step']:.3f} s/step",

@@ -51,3 +51,18 @@ def test_cli_refuses_a_data_set_it_does_not_run(capsys):
         main(["quality", "--segments", "--datasets", "gapminder", "--runs", "1"])
     assert error.value.code == 2
     assert "not gapminder" in capsys.readouterr().err
+
+
+def test_cli_position_loads_the_videos_with_position(monkeypatch, capsys):
+    import ercot_nb.bench.cli as cli
+
+    seen = {}
+
+    def fake_runs(runs, data_seeds, cases, progress=None):
+        seen.update(cases)
+        return segment_runs(1, (0,), {"syn3": {"n_steps": 2}}, references=False, estimator_params=BUDGET)
+
+    monkeypatch.setattr(cli, "segment_runs", fake_runs)
+    assert main(["quality", "--segments", "--position", "--datasets", "video_rc", "syn1", "--runs", "1"]) == 0
+    assert seen == {"video_rc": {"scale": 0.25, "position": True}, "syn1": {}}
+    assert "position=True" in capsys.readouterr().out
