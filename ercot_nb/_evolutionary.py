@@ -262,17 +262,24 @@ class _EvolutionaryClustering(TemporalEstimator):
         :data:`MIXTURE_SAMPLES` samples, then every sample is labelled.  The
         mixture replaces the nearest-centroid partition only where its BIC is
         lower than that of the equal-spread model the partition stands for
-        (:func:`ercot_nb._mixture.equal_spread_bic`): clusters of one size
-        and spread keep the paper's labels.
+        (:func:`ercot_nb._mixture.equal_spread_bic`), both before the EM (the
+        clusters' own weights and covariances; otherwise no EM is run) and
+        after it: clusters of one size and spread keep the paper's labels.
         """
         slot_labels, _ = engine.assign(X, chromosome)
         labels, centroids = compress_labels(slot_labels, chromosome, engine.config.n_max)
         if getattr(self, "final_partition", "nearest") == "nearest":
             return labels, centroids, None
         spread = float(X.var(axis=0).mean())
-        mixture = fit_mixture(X, labels, n_iter=MIXTURE_ITERATIONS, reg=1e-6 * (spread if spread > 0 else 1.0),
-                              covariance=MIXTURE_COVARIANCE, max_samples=MIXTURE_SAMPLES)
-        if mixture.bic(len(X)) >= equal_spread_bic(X, labels):  # equal spreads explain the samples as well
+        settings = dict(reg=1e-6 * (spread if spread > 0 else 1.0), covariance=MIXTURE_COVARIANCE,
+                        max_samples=MIXTURE_SAMPLES)
+        equal = equal_spread_bic(X, labels)
+        # the clusters' own sizes and spreads, before any EM: where they do not beat one common spread,
+        # the step keeps the paper's labels without paying for the EM (clusters of equal spread, Syn1-8)
+        if fit_mixture(X, labels, n_iter=0, **settings).bic(len(X)) >= equal:
+            return labels, centroids, None
+        mixture = fit_mixture(X, labels, n_iter=MIXTURE_ITERATIONS, **settings)
+        if mixture.bic(len(X)) >= equal:  # equal spreads explain the samples as well
             return labels, centroids, None
         used, labels = np.unique(mixture.labels, return_inverse=True)
         return labels.astype(np.int64), mixture.means[used].copy(), (mixture, used)

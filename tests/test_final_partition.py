@@ -76,15 +76,25 @@ def test_adopting_the_knee_reproduces_a_mixture_run(unequal):
         np.testing.assert_array_equal(model.predict(unequal[t].X, t=t), model.labels_[t])
 
 
-def test_clusters_of_equal_spread_keep_the_paper_labels():
+def test_clusters_of_equal_spread_keep_the_paper_labels(monkeypatch):
     # four equal spherical blobs: the equal-spread model's BIC wins at every step, so the labels are the paper's
     rng = np.random.default_rng(0)
     means = np.array([[0.0, 0.0], [6.0, 0.0], [0.0, 6.0], [6.0, 6.0]])
     labels = np.repeat(np.arange(4), 40)
     X_list = [means[labels] + rng.normal(size=(160, 2)) for _ in range(3)]
     data = TemporalDataset.from_arrays(X_list, ids=[np.arange(160)] * 3, labels=[labels] * 3)
+    import ercot_nb._evolutionary as evolutionary
+
+    iterations = []
+
+    def counting(*args, **kwargs):
+        iterations.append(kwargs["n_iter"])
+        return fit_mixture(*args, **kwargs)
+
+    monkeypatch.setattr(evolutionary, "fit_mixture", counting)
     nearest = ERCOT(seed=3, **FAST).fit(data)
     mixture = ERCOT(seed=3, final_partition="mixture", **FAST).fit(data)
     for a, b in zip(nearest.labels_, mixture.labels_):
         np.testing.assert_array_equal(a, b)
     assert all(m is None for m in mixture._mixtures)
+    assert iterations == [0, 0, 0]  # the clusters' own spreads did not beat a common one: no EM was run
