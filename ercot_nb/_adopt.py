@@ -29,7 +29,7 @@ import numpy as np
 from ._engine import Engine
 from ._history import History
 from .params import check_argument
-from .result import ClusteringResult, compress_labels
+from .result import ClusteringResult
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._evolutionary import _EvolutionaryClustering
@@ -88,8 +88,8 @@ def adopt(estimator: "_EvolutionaryClustering", t: int, member: int, *,
     chromosome = np.ascontiguousarray(step.population[member])
     if estimator._engine is None:  # a copied or unpickled estimator: built as the next step would
         estimator._engine = Engine(estimator._config(snapshots[t].X.shape[1]), backend=estimator.backend)
-    slot_labels, _ = estimator._engine.assign(snapshots[t].X, chromosome)
-    labels, centroids = compress_labels(slot_labels, chromosome, step.n_max)
+    # the member's partition as the estimator makes it (nearest centroid, or refined by a mixture)
+    labels, centroids, mixture = estimator._member_partition(estimator._engine, snapshots[t].X, chromosome)
 
     adopted = ClusteringResult(algorithm=result.algorithm, params=result.params)
     for kept in result.steps[:t]:
@@ -101,6 +101,8 @@ def adopt(estimator: "_EvolutionaryClustering", t: int, member: int, *,
     estimator._controls_for = None
     estimator._rng.bit_generator.state = states[t][1]
     estimator._step_states = states[: t + 1]
+    mixtures = getattr(estimator, "_mixtures", [])
+    estimator._mixtures = [*(mixtures[:t] if len(mixtures) == n_steps else [None] * t), mixture]
     for snapshot in snapshots[t + 1:]:
         step = estimator._fit_snapshot(snapshot)
         if callback is not None and callback(step) is False:

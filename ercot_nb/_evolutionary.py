@@ -27,6 +27,7 @@ from ._engine import EAConfig, Engine
 from ._estimator import TemporalEstimator, seeded_generator
 from ._history import History
 from ._memory import check_fit_memory
+from ._mixture import Mixture, equal_spread_bic, fit_mixture
 from ._params import store_params
 from .data import ARITHMETIC_LIMIT, Snapshot, check_float32_range, common_ids
 from .params import check_argument
@@ -34,6 +35,12 @@ from .result import ClusteringResult, StepResult, compress_labels
 
 from .params import BUDGET_MODES, EMPTY_CLUSTERS, MUTATION_MODES, SEPARATIONS  # noqa: F401 (re-exported)
 
+MIXTURE_ITERATIONS = 30
+"""EM iterations of ``final_partition="mixture"`` at each step."""
+MIXTURE_COVARIANCE = "full"
+"""Covariance of the mixture's components (full matrices: colour channels are correlated)."""
+MIXTURE_SAMPLES = 3000
+"""The mixture's parameters are fitted on a regular subsample of at most this many samples."""
 
 
 class _EvolutionaryClustering(TemporalEstimator):
@@ -98,6 +105,12 @@ class _EvolutionaryClustering(TemporalEstimator):
                 f"{X[huge[0]][np.argmax(np.abs(X[huge[0]]))]:.3g}); their squared distances overflow, as fit "
                 "refuses too. Rescale them as the fitted data was"
             )
+        mixtures = getattr(self, "_mixtures", [])
+        fitted = mixtures[int(t)] if len(mixtures) == n_steps else None
+        if fitted is not None:  # final_partition="mixture": the component of largest posterior
+            mixture, used = fitted
+            log_resp, _ = mixture.log_resp(X)
+            return np.argmax(log_resp[:, used], axis=1)
         d2 = ((X[:, None, :] - step.centroids[None, :, :]) ** 2).sum(axis=2)
         return np.argmin(d2, axis=1)
 
@@ -117,6 +130,7 @@ class _EvolutionaryClustering(TemporalEstimator):
         self._controls_for = None  # (X, control fronts) of the MOCK knee at the current step
         self._engine: Engine | None = None
         self._step_states: list[tuple[Snapshot, dict]] = []  # (data, rng state after the step), for adopt
+        self._mixtures: list[tuple[Mixture, np.ndarray] | None] = []  # per step: (mixture, used components)
         self.n_features_in_: int | None = None
         self.result_ = ClusteringResult(algorithm=self._algorithm_name, params=self.get_params())
 
@@ -232,8 +246,7 @@ class _EvolutionaryClustering(TemporalEstimator):
         first_front = front_rank == 0
         n_nonempty = (counts > 0).sum(axis=1)
         knee = self._choose_knee(engine, X, F_selected, n_nonempty, first_front)
-        slot_labels, _ = engine.assign(X, pop[knee])
-        labels, centroids = compress_labels(slot_labels, pop[knee], cfg.n_max)
+        labels, centroids, mixture = self._member_partition(engine, X, np.ascontiguousarray(pop[knee]))
 
         step = StepResult(
             t=len(self.result_),
@@ -259,7 +272,44 @@ class _EvolutionaryClustering(TemporalEstimator):
         step.seconds = _time.perf_counter() - started
         self.result_.append(step)
         self._step_states.append((snapshot, rng.bit_generator.state))
+        self._mixtures.append(mixture)
         return step
+
+    def _member_partition(self, engine: Engine, X: np.ndarray, chromosome: np.ndarray):
+        """Labels, centroids and (mixture, used components) or None of one member's partition.
+
+        ``final_partition="nearest"`` (the paper): every sample joins its
+        nearest active centroid.  Otherwise that partition starts
+        :data:`MIXTURE_ITERATIONS` EM iterations of a Gaussian mixture (one
+        component per cluster, its own weight and covariance), whose
+        components of largest posterior are the labels and whose means are the
+        centroids; components left without samples are dropped.  The
+        parameters are fitted on a regular subsample of at most
+        :data:`MIXTURE_SAMPLES` samples, then every sample is labelled.  The
+        mixture replaces the nearest-centroid partition only where its BIC is
+        lower than that of the equal-spread model the partition stands for
+        (:func:`ercot_nb._mixture.equal_spread_bic`), both before the EM (the
+        clusters' own weights and covariances; otherwise no EM is run) and
+        after it: clusters of one size and spread keep the paper's labels.
+        """
+        slot_labels, _ = engine.assign(X, chromosome)
+        labels, centroids = compress_labels(slot_labels, chromosome, engine.config.n_max)
+        if getattr(self, "final_partition", "nearest") == "nearest":
+            return labels, centroids, None
+        spread = float(X.var(axis=0).mean())
+        settings = dict(reg=1e-6 * (spread if spread > 0 else 1.0), covariance=MIXTURE_COVARIANCE,
+                        max_samples=MIXTURE_SAMPLES)
+        equal = equal_spread_bic(X, labels)
+        # the clusters' own sizes and spreads, before any EM: where they do not beat one common spread,
+        # the step keeps the paper's labels without paying for the EM (clusters of equal spread, Syn1-8)
+        if fit_mixture(X, labels, n_iter=0, **settings).bic(len(X)) >= equal:
+            return labels, centroids, None
+        mixture = fit_mixture(X, labels, n_iter=MIXTURE_ITERATIONS, **settings)
+        if mixture.bic(len(X)) >= equal:  # equal spreads explain the samples as well
+            return labels, centroids, None
+        used, labels = np.unique(mixture.labels, return_inverse=True)
+        return labels.astype(np.int64), mixture.means[used].copy(), (mixture, used)
+
 
     def adopt(self, t: int, member: int, *, callback=None):
         """Use population member ``member`` as step ``t``'s partition and continue from there.
@@ -481,6 +531,16 @@ class ERCOT(_EvolutionaryClustering):
         smaller clusters).
     alpha_aggregate : {"common", "matched"}, default="common"
         How per-cluster weights are aggregated (see ``ercot_nb._smoothness``).
+    final_partition : {"nearest", "mixture"}, default="nearest"
+        How the chosen member labels the samples. ``"nearest"`` (the paper):
+        nearest active centroid, so clusters are cells of similar spread.
+        ``"mixture"``: the knee's clusters start a few EM iterations of a
+        Gaussian mixture (full covariances), whose components may differ in
+        size and spread (video segments: a large textured background beside
+        small objects); where its BIC beats that of equal spherical
+        clusters (the model of the nearest-centroid rule), its labels are
+        the step's partition and history, and ``predict`` labels by
+        largest posterior; elsewhere the paper's labels stay.
 
     Attributes
     ----------
@@ -529,6 +589,7 @@ class ERCOT(_EvolutionaryClustering):
         keep_fraction: float = 0.8,
         n_folds: int = 500,
         alpha_aggregate: str = "common",
+        final_partition: str = "nearest",
         backend: str = "numba",
         seed: int | np.random.Generator | None = None,
         progress: bool = False,

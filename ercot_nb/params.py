@@ -40,6 +40,7 @@ __all__ = [
     "EMPTY_CLUSTERS",
     "BACKENDS",
     "PRECISIONS",
+    "FINAL_PARTITIONS",
     "AFFECT_INITIALIZE",
     "E2SC_METHODS",
     "KMEANS_INITS",
@@ -63,6 +64,7 @@ SEPARATIONS = ("active", "nonempty")
 EMPTY_CLUSTERS = ("keep", "reseed")
 BACKENDS = ("numba", "numpy")
 PRECISIONS = ("float64", "float32")
+FINAL_PARTITIONS = ("nearest", "mixture")
 AFFECT_INITIALIZE = ("previous", "ordinary")
 E2SC_METHODS = ("auto", "full", "low_rank")
 KMEANS_INITS = ("k-means++",)
@@ -84,6 +86,8 @@ _BUDGET_WORDS = {"generations": "generations only", "include_init": "initial pop
 _SEPARATION_WORDS = {"active": "active centroids", "nonempty": "non-empty clusters"}
 _EMPTY_WORDS = {"keep": "keep", "reseed": "reseed"}
 _PRECISION_WORDS = {"float64": "double (float64)", "float32": "single (float32, faster)"}
+_FINAL_PARTITION_WORDS = {"nearest": "nearest centroid (paper)",
+                          "mixture": "Gaussian mixture from the knee"}
 _BACKEND_WORDS = {"numba": "numba (compiled)", "numpy": "NumPy (plain twin)"}
 _AGGREGATE_WORDS = {"common": "one common weight", "matched": "per matched cluster"}
 _INITIALIZE_WORDS = {"previous": "previous partition", "ordinary": "afresh"}
@@ -165,6 +169,10 @@ _ESTIMATORS: dict[str, tuple[Param, ...]] = {
         Param("alpha_aggregate", "choice", "common", "alpha aggregate",
               "How per-cluster smoothness weights are aggregated.", choices=ALPHA_AGGREGATES,
               labels=_AGGREGATE_WORDS),
+        Param("final_partition", "choice", "nearest", "final partition",
+              "How the chosen member labels the samples: nearest centroid (the paper), or EM of a Gaussian "
+              "mixture started from its clusters (segments of unequal size and spread).",
+              choices=FINAL_PARTITIONS, labels=_FINAL_PARTITION_WORDS),
         _BACKEND, _SEED, _PROGRESS,
     ),
     "staticEC": _EVOLUTIONARY_HEAD + (_KNEE, _N_CONTROL_SETS, _BACKEND, _SEED, _PROGRESS),

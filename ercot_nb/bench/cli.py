@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from .apps import applications_report
 from .precision import PRECISION_DATASETS, precision_runs, precision_summary
 from ..experiments import KNOWN_K
 from .quality import DEFAULT_ALGORITHMS, format_quality, quality_runs, quality_summary
+from .segments import CHECK_CASES, VIDEO_CASES, format_segments, segment_runs, segment_summary
 from .speed import speed_report
 
 DESCRIPTION = "Benchmarks: speed of the kernels and the algorithm, and quality on Syn1-Syn8."
@@ -44,6 +46,14 @@ def main(argv: list[str] | None = None) -> int:
     quality.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     quality.add_argument("--runs-dir", type=Path, default=None,
                          help="keep the run files here and resume from them (default: a temporary folder)")
+    quality.add_argument("--segments", action="store_true",
+                         help="instead: ERCOT's final_partition nearest vs mixture on the video scenes, Syn1-8 "
+                              "and bird_flocks over --data-seeds, beside the oracle, k-means and a Gaussian "
+                              "mixture with the true k")
+    quality.add_argument("--data-seeds", type=int, nargs="+", default=[0, 1, 2],
+                         help="data seeds of --segments (default: 0 1 2)")
+    quality.add_argument("--position", action="store_true",
+                         help="with --segments: the video scenes with position=True (r, g, b, row, col)")
     args = parser.parse_args(argv)
 
     if args.what == "speed":
@@ -74,6 +84,29 @@ def main(argv: list[str] | None = None) -> int:
             check_outputs({"--out": args.out}, overwrite=args.overwrite, overwrite_hint="--overwrite")
         except OutputError as exc:
             parser.error(str(exc))
+    if args.segments:
+        started = time.perf_counter()
+        known = {**VIDEO_CASES, **CHECK_CASES}
+        unknown = [name for name in args.datasets or () if name not in known]
+        if unknown:
+            parser.error(f"--segments runs on {', '.join(known)}; not {', '.join(unknown)}")
+        cases = {name: known[name] for name in args.datasets} if args.datasets else known
+        if args.position:
+            cases = {name: {**extra, "position": True} if name in VIDEO_CASES else extra
+                     for name, extra in cases.items()}
+            print("video features: r, g, b, row, col (position=True)")
+        def report(row):  # each run on stderr as it finishes: a long sweep shows where it is
+            print(f"{row['dataset']} data seed {row['data_seed']} {row['method']} seed {row['seed']}: "
+                  f"mRI {row['mRI']:.4f}, {row['clusters']:.1f} clusters, {row['seconds_per_step']:.3f} s/step",
+                  file=sys.stderr, flush=True)
+
+        table = segment_runs(args.runs, args.data_seeds, cases, progress=report)
+        if args.out:
+            atomic_write(args.out, lambda file: table.to_csv(file, index=False))
+        print(format_segments(segment_summary(table)))
+        print(f"\nwall time {time.perf_counter() - started:.1f} s, {len(table)} rows")
+        return 0
+
     settings = {}
     for rule in args.knee:
         suffix = "" if args.knee == ["ideal"] else f",knee={rule}"

@@ -54,9 +54,31 @@ code("""# NBVAL_IGNORE_OUTPUT
 figures.video_segmentation_animation(result, data)"""),
 code("""# NBVAL_IGNORE_OUTPUT
 figures.scores_figure(data, {"ERCOT": result, "staticEC": static.result_}, metric="RI")"""),
+md("""## Segments of unequal size: the paper's partition and a Gaussian mixture
+
+ERCOT's compactness objective `f_cp` sums the distances of the pixels to their nearest centroid, and the final partition gives every pixel its nearest centroid. Such clusters are cells of similar spread. A scene whose segments differ a lot in size and spread breaks that assumption: in `video_rc` the textured background is large and spread out in colour, while the car and the ball are small (and a walker enters at frame 5). The partition with the lowest `f_cp` splits the large segment in two and merges the small ones.
+
+`ERCOT(final_partition="mixture")` keeps the search and the knee. It then starts a Gaussian mixture from the knee's clusters: one component per cluster, each with its own weight and full colour covariance. It runs 30 EM iterations, fitted on at most 3,000 pixels, and labels every pixel by its most probable component. That partition becomes the frame's result and is handed to the next frame as history. Every random draw is still seeded. The default `"nearest"` is the paper's method."""),
+code("""rc = datasets.load("video_rc", seed=0, scale=0.2)
+print("true segment sizes at frame 1 (pixels):", np.bincount(rc[0].labels).tolist())
+paper = ERCOT(seed=0).fit(rc)
+mixture = ERCOT(seed=0, final_partition="mixture").fit(rc)"""),
+code("""# NBVAL_CHECK_OUTPUT
+for name, estimator in [("paper (nearest centroid)", paper), ("Gaussian mixture", mixture)]:
+    scores = metrics.mean_scores(rc, estimator.labels_)
+    print(f"{name:25s} mRI = {scores['mRI']:.3f}  clusters per frame: {estimator.n_clusters_.tolist()}")
+print(f"{'oracle':25s} mRI = {metrics.mean_scores(rc, datasets.oracle_partition(rc))['mRI']:.3f}")"""),
+code("""# NBVAL_IGNORE_OUTPUT
+figures.video_segmentation_figure(paper, rc, t=0, title="paper: nearest centroid").show()
+figures.video_segmentation_figure(mixture, rc, t=0, title="final_partition='mixture'").show()"""),
+md("""Both runs make the same search at the first frame and pick the same knee (3 clusters); only the labelling differs. Nearest-centroid cells all have a similar spread, so they cannot follow a wide background beside compact objects. Background pixels whose colour lies nearer a small object's centroid join that object: at frame 1 about 300 of the background's 7,440 pixels go to the car's cluster. The mixture gives the background one wide component and the objects narrow ones, so each segment keeps its own pixels (frame 1: RI 0.93 with nearest centroid, 0.998 with the mixture). At later frames the knee chooses 4-5 clusters for 3-4 segments, so some segment is split, whichever rule labels the pixels.
+
+The mixture is not better on every scene, which is why the paper's rule stays the default. `ercot-nb bench quality --segments` measured ERCOT's mean mRI with each rule (nearest → mixture), over 3 data seeds × 10 seeds. On `video_rc` at quarter size it rose from 0.74 to 0.83 (a Gaussian mixture given the true number of segments reaches 0.92, so colour does separate them; the gap comes from the knee's number of clusters). On `video_mo` it rose from 0.86 to 0.87. On `video_bt` at half size it fell from 0.87 to 0.82. The rippling water there is a wide colour cloud that is not Gaussian. When the knee merges the white lighthouse into the sky, the water's component grows over the sky.
+
+The mixture replaces the paper's labels only where its BIC beats that of the model behind the nearest-centroid rule: equal weights and one shared spherical spread. On the Gaussian scenarios Syn1-8, whose clusters have equal spread, the paper's labels therefore stay, and mRI is unchanged. On bird_flocks mRI is within 0.001 of the paper's. Use `"mixture"` when one large, spread segment sits beside small, compact ones (a textured background with small objects). Keep the default when segments have a similar spread."""),
 md("""## Position as a feature
 
-`position=True` adds the pixel's `row, col` (scaled to [0, 1], times `position_weight=0.5`) to its colour, so spatially coherent regions are favoured. Whether it helps depends on the scene: here segments of similar colour are in different places, so it can split them."""),
+`position=True` adds the pixel's `row, col` (scaled to [0, 1], times `position_weight=0.5`) to its colour, so spatially coherent regions are favoured. Whether it helps depends on the scene. It helps when segments of similar colour stay in different places under a still camera. In `video_bt` the blue sky lies above the similar blue water. At half size, over 5 seeds × 3 data seeds, position raised ERCOT's mean mRI from 0.87 to 0.89, and that of `final_partition="mixture"` from 0.82 to 0.89. It hurts when the camera pans or the segments move across the frame: on `video_rc` position groups pixels by place rather than by object, and mRI fell to 0.59 (0.61 with the mixture). On `video_mo` it changed little (0.86 both ways)."""),
 code("""with_position = datasets.load("video_mo", seed=0, scale=0.5, position=True)
 model_xy = ERCOT(seed=0).fit(with_position)"""),
 code("""# NBVAL_CHECK_OUTPUT

@@ -1,0 +1,192 @@
+"""Gaussian mixture refinement of a hard partition (EM, plain NumPy).
+
+ERCOT's objectives reward compact clusters (f_cp sums the distances to the
+nearest centroid), so its partitions are Voronoi cells of equal "radius":
+a large, spread segment is split and small ones are merged.  A Gaussian
+mixture lets every cluster have its own size (weight) and spread
+(covariance).  :func:`fit_mixture` starts from a partition (its clusters'
+weights, means and covariances, as scikit-learn's ``GaussianMixture`` does
+with ``weights_init``, ``means_init`` and ``precisions_init``) and runs a
+fixed number of EM iterations; :meth:`Mixture.bic` scores the result, and
+:func:`equal_spread_bic` scores the model a nearest-centroid partition
+stands for (equal weights, one shared spherical variance), so that the two
+can be compared.
+
+Memory is linear in the samples: the responsibilities are one
+(n_samples, n_components) array.  There is no random draw: the result is a
+function of the samples and the starting labels.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+COVARIANCES = ("full", "diag")
+
+
+@dataclass(frozen=True)
+class Mixture:
+    """A fitted Gaussian mixture.
+
+    Attributes
+    ----------
+    weights : ndarray of shape (k,)
+    means : ndarray of shape (k, n_features)
+    covariances : ndarray of shape (k, n_features, n_features) or (k, n_features)
+        Full matrices, or the diagonals for ``covariance="diag"``.
+    labels : ndarray of shape (n_samples,)
+        Component of largest posterior of every sample of the fit.
+    log_likelihood : float
+        Total log-likelihood of the fitted samples.
+    covariance : {"full", "diag"}
+    """
+
+    weights: np.ndarray
+    means: np.ndarray
+    covariances: np.ndarray
+    labels: np.ndarray
+    log_likelihood: float
+    covariance: str = "full"
+
+    @property
+    def n_parameters(self) -> int:
+        k, d = self.means.shape
+        cov = d * (d + 1) // 2 if self.covariance == "full" else d
+        return int(k - 1 + k * d + k * cov)
+
+    def bic(self, n_samples: int) -> float:
+        """Bayesian information criterion, ``-2 log L + p log n`` (lower is better)."""
+        return float(-2.0 * self.log_likelihood + self.n_parameters * np.log(n_samples))
+
+    def log_resp(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Log posterior of each component and the log density of each sample."""
+        return _e_step(X, self.weights, self.means, self.covariances, self.covariance)
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Component of largest posterior of every row of ``X``."""
+        log_resp, _ = self.log_resp(np.asarray(X, dtype=np.float64))
+        return np.argmax(log_resp, axis=1)
+
+
+def _log_gaussian(X: np.ndarray, means: np.ndarray, covariances: np.ndarray, covariance: str) -> np.ndarray:
+    """(n, k) log N(x | mean_j, cov_j), every component in one batched pass."""
+    n, d = X.shape
+    k = len(means)
+    if covariance == "full":
+        chol = np.linalg.cholesky(covariances)  # (k, d, d)
+        whiten = np.linalg.inv(chol).transpose(0, 2, 1)  # (x - mean) @ whiten[j] has identity covariance
+        z = (X @ whiten.transpose(1, 0, 2).reshape(d, k * d)).reshape(n, k, d)
+        z -= np.einsum("kd,kde->ke", means, whiten)
+        maha = np.einsum("nkd,nkd->nk", z, z)
+        log_det = 2.0 * np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)
+    else:
+        precision = 1.0 / covariances  # (k, d)
+        maha = (X * X) @ precision.T - 2.0 * X @ (means * precision).T + (means * means * precision).sum(axis=1)
+        log_det = np.log(covariances).sum(axis=1)
+    return -0.5 * (d * np.log(2.0 * np.pi) + log_det + maha)
+
+
+def _e_step(X, weights, means, covariances, covariance):
+    weighted = _log_gaussian(X, means, covariances, covariance) + np.log(weights)
+    top = weighted.max(axis=1, keepdims=True)
+    log_norm = top[:, 0] + np.log(np.exp(weighted - top).sum(axis=1))  # log-sum-exp
+    return weighted - log_norm[:, None], log_norm
+
+
+def _m_step(X, resp, reg, covariance):
+    nk = resp.sum(axis=0) + 10.0 * np.finfo(float).eps
+    means = (resp.T @ X) / nk[:, None]
+    d = X.shape[1]
+    if covariance == "full":
+        diff = X[None, :, :] - means[:, None, :]  # (k, n, d): memory linear in the samples
+        covs = (diff * resp.T[:, :, None]).transpose(0, 2, 1) @ diff / nk[:, None, None]
+        covs[:, np.arange(d), np.arange(d)] += reg
+    else:
+        sq = resp.T @ (X * X) / nk[:, None]
+        covs = sq - means**2 + reg
+    return nk / len(X), means, covs
+
+
+def fit_mixture(X: np.ndarray, labels: np.ndarray, n_iter: int = 10, reg: float = 1e-6,
+                covariance: str = "full", max_samples: int | None = None) -> Mixture:
+    """EM of a Gaussian mixture started from a hard partition.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    labels : int ndarray of shape (n_samples,)
+        Starting partition, labels ``0..k-1`` (each used at least once).
+        The starting weights, means and covariances are those of its clusters.
+    n_iter : int, default=10
+        EM iterations (E step, M step), then a last E step for the labels.
+    reg : float, default=1e-6
+        Added to every variance (keeps a component of one sample or one
+        colour invertible), as scikit-learn's ``reg_covar``.
+    covariance : {"full", "diag"}, default="full"
+    max_samples : int or None, default=None
+        Fit the parameters on every ``ceil(n / max_samples)``-th sample only
+        (a regular, not random, subsample: for pixels in row-major order an
+        even grid), then label every sample with a last E step on all of
+        ``X``.  None: fit on all samples.
+
+    Returns
+    -------
+    Mixture
+    """
+    if covariance not in COVARIANCES:
+        raise ValueError(f"covariance must be one of {COVARIANCES}, got {covariance!r}")
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    labels = np.asarray(labels)
+    k = int(labels.max()) + 1
+    if labels.min() < 0 or np.bincount(labels, minlength=k).min() == 0:
+        raise ValueError("fit_mixture: labels must be 0..k-1, each used at least once")
+    stride = 1 if max_samples is None or len(X) <= max_samples else -(-len(X) // int(max_samples))
+    X_fit, start = (X, labels) if stride == 1 else (X[::stride], labels[::stride])
+    resp = np.zeros((len(X_fit), k))
+    resp[np.arange(len(X_fit)), start] = 1.0
+    weights, means, covs = _m_step(X_fit, resp, reg, covariance)
+    for _ in range(int(n_iter)):
+        log_resp, _ = _e_step(X_fit, weights, means, covs, covariance)
+        weights, means, covs = _m_step(X_fit, np.exp(log_resp), reg, covariance)
+    log_resp, log_norm = _e_step(X, weights, means, covs, covariance)
+    return Mixture(weights=weights, means=means, covariances=covs, labels=np.argmax(log_resp, axis=1),
+                   log_likelihood=float(log_norm.sum()), covariance=covariance)
+
+
+def equal_spread_bic(X: np.ndarray, labels: np.ndarray) -> float:
+    """BIC of the equal-spread mixture a nearest-centroid partition stands for.
+
+    The model of k-means: ``k`` components of equal weight and one shared
+    spherical variance, the means and the variance those of the partition's
+    clusters (not refined).  Compared with :meth:`Mixture.bic` of a mixture
+    started from the same partition, it tells whether unequal sizes and
+    spreads explain the samples better than the extra parameters cost.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    labels : int ndarray of shape (n_samples,)
+        Labels ``0..k-1``, each used at least once.
+
+    Returns
+    -------
+    float
+        ``-2 log L + (k * n_features + 1) log n`` (lower is better).
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    labels = np.asarray(labels)
+    n, d = X.shape
+    k = int(labels.max()) + 1
+    counts = np.bincount(labels, minlength=k)
+    if labels.min() < 0 or counts.min() == 0:
+        raise ValueError("equal_spread_bic: labels must be 0..k-1, each used at least once")
+    means = np.zeros((k, d))
+    np.add.at(means, labels, X)
+    means /= counts[:, None]
+    variance = max(float(((X - means[labels]) ** 2).sum()) / (n * d), np.finfo(float).tiny)
+    sq = (X * X).sum(axis=1)[:, None] - 2.0 * X @ means.T + (means * means).sum(axis=1)
+    weighted = -0.5 * np.maximum(sq, 0.0) / variance - 0.5 * d * np.log(2.0 * np.pi * variance) - np.log(k)
+    top = weighted.max(axis=1, keepdims=True)
+    log_likelihood = float((top[:, 0] + np.log(np.exp(weighted - top).sum(axis=1))).sum())
+    return -2.0 * log_likelihood + (k * d + 1) * np.log(n)

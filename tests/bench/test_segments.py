@@ -1,0 +1,68 @@
+"""`ercot-nb bench quality --segments`: final_partition nearest vs mixture beside the oracle and true-k references."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ercot_nb import ERCOT, datasets
+from ercot_nb.bench import format_segments, segment_runs, segment_summary
+from ercot_nb.bench.cli import main
+from ercot_nb.metrics import mean_scores
+
+pytest.importorskip("sklearn")
+BUDGET = {"pop_size": 20, "n_evaluations": 60}
+CASES = {"syn3": {"n_steps": 2}}
+
+
+@pytest.fixture(scope="module")
+def table():
+    return segment_runs(2, (0, 1), CASES, estimator_params=BUDGET)
+
+
+def test_runs_cover_the_grid_and_score_what_they_ran(table):
+    methods = ["oracle", "ERCOT nearest", "ERCOT mixture", "k-means, true k", "Gaussian mixture, true k"]
+    assert table["method"].unique().tolist() == methods
+    for method in methods[1:]:
+        assert len(table[table["method"] == method]) == 4  # 2 seeds x 2 data seeds
+    data = datasets.load("syn3", seed=1, n_steps=2)
+    row = table[(table["method"] == "ERCOT mixture") & (table["data_seed"] == 1) & (table["seed"] == 1)].iloc[0]
+    model = ERCOT(seed=1, final_partition="mixture", **BUDGET).fit(data)
+    assert row["mRI"] == pytest.approx(mean_scores(data, model.labels_)["mRI"])
+    oracle = table[(table["method"] == "oracle") & (table["data_seed"] == 1)]["mRI"].item()
+    assert oracle == pytest.approx(mean_scores(data, datasets.oracle_partition(data))["mRI"])
+    assert (table.loc[table["method"] != "oracle", "seconds_per_step"] > 0).all()
+
+
+def test_summary_per_data_seed_with_welch_and_time_ratio(table):
+    summary = segment_summary(table)
+    mixture = summary[summary["method"] == "ERCOT mixture"].iloc[0]
+    runs = table[table["method"] == "ERCOT mixture"]
+    assert mixture["mRI"] == pytest.approx(runs["mRI"].mean())
+    first = runs[runs["data_seed"] == 0]["mRI"]
+    assert mixture["ds0"] == f"{first.mean():.3f} ± {first.std():.3f}"
+    assert 0.0 <= mixture["welch_p"] <= 1.0 or np.isnan(mixture["welch_p"])  # nan only if both are constant
+    assert mixture["time_ratio"] > 0
+    assert np.isnan(summary[summary["method"] == "ERCOT nearest"]["welch_p"]).all()
+    assert "ERCOT mixture" in format_segments(summary)
+
+
+def test_cli_refuses_a_data_set_it_does_not_run(capsys):
+    with pytest.raises(SystemExit) as error:
+        main(["quality", "--segments", "--datasets", "gapminder", "--runs", "1"])
+    assert error.value.code == 2
+    assert "not gapminder" in capsys.readouterr().err
+
+
+def test_cli_position_loads_the_videos_with_position(monkeypatch, capsys):
+    import ercot_nb.bench.cli as cli
+
+    seen = {}
+
+    def fake_runs(runs, data_seeds, cases, progress=None):
+        seen.update(cases)
+        return segment_runs(1, (0,), {"syn3": {"n_steps": 2}}, references=False, estimator_params=BUDGET)
+
+    monkeypatch.setattr(cli, "segment_runs", fake_runs)
+    assert main(["quality", "--segments", "--position", "--datasets", "video_rc", "syn1", "--runs", "1"]) == 0
+    assert seen == {"video_rc": {"scale": 0.25, "position": True}, "syn1": {}}
+    assert "position=True" in capsys.readouterr().out
