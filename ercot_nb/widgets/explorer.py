@@ -173,7 +173,7 @@ class Explorer(W.VBox):
         super().__init__()
         state = self.state = AppState()
         self.lock = state.lock
-        self.runner = Runner(state)
+        self.runner = Runner(state, preview=True)  # a first partition while kernels compile
         self.message = MessageArea(state)
         # views first: they say which data they cannot show before the picker loads any
         self._slot = PartitionSlot(state) if "partition" in views else None
