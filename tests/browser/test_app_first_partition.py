@@ -1,0 +1,88 @@
+"""A fresh install's first page: the Explorer shows at once and its first partition within seconds.
+
+`ercot-nb app` with an empty numba cache (NUMBA_CACHE_DIR a fresh folder), as a new user
+starts it: the page must not wait for the first fit (the app notebook starts it in the
+background), and while the numba kernels compile the partition view shows a provisional
+first step ("ERCOT (preview) partition ...") that the real run then replaces.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .app_harness import CHROMIUM, app_server, chromium, scratch_env
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="Debian's chromium is not installed at /usr/bin/chromium (.ci/run installs it)",
+)
+
+SEEN = """() => JSON.stringify({
+    plots: document.querySelectorAll('.js-plotly-plot').length,
+    title: document.querySelector('.js-plotly-plot .gtitle')?.textContent ?? '',
+    status: [...document.querySelectorAll('.ercot-nb-message')].map(n => n.textContent).join(' '),
+})"""
+
+
+def first_partition_timings(tmp_path: Path, shot: Path, timeout: float = 400.0,
+                            env: dict[str, str] | None = None) -> dict[str, float]:
+    """Seconds from opening the page until each event, with an empty numba cache.
+
+    ``page``: the five views drawn; ``preview``: a provisional first partition drawn;
+    ``first step``: the run's own first partition; ``finished``: the run finished.
+    """
+    cache = tmp_path / "numba-cache"
+    cache.mkdir()
+    env = {**(env or scratch_env(tmp_path)), "NUMBA_CACHE_DIR": str(cache)}
+    timings: dict[str, float] = {}
+    with app_server([], tmp_path, env=env) as (_, port, _log), chromium(tmp_path, height=1600) as context:
+        page = context.new_page()
+        started = time.monotonic()
+        page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded", timeout=timeout * 1000)
+        timings["page opened"] = time.monotonic() - started
+        try:
+            while "finished" not in timings and time.monotonic() - started < timeout:
+                seen = json.loads(page.evaluate(SEEN))
+                now = round(time.monotonic() - started, 1)
+                if seen["plots"] == 5:
+                    timings.setdefault("page", now)
+                if "(preview) partition" in seen["title"]:
+                    if "preview" not in timings:
+                        page.screenshot(path=str(shot.with_name(shot.stem + "-preview.png")))
+                    timings.setdefault("preview", now)
+                    timings.setdefault("preview status", "while the fast kernels compile" in seen["status"])
+                elif "ERCOT partition" in seen["title"]:
+                    timings.setdefault("first step", now)
+                if "finished" in seen["status"]:
+                    timings["finished"] = now
+                    timings["final title"] = seen["title"]
+                page.wait_for_timeout(100)
+        finally:
+            page.screenshot(path=str(shot), full_page=True)
+    return timings
+
+
+@pytest.mark.slow
+def test_fresh_install_shows_the_page_and_a_first_partition_before_the_kernels_compile(tmp_path, capsys):
+    shot = tmp_path / "first-partition.png"
+    timings = first_partition_timings(tmp_path, shot)
+    with capsys.disabled():
+        print(f"\nfirst partition, empty numba cache (load {os.getloadavg()}): {timings}; "
+              f"screenshots {shot.parent}")
+    assert "finished" in timings, timings
+    # the page and a first partition come before the run's own first step
+    assert timings["page"] < timings["preview"] < timings["first step"] <= timings["finished"], timings
+    assert timings["preview status"] is True, "the status line does not say the step is a preview"
+    assert "preview" not in timings["final title"] and "at time 10" in timings["final title"], timings
+
+
+if __name__ == "__main__":  # python -m tests.browser.test_app_first_partition OUT_DIR [SERVER_PYTHONPATH]
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    server_env = scratch_env(out, **({"PYTHONPATH": sys.argv[2]} if len(sys.argv) > 2 else {}))
+    print(json.dumps(first_partition_timings(out, out / "first-partition.png", env=server_env)))
