@@ -93,3 +93,33 @@ if __name__ == "__main__":  # python -m tests.browser.test_app_first_partition O
     checkout = Path(sys.argv[2]).resolve() if len(sys.argv) > 2 else None  # the app of another checkout
     server_env = scratch_env(out, **({"PYTHONPATH": str(checkout)} if checkout else {}))
     print(json.dumps(first_partition_timings(out, out / "first-partition.png", env=server_env, cwd=checkout)))
+
+
+def test_stop_works_during_the_first_fit(tmp_path, capsys):
+    """The app's first fit runs in the background: the page answers Stop while it goes on.
+
+    An empty numba cache makes the first fit last (the kernels compile): Stop is clicked
+    while it shows its preview or its first steps.
+    """
+    shot = tmp_path / "stopped-first-fit.png"
+    cache = tmp_path / "numba-cache"
+    cache.mkdir()
+    env = scratch_env(tmp_path, NUMBA_CACHE_DIR=str(cache))
+    with app_server([], tmp_path, env=env) as (_, port, _log), chromium(tmp_path, height=1600) as context:
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded", timeout=240_000)
+        try:
+            page.wait_for_function(
+                "() => document.querySelectorAll('.js-plotly-plot').length === 5", timeout=240_000)
+            status = json.loads(page.evaluate(SEEN))["status"]
+            assert "running" in status or "preview" in status, f"the first fit is not going on: {status}"
+            page.get_by_role("button", name="Stop").click(timeout=10_000)
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.ercot-nb-message')]"
+                ".some(n => n.textContent.includes('stopped after'))", timeout=120_000)
+            final = json.loads(page.evaluate(SEEN))
+        finally:
+            page.screenshot(path=str(shot), full_page=True)
+    with capsys.disabled():
+        print(f"\nstopped first fit: {final['status']}; screenshot {shot}")
+    assert "of 10 steps; those steps are kept" in final["status"]
