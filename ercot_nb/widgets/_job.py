@@ -105,6 +105,9 @@ class FitJob:
         What ended a failed run.
     seconds : float
         Wall time of the run so far.
+    first_step_seconds : float or None
+        Wall time until the first step was reported (it includes compiling
+        the kernels on a fresh install); None before it, or without live steps.
     live : bool
         Whether steps are reported as they finish (``fit`` takes
         ``callback``); otherwise they all arrive at the end and :meth:`stop`
@@ -131,6 +134,7 @@ class FitJob:
         self.state = "ready"
         self.error: BaseException | None = None
         self.seconds = 0.0
+        self.first_step_seconds: float | None = None
         self._started = 0.0
         self._stop_requested = threading.Event()
         self._done = threading.Event()
@@ -176,6 +180,18 @@ class FitJob:
         return result if isinstance(result, ClusteringResult) else None
 
     @property
+    def seconds_per_step(self) -> float:
+        """Wall time per step at the pace the run goes now: after the first step when there are more.
+
+        The first step of a fresh install's first fit includes compiling the
+        kernels; the steps after it show the run's own speed.
+        """
+        first, n_done = self.first_step_seconds, self.n_done
+        if first is None or n_done < 2:
+            return self.seconds / max(n_done, 1)
+        return (self.seconds - first) / (n_done - 1)
+
+    @property
     def n_done(self) -> int:
         result = self.result
         return len(result) if result is not None else 0
@@ -189,6 +205,8 @@ class FitJob:
 
     def _callback(self, step: StepResult) -> bool:
         self.seconds = time.perf_counter() - self._started
+        if self.first_step_seconds is None:
+            self.first_step_seconds = self.seconds
         if self.on_step is not None:
             self.on_step(self, step)
         return not self._stop_requested.is_set()
