@@ -9,13 +9,19 @@ import re
 import threading
 import time
 
+from unittest import mock
+
 import numpy as np
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis.stateful import run_state_machine_as_test
 
 from ercot_nb import ERCOT, _firstrun, datasets
 from ercot_nb.result import StepResult
 from ercot_nb.widgets import Explorer
 from ercot_nb.widgets._job import Runner
 from ercot_nb.widgets._state import AppState
+
+from .test_explorer_model import ExplorerMachine
 
 FAST = {"pop_size": 20, "n_evaluations": 40, "seed": 3}
 DATA = {"n_steps": 4}
@@ -121,3 +127,41 @@ def test_runners_without_preview_do_not_ask_for_one():
     state.set_dataset(data)
     job = Runner(state).start([("Fake", _PreviewThenFail(step))], data, wait=True)[0]
     assert isinstance(job.error, TypeError)  # preview=None was not handed a step: not asked
+
+
+class ColdKernelsExplorerMachine(ExplorerMachine):
+    """The Explorer's model test with kernels that always 'compile' for a moment: every ERCOT fit
+    shows a preview first (unless stopped at once), and every invariant still holds after it."""
+
+    def __init__(self) -> None:
+        def prepare(estimator, n_features):
+            thread = threading.Thread(target=time.sleep, args=(0.3,), daemon=True)
+            thread.start()
+            return thread
+
+        self._patches = [mock.patch.object(_firstrun, "kernels_ready", lambda precision="float64": False),
+                         mock.patch.object(_firstrun, "prepare_kernels", prepare)]
+        for patch in self._patches:
+            patch.start()
+        super().__init__()
+        self.app.state.observe(self._count_previews, names="runs")
+
+    def _count_previews(self, change):
+        if any(result.algorithm.endswith("(preview)") for result in change["new"].values()):
+            PREVIEWS["shown"] += 1
+
+    def teardown(self) -> None:
+        for patch in self._patches:
+            patch.stop()
+
+
+PREVIEWS = {"shown": 0}
+
+
+def test_the_explorer_model_holds_with_cold_kernels():
+    """The hypothesis model of the Explorer (test_explorer_model.py), every fit previewed first."""
+    PREVIEWS["shown"] = 0
+    run_state_machine_as_test(ColdKernelsExplorerMachine, settings=settings(
+        max_examples=4, stateful_step_count=8, deadline=None, phases=[Phase.generate],
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]))
+    assert PREVIEWS["shown"] > 0  # previews really were shown (and replaced: the invariants held)
