@@ -27,7 +27,11 @@ from ..result import ClusteringResult, StepResult
 from ._messages import explain
 from ._state import RUN_NUMBER, AppState, Status
 
-__all__ = ["FitJob", "Runner", "RateLimit", "supports_step_callback", "unnumbered"]
+__all__ = ["FitJob", "Runner", "RateLimit", "supports_step_callback", "supports_preview", "unnumbered",
+           "PREVIEW_NOTE"]
+
+PREVIEW_NOTE = "first step (preview while the fast kernels compile)…"
+"""What the status line says while a run shows its provisional first step."""
 
 
 def unnumbered(name: str) -> str:
@@ -60,6 +64,18 @@ def supports_step_callback(estimator: Any) -> bool:
     )
 
 
+def supports_preview(estimator: Any) -> bool:
+    """Whether ``estimator.fit`` takes ``preview=`` (a first step while its kernels compile).
+
+    Only an explicit ``preview`` parameter counts: a wrapper's ``**kwargs``
+    may hand it to a ``fit`` that does not take it.
+    """
+    try:
+        return "preview" in inspect.signature(estimator.fit).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 class FitJob:
     """One fit of one estimator on one dataset.
 
@@ -74,6 +90,11 @@ class FitJob:
         ends the run and becomes :attr:`error`.
     on_finish : callable, optional
         ``on_finish(job)`` once, when the run ended for any reason.
+    on_preview : callable, optional
+        ``on_preview(job, step)`` at most once, before the first step, with
+        a provisional step 0 while the estimator's kernels compile (a fresh
+        install's first fit, see ``fit(preview=...)``); only for estimators
+        whose ``fit`` takes ``preview``.  The run itself is not affected.
     name : str, optional
         Shown in messages; default the estimator's class name.
 
@@ -84,6 +105,9 @@ class FitJob:
         What ended a failed run.
     seconds : float
         Wall time of the run so far.
+    first_step_seconds : float or None
+        Wall time until the first step was reported (it includes compiling
+        the kernels on a fresh install); None before it, or without live steps.
     live : bool
         Whether steps are reported as they finish (``fit`` takes
         ``callback``); otherwise they all arrive at the end and :meth:`stop`
@@ -97,6 +121,7 @@ class FitJob:
         *,
         on_step: Callable[[FitJob, StepResult], None] | None = None,
         on_finish: Callable[[FitJob], None] | None = None,
+        on_preview: Callable[[FitJob, StepResult], None] | None = None,
         name: str | None = None,
     ) -> None:
         self.estimator = estimator
@@ -104,10 +129,12 @@ class FitJob:
         self.name = name or type(estimator).__name__
         self.on_step = on_step
         self.on_finish = on_finish
+        self.on_preview = on_preview if supports_preview(estimator) else None
         self.live = supports_step_callback(estimator)
         self.state = "ready"
         self.error: BaseException | None = None
         self.seconds = 0.0
+        self.first_step_seconds: float | None = None
         self._started = 0.0
         self._stop_requested = threading.Event()
         self._done = threading.Event()
@@ -153,6 +180,18 @@ class FitJob:
         return result if isinstance(result, ClusteringResult) else None
 
     @property
+    def seconds_per_step(self) -> float:
+        """Wall time per step at the pace the run goes now: after the first step when there are more.
+
+        The first step of a fresh install's first fit includes compiling the
+        kernels; the steps after it show the run's own speed.
+        """
+        first, n_done = self.first_step_seconds, self.n_done
+        if first is None or n_done < 2:
+            return self.seconds / max(n_done, 1)
+        return (self.seconds - first) / (n_done - 1)
+
+    @property
     def n_done(self) -> int:
         result = self.result
         return len(result) if result is not None else 0
@@ -166,13 +205,21 @@ class FitJob:
 
     def _callback(self, step: StepResult) -> bool:
         self.seconds = time.perf_counter() - self._started
+        if self.first_step_seconds is None:
+            self.first_step_seconds = self.seconds
         if self.on_step is not None:
             self.on_step(self, step)
         return not self._stop_requested.is_set()
 
+    def _preview(self, step: StepResult) -> None:
+        if self.on_preview is not None and not self._stop_requested.is_set():
+            self.on_preview(self, step)
+
     def _run(self) -> None:
         try:
-            if self.live:
+            if self.live and self.on_preview is not None:
+                self.estimator.fit(self.dataset, callback=self._callback, preview=self._preview)
+            elif self.live:
                 self.estimator.fit(self.dataset, callback=self._callback)
             else:
                 self.estimator.fit(self.dataset)
@@ -264,6 +311,14 @@ class Runner:
     numbered : bool, default=True
         Name runs ``"<algorithm> #<n>"`` (the Explorer keeps every run);
         otherwise by the algorithm's name (a new run replaces the old).
+    preview : bool, default=False
+        Show a fit's provisional first step while its kernels compile (a
+        fresh install's first fit; see ``fit(preview=...)``): the run enters
+        ``state.runs`` under its final name with a one-step result titled
+        ``"<algorithm> (preview)"`` and the status line says
+        :data:`PREVIEW_NOTE`; the fit's first real step replaces that
+        result with the fit's own (the views redraw the real run), and a fit
+        that ends with no step takes the preview away again.
 
     Attributes
     ----------
@@ -278,7 +333,7 @@ class Runner:
     """
 
     def __init__(self, state: AppState, lock: threading.RLock | None = None, *,
-                 select: bool = True, numbered: bool = True) -> None:
+                 select: bool = True, numbered: bool = True, preview: bool = False) -> None:
         self.state = state
         self.lock = lock if lock is not None else state.lock
         self.pace = RateLimit(min_interval=0.25, share=0.1)
@@ -287,6 +342,8 @@ class Runner:
         self.jobs: list[FitJob] = []
         self.job: FitJob | None = None
         self.names: dict[int, str] = {}  # id(job) -> run name in the state
+        self.preview = preview
+        self._previews: dict[int, Status] = {}  # id(job) -> the status before its preview showed
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._start_listeners: list[JobListener] = []
@@ -348,9 +405,11 @@ class Runner:
         with self.lock:
             if self.state.running:
                 raise RuntimeError("a run is already going on; stop it first")
-            self.jobs = [FitJob(estimator, dataset, on_step=self._step_done,
-                                on_finish=self._finished, name=name) for name, estimator in fits]
+            on_preview = self._preview_done if self.preview else None
+            self.jobs = [FitJob(estimator, dataset, on_step=self._step_done, on_finish=self._finished,
+                                on_preview=on_preview, name=name) for name, estimator in fits]
             self.names = {}
+            self._previews = {}
             self._stop.clear()
             self._dropped = self._drop_note = ""
             self.state.running = True
@@ -431,9 +490,46 @@ class Runner:
                     except Exception as exc:  # noqa: BLE001 - shown in the UI, logged
                         self.state.status = explain(exc, "showing the result")
 
+    def previewing(self, job: FitJob) -> bool:
+        """Whether ``job``'s run shows its provisional first step (no real step yet)."""
+        return id(job) in self._previews
+
+    def _preview_done(self, job: FitJob, step: StepResult) -> None:
+        """Show ``job``'s provisional step 0 as its run, until the real steps come."""
+        with self.lock:
+            if not self.current(job) or id(job) in self.names or self._stop.is_set():
+                return
+            real = job.result
+            algorithm = real.algorithm if real is not None else unnumbered(job.name)
+            provisional = ClusteringResult(algorithm=f"{algorithm} (preview)",
+                                           params=dict(real.params) if real is not None else {})
+            provisional.append(step)
+            before = self.state.status
+            with self.state.hold_trait_notifications():  # the views see the note with the preview
+                name = self.state.add_run(job.name, provisional, select=self.select,
+                                          name=None if self.numbered else job.name)
+                self.state.status = Status("info", f"{name}: {PREVIEW_NOTE}", "", "run")
+            self.names[id(job)] = name
+            self._previews[id(job)] = before
+
+    def _end_preview(self, job: FitJob, name: str) -> None:
+        """The real steps came: the run is the fit's own result from now on."""
+        before = self._previews.pop(id(job))
+        result = job.result
+        if result is not None and len(result):
+            self.state.replace_run(name, result)
+        else:  # ended with no step: the preview goes away with its number
+            self.state.drop_run(name)
+            del self.names[id(job)]
+        if self.state.status.text.endswith(PREVIEW_NOTE):
+            self.state.status = before
+
     def _record(self, job: FitJob) -> str | None:
         """The state's name of ``job``'s run, adding the run at its first step."""
         name = self.names.get(id(job))
+        if name is not None and self.previewing(job):
+            self._end_preview(job, name)
+            name = self.names.get(id(job))
         if name is None:
             result = job.result
             if result is None or not len(result):
@@ -448,7 +544,7 @@ class Runner:
             if not self.current(job):
                 job.stop()  # the data changed under the run: its steps belong to nothing shown
                 return
-            known = id(job) in self.names
+            known = id(job) in self.names and not self.previewing(job)
             name = self._record(job)
             if name is not None and known and self.pace.ready():
                 with self.pace.track():  # the views redraw inside: their cost sets the pace
@@ -461,6 +557,8 @@ class Runner:
             if not self.current(job):
                 return
             try:
+                if self.previewing(job):  # no real step came (failed or stopped at once)
+                    self._end_preview(job, self.names[id(job)])
                 if job.state != "failed":
                     known = id(job) in self.names
                     name = self._record(job)  # algorithms without live steps arrive now

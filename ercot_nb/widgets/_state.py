@@ -214,6 +214,35 @@ class AppState(traitlets.HasTraits):
                     self.select_run(name, step=self.step)
         return name
 
+    def replace_run(self, name: str, result: ClusteringResult) -> None:
+        """Show ``result`` as run ``name`` from now on (a run's provisional first step gives way).
+
+        The views redraw the new result object; the step is kept (clamped),
+        the member choice is dropped.
+        """
+        with self.lock:
+            if name not in self.runs:
+                raise KeyError(f"no run called {name!r}; runs: {', '.join(self.runs) or 'none'}")
+            runs = dict(self.runs)
+            runs[name] = result
+            with self.hold_trait_notifications():
+                self.runs = runs
+                if name == self.run:
+                    self._select_run(name, None)
+                self.revision += 1
+
+    def drop_run(self, name: str) -> None:
+        """Take run ``name`` away (the dataset is shown if it was the run shown)."""
+        with self.lock:
+            if name not in self.runs:
+                return
+            runs = {key: value for key, value in self.runs.items() if key != name}
+            with self.hold_trait_notifications():
+                self.runs = runs
+                if name == self.run:
+                    self._select_run(None, None)
+                self.revision += 1
+
     def select_run(self, name: str | None, *, step: int | None = None) -> None:
         """Show run ``name`` (None: the dataset) at ``step`` (default: the current one, clamped)."""
         with self.lock:

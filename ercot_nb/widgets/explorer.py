@@ -95,7 +95,10 @@ class Explorer(W.VBox):
     at a rate that keeps redrawing to a small share of the run time, the
     kernel keeps answering the widgets, and Stop ends the run after the
     current step, keeping the steps done (also during "Use this partition
-    from here on").  Loading other data during a run stops that run and
+    from here on").  On a fresh install the first fit's kernels compile
+    first: meanwhile the run shows a provisional first step computed by the
+    NumPy twins (titled ``"<algorithm> (preview)"``, the status line says
+    so), which the run's own first step replaces.  Loading other data during a run stops that run and
     drops it: the status line names it and the progress bar empties.  The
     agreement of "How sure?" is drawn on its consensus run only.  Clicking a
     point of the Pareto front shows that member's partition instead of the
@@ -173,7 +176,7 @@ class Explorer(W.VBox):
         super().__init__()
         state = self.state = AppState()
         self.lock = state.lock
-        self.runner = Runner(state)
+        self.runner = Runner(state, preview=True)  # a first partition while kernels compile
         self.message = MessageArea(state)
         # views first: they say which data they cannot show before the picker loads any
         self._slot = PartitionSlot(state) if "partition" in views else None

@@ -294,8 +294,11 @@ class RunPanel(W.VBox):
         if job is not self.progress_job:
             return  # a dropped run (other data) or none
         self.progress.value = job.n_done
-        seconds = job.seconds / max(job.n_done, 1)
-        self.progress_label.value = f"{job.n_done}/{len(job.dataset)} · {seconds:.3g} s/step"
+        seconds, first = job.seconds_per_step, job.first_step_seconds
+        # a first step much slower than the rest compiled the kernels: said apart, not averaged in
+        slow_start = f" (first step {first:.3g} s)" if (
+            job.n_done >= 2 and first is not None and first > 3 * seconds + 0.5) else ""
+        self.progress_label.value = f"{job.n_done}/{len(job.dataset)} · {seconds:.3g} s/step{slow_start}"
 
     def _done(self, runner: Runner) -> None:
         if runner.job is not None and runner.current(runner.job):

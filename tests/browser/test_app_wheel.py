@@ -99,7 +99,7 @@ def test_the_installed_wheel_serves_the_app_from_an_empty_folder(tmp_path, capsy
                                timeout=300_000)
         page.wait_for_function(
             "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent"
-            ".includes('ERCOT partition at time 10')", timeout=60_000)
+            ".includes('ERCOT partition at time 10')", timeout=300_000)  # the fit follows the page
         page.screenshot(path=str(tmp_path / "wheel-app.png"), full_page=True)
         timings["page loaded"] = time.monotonic() - started
     # the kernel ran the venv's ercot_nb: numba cached its kernels next to it

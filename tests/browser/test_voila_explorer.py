@@ -73,6 +73,7 @@ def test_explorer_in_chromium(app_url, tmp_path, shot, capsys):
     with chromium(tmp_path, height=2200) as context:
         page = open_app(context, app_url, errors)
         try:
+            _wait_status(page, "finished", timeout=180_000)  # the page shows before the first fit ends
             page.wait_for_function(
                 "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent"
                 ".includes('ERCOT partition at time 10')", timeout=30_000,
