@@ -7,7 +7,7 @@ refuses such a fit with one message naming the parameters and the estimate,
 instead of a raw ``MemoryError`` (or the machine swapping) midway.
 
 The estimate counts the real dominant buffers of ``ercot_nb._engine`` and
-``ercot_nb._evolutionary.evolve``; with P = pop_size x n_genes x 8 bytes
+``ercot_nb._nsga.evolve``; with P = pop_size x n_genes x 8 bytes
 (n_genes = max_clusters x (1 + n_features)), one population:
 
 * two union buffers of 2 x pop_size rows each (4 P), the initial population

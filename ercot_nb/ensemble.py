@@ -45,7 +45,7 @@ from .result import ClusteringResult, align_labels
 if TYPE_CHECKING:  # pragma: no cover
     from distributed import Client
 
-__all__ = ["Ensemble", "consensus", "ensemble", "consensus_step"]
+__all__ = ["Ensemble", "consensus", "ensemble", "consensus_step", "step_agreement"]
 
 
 @dataclass
@@ -457,3 +457,40 @@ def ensemble(
     else:
         results = [_fit_seed(estimator, data, seed) for seed in seeds]
     return consensus(results, seeds, n_iter=n_iter, band=band)
+
+
+def step_agreement(agreement: Any, t: int, n_samples: int) -> tuple[np.ndarray, str]:
+    """Step ``t``'s per-sample agreement and who agrees, checked.
+
+    Parameters
+    ----------
+    agreement : Ensemble or array-like
+        An :class:`ercot_nb.ensemble.Ensemble` (its ``agreement[t]``) or the
+        agreement of step ``t``'s samples, in the dataset's sample order.
+    t : int
+    n_samples : int
+        Samples at step ``t``.
+
+    Returns
+    -------
+    values : float ndarray of shape (n_samples,)
+    who : str
+        ``"N runs"`` for an ensemble of N runs, else ``"the runs"``.
+
+    Raises
+    ------
+    ValueError
+        If the length differs from the step's or a value is outside [0, 1].
+    """
+    if hasattr(agreement, "agreement") and hasattr(agreement, "results"):
+        values, who = agreement.agreement[t], f"{len(agreement.results)} runs"
+    else:
+        values, who = agreement, "the runs"
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape != (n_samples,):
+        raise ValueError(
+            f"agreement of step {t} must hold one value per sample ({n_samples}), got shape {values.shape}"
+        )
+    if len(values) and not (np.all(values >= 0.0) and np.all(values <= 1.0)):
+        raise ValueError(f"agreement of step {t} must be shares in [0, 1]")
+    return values, who

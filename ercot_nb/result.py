@@ -14,14 +14,16 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import linear_sum_assignment
 
 from ._kernels import get_backend
 from ._knee import select_member
+from ._labels import align_labels, compress_labels
 from ._persist import DEFAULT_MAX_BYTES, load_result, save_result
 from .events import lifecycle_events
 from .hypervolume import front_hypervolume
 from .params import check_argument
+
+__all__ = ["StepResult", "ClusteringResult", "compress_labels", "align_labels"]
 
 _MASK_ON = 0.5  # a centroid slot is active when its mask gene is at least this (as in the kernels)
 
@@ -132,56 +134,6 @@ class StepResult:
     @property
     def n_samples(self) -> int:
         return int(len(self.ids))
-
-
-def compress_labels(slot_labels: np.ndarray, chromosome: np.ndarray, n_max: int) -> tuple[np.ndarray, np.ndarray]:
-    """Renumber centroid-slot labels to 0..C-1 (slot order) and return the centroids."""
-    slots = np.unique(slot_labels[slot_labels >= 0])
-    remap = np.full(n_max, -1, dtype=np.int64)
-    remap[slots] = np.arange(len(slots))
-    centroids = chromosome[n_max:].reshape(n_max, -1)[slots]
-    return remap[slot_labels], np.array(centroids, dtype=np.float64)
-
-
-def align_labels(
-    prev_ids: np.ndarray | None,
-    prev_aligned: np.ndarray | None,
-    ids: np.ndarray,
-    labels: np.ndarray,
-    next_label: int,
-) -> tuple[np.ndarray, int]:
-    """Carry cluster labels across one step by maximum overlap of common ids.
-
-    Each current cluster matched (Hungarian, maximum number of shared ids) to
-    a previous cluster takes its aligned label; unmatched clusters get fresh
-    labels ``next_label, next_label + 1, ...``.
-
-    Returns
-    -------
-    aligned : int64 ndarray, next_label : int
-    """
-    current = np.unique(labels)
-    mapping: dict[int, int] = {}
-    if prev_ids is not None and len(prev_ids):
-        _, ia, ib = np.intersect1d(prev_ids, ids, assume_unique=True, return_indices=True)
-        if len(ia):
-            previous = np.unique(prev_aligned[ia])
-            table = np.zeros((len(current), len(previous)), dtype=np.int64)
-            np.add.at(
-                table,
-                (np.searchsorted(current, labels[ib]), np.searchsorted(previous, prev_aligned[ia])),
-                1,
-            )
-            rows, cols = linear_sum_assignment(table, maximize=True)
-            for r, c in zip(rows, cols):
-                if table[r, c] > 0:
-                    mapping[int(current[r])] = int(previous[c])
-    for label in current:
-        if int(label) not in mapping:
-            mapping[int(label)] = next_label
-            next_label += 1
-    lookup = np.vectorize(mapping.__getitem__, otypes=[np.int64])
-    return lookup(labels) if len(labels) else labels.astype(np.int64), next_label
 
 
 @dataclass

@@ -232,7 +232,7 @@ def _evolve_by_stacking(engine, X, rng, pop, objectives, accumulate=None):
 @pytest.mark.parametrize("n_clusters", [None, 3])
 def test_evolve_with_reused_buffers_equals_stacking_every_generation(syn1, n_clusters):
     from ercot_nb._engine import Engine
-    from ercot_nb._evolutionary import evolve
+    from ercot_nb._nsga import evolve
 
     est = ERCOT(n_clusters=n_clusters, seed=0, pop_size=20, n_evaluations=100)
     engine = Engine(est._config(2))

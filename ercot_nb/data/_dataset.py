@@ -275,7 +275,7 @@ class TemporalDataset(Sequence[Snapshot]):
         scale : {"none", "standardize", "minmax"}, default="none"
             As in :meth:`from_arrays`.
         time_format : str, optional
-            A :func:`~datetime.datetime.strptime` format of the time labels,
+            A ``datetime.strptime`` format of the time labels,
             e.g. ``"%d/%m/%Y"``: steps are ordered by the dates it reads (the
             labels keep your text); a label that does not match is refused,
             naming it.

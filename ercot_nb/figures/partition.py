@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..data import TemporalDataset, common_ids
+from ..ensemble import step_agreement
 from ..result import ClusteringResult, StepResult
 from .animation import animation_figure
 from .layers import Parts
@@ -37,43 +38,6 @@ MIN_OPACITY = 0.1
 def cluster_name(label: int) -> str:
     """Name of the trace holding aligned cluster ``label``'s samples."""
     return f"cluster {int(label)}"
-
-
-def step_agreement(agreement: Any, t: int, n_samples: int) -> tuple[np.ndarray, str]:
-    """Step ``t``'s per-sample agreement and who agrees, checked.
-
-    Parameters
-    ----------
-    agreement : Ensemble or array-like
-        An :class:`ercot_nb.ensemble.Ensemble` (its ``agreement[t]``) or the
-        agreement of step ``t``'s samples, in the dataset's sample order.
-    t : int
-    n_samples : int
-        Samples at step ``t``.
-
-    Returns
-    -------
-    values : float ndarray of shape (n_samples,)
-    who : str
-        ``"N runs"`` for an ensemble of N runs, else ``"the runs"``.
-
-    Raises
-    ------
-    ValueError
-        If the length differs from the step's or a value is outside [0, 1].
-    """
-    if hasattr(agreement, "agreement") and hasattr(agreement, "results"):
-        values, who = agreement.agreement[t], f"{len(agreement.results)} runs"
-    else:
-        values, who = agreement, "the runs"
-    values = np.asarray(values, dtype=np.float64)
-    if values.shape != (n_samples,):
-        raise ValueError(
-            f"agreement of step {t} must hold one value per sample ({n_samples}), got shape {values.shape}"
-        )
-    if len(values) and not (np.all(values >= 0.0) and np.all(values <= 1.0)):
-        raise ValueError(f"agreement of step {t} must be shares in [0, 1]")
-    return values, who
 
 
 class PartitionLayer:
