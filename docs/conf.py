@@ -11,8 +11,8 @@ checks its links and pages in Chromium.
 """
 from __future__ import annotations
 
+import json
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -34,6 +34,18 @@ NOTEBOOK_SOURCES = (
 )
 
 
+def _for_readers(path: Path) -> bytes:
+    """A notebook's bytes without nbval's ``# NBVAL_...`` cell markers (other files as they are)."""
+    if path.suffix != ".ipynb":
+        return path.read_bytes()
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "code":
+            source = cell["source"] if isinstance(cell["source"], list) else cell["source"].splitlines(True)
+            cell["source"] = [line for line in source if not line.lstrip().startswith("# NBVAL_")]
+    return json.dumps(notebook, indent=1, ensure_ascii=False).encode("utf-8")
+
+
 def _mirror_notebooks() -> None:
     """Copy NOTEBOOK_SOURCES into docs/notebooks/ (changed files only), drop stale copies."""
     source, target = ROOT / "notebooks", DOCS / "notebooks"
@@ -41,9 +53,10 @@ def _mirror_notebooks() -> None:
               for path in source.glob(pattern) if path.is_file()}
     for rel, path in wanted.items():
         copy = target / rel
-        if not copy.is_file() or copy.read_bytes() != path.read_bytes():
+        content = _for_readers(path)
+        if not copy.is_file() or copy.read_bytes() != content:
             copy.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, copy)
+            copy.write_bytes(content)
     for copy in [p for p in target.rglob("*") if p.is_file()]:
         if copy.relative_to(target) not in wanted:
             copy.unlink()
