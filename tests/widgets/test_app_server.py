@@ -73,6 +73,6 @@ def test_the_app_page_loads_only_the_lab_extensions_it_uses(tmp_path):
     assert {"@voila-dashboards/widgets-manager8", "anywidget", "jupyterlab-plotly"} <= set(allowed)
 
     mine = ErcotVoila()
-    mine.initialize(["--no-browser", "--port=0", "--VoilaConfiguration.extension_allowlist=['x']",
+    mine.initialize(["--no-browser", "--port=0", "--VoilaConfiguration.extension_allowlist=x",
                      str(tmp_path)])
     assert mine.voila_configuration.extension_allowlist == ["x"]  # a server's own choice stays
