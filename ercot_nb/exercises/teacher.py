@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .._files import atomic_write_text
 from .registry import get_exercise, list_exercises
 
 EXERCISES_IN_SOURCE = Path("notebooks") / "exercises"
@@ -249,10 +250,7 @@ def _write_all(destination: str | os.PathLike[str], files: Mapping[Path, str], o
     for relative, text in files.items():
         out = target / relative
         out.parent.mkdir(parents=True, exist_ok=True)
-        partial = out.with_name(out.name + ".partial")
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, out)
-        written.append(out)
+        written.append(atomic_write_text(out, text))
     return written
 
 
