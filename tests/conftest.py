@@ -1,10 +1,12 @@
 """Fixtures shared by test folders."""
 from __future__ import annotations
 
+import threading
+
 import pytest
 from distributed import Client, LocalCluster
 
-from ercot_nb import algorithms, datasets
+from ercot_nb import _firstrun, algorithms, datasets
 
 SMALL_BUDGET = {"pop_size": 20, "n_evaluations": 60}
 
@@ -16,3 +18,18 @@ def one_thread_client():
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                       dashboard_address="127.0.0.1:0") as cluster, Client(cluster) as client:
         yield client
+
+
+@pytest.fixture
+def kernels_compiling(monkeypatch) -> threading.Event:
+    """Pretend the numba kernels must compile; the 'compilation' ends when the event is set."""
+    done = threading.Event()
+
+    def prepare(estimator, n_features):
+        thread = threading.Thread(target=done.wait, daemon=True)
+        thread.start()
+        return thread
+
+    monkeypatch.setattr(_firstrun, "kernels_ready", lambda precision="float64": False)
+    monkeypatch.setattr(_firstrun, "prepare_kernels", prepare)
+    return done

@@ -5,7 +5,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 
 import numpy as np
 import pytest
@@ -24,26 +23,10 @@ def _same_result(a, b):
         np.testing.assert_array_equal(x.objectives, y.objectives)
 
 
-def _compiling(monkeypatch, release_after_preview: bool):
-    """Pretend the kernels must compile; the 'compilation' ends when the test says so."""
-    done = threading.Event()
-
-    def prepare(estimator, n_features):
-        thread = threading.Thread(target=done.wait, daemon=True)
-        thread.start()
-        return thread
-
-    monkeypatch.setattr(_firstrun, "kernels_ready", lambda precision="float64": False)
-    monkeypatch.setattr(_firstrun, "prepare_kernels", prepare)
-    if not release_after_preview:
-        done.set()
-    return done
-
-
-def test_preview_is_numpy_step_zero_and_the_fit_stays_numba(monkeypatch):
+def test_preview_is_numpy_step_zero_and_the_fit_stays_numba(kernels_compiling):
     data = _data()
     plain = ERCOT(seed=3).fit(data)
-    done = _compiling(monkeypatch, release_after_preview=True)
+    done = kernels_compiling
     events = []
 
     def preview(step):
@@ -58,17 +41,17 @@ def test_preview_is_numpy_step_zero_and_the_fit_stays_numba(monkeypatch):
     _same_result(model, plain)  # the run itself is numba's, bit for bit
 
 
-def test_preview_draws_from_a_copy_of_a_generator_seed(monkeypatch):
+def test_preview_draws_from_a_copy_of_a_generator_seed(kernels_compiling):
     data = _data()
     plain = ERCOT(seed=np.random.default_rng(5)).fit(data)
-    done = _compiling(monkeypatch, release_after_preview=True)
+    done = kernels_compiling
     model = ERCOT(seed=np.random.default_rng(5)).fit(data, preview=lambda step: done.set())
     _same_result(model, plain)
 
 
-def test_preview_is_dropped_once_the_kernels_are_ready(monkeypatch):
+def test_preview_is_dropped_once_the_kernels_are_ready(kernels_compiling):
     data = _data()
-    _compiling(monkeypatch, release_after_preview=False)  # compiled before the preview's first kernel
+    kernels_compiling.set()  # compiled before the preview's first kernel
     calls = []
     model = ERCOT(seed=3).fit(data, preview=calls.append)
     assert calls == []

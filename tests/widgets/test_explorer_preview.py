@@ -1,6 +1,6 @@
 """The Explorer's first partition while the numba kernels compile (a fresh install's first fit).
 
-The cold cache is simulated as in tests/test_firstrun.py: ``kernels_ready`` says no and the
+The cold cache is simulated by the ``kernels_compiling`` fixture (tests/conftest.py): ``kernels_ready`` says no and the
 "compilation" is a thread that ends when the test says so (here: once the preview is shown).
 """
 from __future__ import annotations
@@ -28,25 +28,11 @@ DATA = {"n_steps": 4}
 COMPILE_S = 2.0
 
 
-def _compiling(monkeypatch) -> threading.Event:
-    """Pretend the kernels must compile; the 'compilation' ends when the event is set."""
-    done = threading.Event()
-
-    def prepare(estimator, n_features):
-        thread = threading.Thread(target=done.wait, daemon=True)
-        thread.start()
-        return thread
-
-    monkeypatch.setattr(_firstrun, "kernels_ready", lambda precision="float64": False)
-    monkeypatch.setattr(_firstrun, "prepare_kernels", prepare)
-    return done
-
-
-def test_explorer_shows_the_preview_first_then_exactly_the_numba_run(monkeypatch):
+def test_explorer_shows_the_preview_first_then_exactly_the_numba_run(kernels_compiling):
     explorer = Explorer("syn1", params=FAST, data_params=DATA)
     data = explorer.dataset
     plain = ERCOT(**FAST).fit(data)  # the run a warm cache gives
-    done = _compiling(monkeypatch)
+    done = kernels_compiling
     seen = []
 
     def runs_changed(change):
