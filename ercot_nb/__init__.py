@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _LAZY = {
-    "ERCOT": "._evolutionary",
-    "StaticEC": "._evolutionary",
+    "ERCOT": ".evolution",
+    "StaticEC": ".evolution",
     "TemporalDataset": ".data",
     "Snapshot": ".data",
     "ClusteringResult": ".result",
@@ -30,7 +30,7 @@ __all__ = [*_LAZY, *_SUBMODULES, "__version__"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import algorithms, data, datasets, ensemble, events, figures, hypervolume, metrics, result
-    from ._evolutionary import ERCOT, StaticEC
+    from .evolution._ercot import ERCOT, StaticEC
     from .data import Snapshot, TemporalDataset
     from .result import ClusteringResult, StepResult
 

@@ -19,8 +19,8 @@ from typing import Any, Callable
 
 # name -> "module:attribute", imported on first use so that listing is cheap.
 _REGISTRY: dict[str, str] = {
-    "ERCOT": "ercot_nb._evolutionary:ERCOT",
-    "staticEC": "ercot_nb._evolutionary:StaticEC",
+    "ERCOT": "ercot_nb.evolution._ercot:ERCOT",
+    "staticEC": "ercot_nb.evolution._ercot:StaticEC",
     "penaltyEC": "ercot_nb.baselines._penalty:PenaltyEC",
     "k-meansCOT": "ercot_nb.baselines._kmeanscot:KMeansCOT",
     "AFFECT": "ercot_nb.baselines._affect:AFFECT",

@@ -5,7 +5,7 @@
 the tidy labels table and the full result.  ``bench`` hands its arguments to
 :func:`ercot_nb.bench.main`.  ``experiments`` runs the paper's comparison and
 writes its report (:mod:`ercot_nb.experiments`).  ``app`` serves the Explorer
-notebook app with Voila, on 127.0.0.1 by default (:mod:`ercot_nb.widgets.app`);
+notebook app with Voila, on 127.0.0.1 by default (:mod:`ercot_nb.widgets.serve.launcher`);
 ``tutorials`` copies the tutorial notebooks and exercises into a folder (the
 student copy: no solutions); ``teacher`` writes the solved exercises or an
 nbgrader course from a source tree (:mod:`ercot_nb.exercises.teacher`).
@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._knee import KNEE_RULES  # NumPy only
+from .knee import KNEE_RULES # NumPy only
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     -------
     argparse.ArgumentParser
     """
-    from . import algorithms  # a registry of names: imports no algorithm
+    from . import algorithms # a registry of names: imports no algorithm
 
     def available() -> list[str]:
         return list(DATASET_NAMES)
@@ -162,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "so that the first fit does not wait for the compiler (python -m ercot_nb.warmup).")
     warmup.set_defaults(handler=_warmup)
 
-    from .experiments.cli import add_arguments as add_experiments_arguments  # light: no Dask
+    from .experiments.cli import add_arguments as add_experiments_arguments # light: no Dask
 
     experiments = commands.add_parser(
         "experiments",
@@ -374,7 +374,7 @@ def _prepared_data(args: argparse.Namespace):
 def _run_outputs(args: argparse.Namespace) -> dict[str, Path]:
     """The checked output paths of ``run`` (see :mod:`ercot_nb._files`), before any work is done."""
     from ._files import OutputError, check_outputs
-    from ._persist import result_path
+    from .result._format import result_path
 
     outputs = {"--out": args.out,
                "--save-result": None if args.save_result is None else result_path(args.save_result)}
@@ -429,7 +429,7 @@ def _experiments(args: argparse.Namespace) -> int:
 
 
 def _app(args: argparse.Namespace) -> int:
-    from .widgets.app import serve  # light: Voila runs in its own process
+    from .widgets.serve.launcher import serve # light: Voila runs in its own process
 
     try:
         return serve(port=args.port, open_browser=not args.no_browser, dataset=args.dataset,
@@ -441,7 +441,7 @@ def _app(args: argparse.Namespace) -> int:
 
 
 def _tutorials(args: argparse.Namespace) -> int:
-    from .widgets.app import copy_tutorials
+    from .widgets.serve.launcher import copy_tutorials
 
     try:
         written = copy_tutorials(args.dir, overwrite=args.overwrite)
@@ -476,7 +476,7 @@ def _teacher(args: argparse.Namespace) -> int:
 
 
 def _bench(argv: list[str]) -> int:
-    from . import bench  # written separately; imported only when asked for
+    from . import bench # written separately; imported only when asked for
 
     code: Any = bench.main(argv)
     return EXIT_OK if code is None else int(code)

@@ -61,7 +61,7 @@ def estimated_seconds(cores: float | None = None) -> float:
 def _parts():
     """(name, estimated seconds, function) of every serial part of the warm-up."""
     from . import ERCOT, StaticEC, TemporalDataset
-    from ._stacking import stacking_em
+    from .evolution._stacking import stacking_em
     from .baselines._penalty import PenaltyEC
 
     rng = np.random.default_rng(0)
@@ -92,7 +92,7 @@ def compile_parallel() -> None:
     the parallel variants forced, on a fixed number of clusters (no repair
     kernel), so this process writes no cache file the serial part writes.
     """
-    from ._engine import EAConfig, Engine
+    from .evolution._engine import EAConfig, Engine
 
     rng = np.random.default_rng(0)
     threshold, Engine.PARALLEL_WORK = Engine.PARALLEL_WORK, 0

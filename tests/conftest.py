@@ -6,7 +6,9 @@ import threading
 import pytest
 from distributed import Client, LocalCluster
 
-from ercot_nb import _firstrun, algorithms, datasets
+from ercot_nb import algorithms, datasets
+
+from ercot_nb.kernels import _firstrun
 
 SMALL_BUDGET = {"pop_size": 20, "n_evaluations": 60}
 

@@ -219,7 +219,9 @@ def test_front_hypervolume_reference_is_checked():
 
 # -- memory of a fit ----------------------------------------------------------------------
 def test_the_issue_s_huge_fit_is_refused_before_allocating_naming_parameters_and_estimate(monkeypatch):
-    from ercot_nb import ERCOT, _memory
+    from ercot_nb import ERCOT
+
+    from ercot_nb.evolution import _memory
 
     monkeypatch.setattr(_memory, "available_memory", lambda: 16 * 2**30)
     X = np.random.default_rng(0).normal(size=(2000, 50))
@@ -234,7 +236,9 @@ def test_the_issue_s_huge_fit_is_refused_before_allocating_naming_parameters_and
     (dict(pop_size=400, n_clusters=50, max_clusters=60), (100, 20), 3, "n_clusters=50"),
 ])
 def test_fits_beyond_a_small_available_memory_are_refused(monkeypatch, params, shape, n_steps, slots):
-    from ercot_nb import StaticEC, _memory
+    from ercot_nb import StaticEC
+
+    from ercot_nb.evolution import _memory
 
     monkeypatch.setattr(_memory, "available_memory", lambda: 8 * 2**20)  # a fake 8 MiB machine
     data = [np.random.default_rng(t).normal(size=shape) for t in range(n_steps)]
@@ -246,7 +250,9 @@ def test_fits_beyond_a_small_available_memory_are_refused(monkeypatch, params, s
 
 
 def test_a_fit_within_the_available_memory_runs_and_the_estimate_grows_with_every_factor(monkeypatch):
-    from ercot_nb import StaticEC, _memory
+    from ercot_nb import StaticEC
+
+    from ercot_nb.evolution import _memory
 
     base = dict(pop_size=100, n_max=8, n_samples=100, n_features=3, n_steps=2)
     size = _memory.estimate_fit_bytes(**base)

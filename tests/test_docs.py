@@ -163,7 +163,7 @@ def test_api_reference_documents_every_public_name(site):
         if f'id="ercot_nb.{name}"' not in (site / "api" / "estimators.html").read_text():
             missing.append(f"ercot_nb.{name}")
     for module in ["data", "datasets", "metrics", "baselines", "params", "events", "ensemble",
-                   "hypervolume", "figures", "page", "widgets", "exercises"]:
+                   "knee", "hypervolume", "figures", "page", "widgets", "exercises"]:
         page = (site / "api" / f"{module}.html").read_text()
         for name in importlib.import_module(f"ercot_nb.{module}").__all__:
             if f'id="ercot_nb.{module}.{name}"' not in page:

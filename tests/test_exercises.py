@@ -294,7 +294,7 @@ def test_typical_f_sep_mistakes_get_their_specific_hint(wrong, hint):
 
 def test_f_sep_feedback_numbers_are_the_package_values():
     # The ghost case (case 3): the package's NumPy twin with separation over non-empty clusters.
-    from ercot_nb._kernels import _numpy_twins
+    from ercot_nb.kernels import _numpy_twins
 
     case = exercises.case_inputs("01_implement_f_sep", 3)
     n_max = len(case["centroids"])

@@ -12,7 +12,7 @@ from distributed import Client, LocalCluster
 from scipy import stats
 
 from ercot_nb import algorithms, datasets
-from ercot_nb._params import ParamsMixin
+from ercot_nb.params._mixin import ParamsMixin
 from ercot_nb.cli import main
 from ercot_nb.experiments import (
     KNOWN_K,

@@ -1,4 +1,4 @@
-"""Tests for ercot_nb._knee (final-solution selection)."""
+"""Tests for ercot_nb.knee (final-solution selection)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ercot_nb._knee import (
+from ercot_nb.knee import (
     KNEE_RULES,
     attainment_scores,
     mock_control_data,
@@ -246,7 +246,7 @@ def test_mock_control_data_pca_matches_covariance() -> None:
 # --------------------------------------------------------------------------- #
 # A-posteriori selection rules (select_member)
 # --------------------------------------------------------------------------- #
-from ercot_nb._knee import A_POSTERIORI_RULES, SELECTION_RULES, select_member  # noqa: E402
+from ercot_nb.knee import A_POSTERIORI_RULES, SELECTION_RULES, select_member  # noqa: E402
 
 
 def test_selection_rules_declared_once() -> None:
@@ -310,7 +310,7 @@ def test_asf_skips_a_weakly_dominated_tie() -> None:
                           st.sampled_from([0.0, 1.0, 3.0, -0.0])), min_size=1, max_size=30))
 def test_first_occurrences_equals_numpy_unique(rows):
     """The sort-based first occurrences (no np.unique(axis=0) per knee) equal np.unique's."""
-    from ercot_nb._knee import _first_occurrences
+    from ercot_nb.knee import _first_occurrences
 
     F = np.array(rows, dtype=float)
     _, first = np.unique(F, axis=0, return_index=True)

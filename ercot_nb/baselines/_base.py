@@ -12,7 +12,7 @@ from __future__ import annotations
 import time as _time
 import numpy as np
 
-from .._estimator import TemporalEstimator, seeded_generator
+from ..base import TemporalEstimator, seeded_generator
 from ..data import Snapshot, TemporalDataset, common_ids
 from ..result import ClusteringResult, StepResult
 

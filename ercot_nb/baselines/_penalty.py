@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._engine import Engine
-from .._evolutionary import _COMMON_DOC, _EvolutionaryClustering
-from .._params import store_params
+from ..evolution._engine import Engine
+from ..evolution._ercot import _COMMON_DOC, _EvolutionaryClustering
+from ..params._mixin import store_params
 from ..data import Snapshot, common_ids
 from ..result import StepResult
 
@@ -98,14 +98,14 @@ class PenaltyEC(_EvolutionaryClustering):
         + _COMMON_DOC.replace(
             """    knee : {"ideal", "chord", "mock"}, default="ideal"
         Rule choosing the final solution on the first front (see
-        ``ercot_nb._knee``); "mock" runs ``n_control_sets`` extra static
+        ``ercot_nb.knee``); "mock" runs ``n_control_sets`` extra static
         searches on structureless data per step.
     n_control_sets : int, default=3
         Control fronts for ``knee="mock"``.
 """,
             """    knee : {"ideal", "chord"}, default="ideal"
         Rule choosing the final solution on the first front (see
-        ``ercot_nb._knee``).
+        ``ercot_nb.knee``).
 """,
         )
         + """    keep_fraction : float, default=0.8

@@ -12,7 +12,7 @@ import pandas as pd
 from scipy import stats
 
 from .. import datasets
-from .._evolutionary import ERCOT
+from ..evolution._ercot import ERCOT
 from ..metrics import mean_scores
 from ..params import PRECISIONS
 

@@ -68,14 +68,14 @@ def nsga_objective(kernels, X, n_max: int, precision: str = "float64"):
     """pymoo's objective for :func:`pymoo_ratio`: ERCOT's evaluation kernel, run as ERCOT runs it.
 
     The kernel and its threads are those ERCOT's engine picks for the same
-    work (:meth:`ercot_nb._engine.Engine.kernel_for`: the parallel variant for
+    work (:meth:`ercot_nb.evolution._engine.Engine.kernel_for`: the parallel variant for
     large calls on several threads), so both sides get the same threads; the
     samples are in ERCOT's ``precision``.
     Returns ``objectives(pop) -> F`` of shape (n, 2): f_cp and f_sep.
     """
     import numba
 
-    from ercot_nb._engine import Engine
+    from ercot_nb.evolution._engine import Engine
 
     X = np.array(X, dtype=precision, order="C")  # writeable and contiguous, as the engine passes it
     xt = kernels.feature_major(X)
@@ -106,7 +106,7 @@ def pymoo_ratio(dataset, repeats: int = 2, seed: int = 0, pop_size: int = 100,
     except ImportError:
         return None
     from ercot_nb import ERCOT
-    from ercot_nb._kernels import get_backend
+    from ercot_nb.kernels import get_backend
 
     kernels = get_backend("numba")
     n_max = 8  # ERCOT's default max_clusters
@@ -145,7 +145,7 @@ def kernel_ns_per_pair(dataset, repeats: int = 9, seed: int = 0, precision: str 
     population), one kernel call at a time.
     """
     from ercot_nb import ERCOT
-    from ercot_nb._kernels import get_backend
+    from ercot_nb.kernels import get_backend
 
     kernels = get_backend("numba")
     model = ERCOT(seed=seed).fit(dataset[:2])

@@ -60,8 +60,8 @@ def thread_scaling(n_samples: int = 19_200, threads=(1, 2, 4, 8, 16), repeats: i
     steps after the first and ``repeats`` fits), ``speed_up`` (over one
     thread), ``expected`` (Amdahl from the one-thread kernel share ``p``) and ``p``.
     """
-    from .._engine import Engine
-    from .._evolutionary import ERCOT
+    from ..evolution._engine import Engine
+    from ..evolution._ercot import ERCOT
     from .speed import seven_blobs
 
     data = seven_blobs(n_samples=n_samples, n_steps=3)

@@ -9,7 +9,7 @@ which returns a :class:`Feedback`: green when the answer is right, amber
 otherwise, with specific, encouraging hints and the numbers needed to debug
 (never the full answer to a prediction on the first try). Answers are checked
 against the package itself (the NumPy twins of the kernels, the knee rule in
-``ercot_nb._knee``, the dataset labels and the fitted model the student
+``ercot_nb.knee``, the dataset labels and the fitted model the student
 passes), not against stored numbers.
 
 =======================================  ======================================

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from scipy.spatial.distance import cdist, pdist
 
-from .._kernels import _numpy_twins
+from ..kernels import _numpy_twins
 from .answers import as_number, call_student, number_hint, require_function, same
 from .feedback import RTOL, Mistake, NotAttempted
 

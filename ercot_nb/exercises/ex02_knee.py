@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._knee import normalise_front, select_knee
+from ..knee import normalise_front, select_knee
 from .answers import as_int, call_student, fmt, require_function, result_of, step_arg
 from .feedback import Mistake, NotAttempted
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import algorithms as registry  # a light registry of names: nothing is imported from it here
+from .. import algorithms as registry # a light registry of names: nothing is imported from it here
 from ..algorithms import name_key
 
 # What the parser needs, kept here so that building it (``ercot-nb --help``)

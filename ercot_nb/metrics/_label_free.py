@@ -157,7 +157,7 @@ def centroid_objectives(X: np.ndarray, centroids: np.ndarray) -> tuple[float, fl
     -------
     f_cp, f_sep : float
     """
-    from .._kernels import get_backend
+    from ..kernels import get_backend
 
     X = np.ascontiguousarray(_finite_rows("centroid_objectives", "X", X))
     centroids = _finite_rows("centroid_objectives", "centroids", centroids)

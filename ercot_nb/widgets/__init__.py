@@ -32,37 +32,37 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-# Imported on first use, so that `ercot_nb.widgets.app` (the `ercot-nb app`
+# Imported on first use, so that `ercot_nb.widgets.serve.launcher` (the `ercot-nb app`
 # launcher) starts without loading Plotly's widget machinery.
 _LAZY = {
-    "Explorer": ".explorer",
-    "VIEWS": ".explorer",
-    "Compare": ".compare",
-    "DatasetPicker": ".dataset_picker",
-    "RunPanel": ".run_panel",
-    "TimeScrubber": ".scrubber",
-    "PartitionView": ".partition_view",
-    "VideoView": ".video_view",
-    "ParetoView": ".pareto_view",
-    "AlphaView": ".alpha_view",
-    "ScoresView": ".scores_view",
-    "SankeyView": ".sankey_view",
+    "Explorer": ".apps.explorer",
+    "VIEWS": ".apps.explorer",
+    "Compare": ".apps.compare",
+    "DatasetPicker": ".apps.dataset_picker",
+    "RunPanel": ".apps.run_panel",
+    "TimeScrubber": ".apps.scrubber",
+    "PartitionView": ".views.partition",
+    "VideoView": ".views.video",
+    "ParetoView": ".views.pareto",
+    "AlphaView": ".views.alpha",
+    "ScoresView": ".views.scores",
+    "SankeyView": ".views.sankey",
 }
 
 __all__ = list(_LAZY)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .alpha_view import AlphaView
-    from .compare import Compare
-    from .dataset_picker import DatasetPicker
-    from .explorer import VIEWS, Explorer
-    from .pareto_view import ParetoView
-    from .partition_view import PartitionView
-    from .run_panel import RunPanel
-    from .sankey_view import SankeyView
-    from .scores_view import ScoresView
-    from .scrubber import TimeScrubber
-    from .video_view import VideoView
+    from .views.alpha import AlphaView
+    from .apps.compare import Compare
+    from .apps.dataset_picker import DatasetPicker
+    from .apps.explorer import VIEWS, Explorer
+    from .views.pareto import ParetoView
+    from .views.partition import PartitionView
+    from .apps.run_panel import RunPanel
+    from .views.sankey import SankeyView
+    from .views.scores import ScoresView
+    from .apps.scrubber import TimeScrubber
+    from .views.video import VideoView
 
 
 def __getattr__(name: str) -> Any:

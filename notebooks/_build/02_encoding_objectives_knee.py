@@ -91,7 +91,7 @@ md("""Two of the four true clusters are split in two; clusters the two partition
 
 ## Knee rules
 
-`ERCOT(knee=...)` chooses the output among the first-front members (on the accumulated objectives from the second step on) by one of three rules (`ercot_nb/_knee.py`). The first two normalise each objective to g = sqrt((f - min) / (max - min)) over the front:
+`ERCOT(knee=...)` chooses the output among the first-front members (on the accumulated objectives from the second step on) by one of three rules (`ercot_nb/knee.py`). The first two normalise each objective to g = sqrt((f - min) / (max - min)) over the front:
 
 * `"ideal"` (default): the member closest to the ideal corner (0, 0);
 * `"chord"`: the member farthest from the straight line joining the two extreme members, on the ideal side (the classic "knee" of a curve);

@@ -57,7 +57,7 @@ for name, model in free.items():
           f"mRI = {metrics.mean_scores(data, model.labels_)['mRI']:.3f}")"""),
 md("""## The smoothness weight alpha
 
-At each step t > 1 ERCOT estimates alpha as follows (`ercot_nb/_smoothness.py`, paper section "Smoothness Weight Auto-Tuning"):
+At each step t > 1 ERCOT estimates alpha as follows (`ercot_nb/evolution/_smoothness.py`, paper section "Smoothness Weight Auto-Tuning"):
 
 1. centre the data of t-1 and of t on their means and keep the samples present at both steps;
 2. take a **pseudo-partition** of step t (the knee of the final population on the current objectives alone) and match its clusters to the final clusters of t-1 (Hungarian matching on shared ids);

@@ -76,9 +76,9 @@ md("""## All of it on one time axis
 code("""figures.overview_figure(data, result, ensemble=runs, events=events)"""),
 md("""## 4. Choosing differently, and carrying it forward
 
-At every year ERCOT keeps its whole final population, and the knee rule picks one member of the first Pareto front (see [02](02_encoding_objectives_knee.ipynb)). Other rules can pick after the run (source: `ercot_nb/_knee.py`): `"fixed_k"` takes the front member with exactly `k` clusters nearest the ideal corner, `"asf"` and `"pseudo_weights"` weigh the two objectives.
+At every year ERCOT keeps its whole final population, and the knee rule picks one member of the first Pareto front (see [02](02_encoding_objectives_knee.ipynb)). Other rules can pick after the run (source: `ercot_nb/knee.py`): `"fixed_k"` takes the front member with exactly `k` clusters nearest the ideal corner, `"asf"` and `"pseudo_weights"` weigh the two objectives.
 
-Picking another member of one year only relabels that year, unless the later years see it. `model.adopt(t, member)` makes the choice real (source: `ercot_nb/_adopt.py`): the years before `t` stay as they are, year `t` takes the member's partition, and the later years are fitted again from there, with the random stream where it was, so the next year's history and smoothness compare with the partition you chose.
+Picking another member of one year only relabels that year, unless the later years see it. `model.adopt(t, member)` makes the choice real (source: `ercot_nb/evolution/_adopt.py`): the years before `t` stay as they are, year `t` takes the member's partition, and the later years are fitted again from there, with the random stream where it was, so the next year's history and smoothness compare with the partition you chose.
 
 Which year to change? Look for a year where this run's number of clusters leaves the runs' consensus:"""),
 code("""consensus_k = runs.steps_frame()["n_clusters"].to_numpy()

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ercot_nb import StaticEC, TemporalDataset, algorithms, datasets
-from ercot_nb._knee import select_knee
+from ercot_nb.knee import select_knee
 from ercot_nb.baselines import PenaltyEC
 from ercot_nb.baselines._penalty import batch_nmi
 from ercot_nb.data import common_ids

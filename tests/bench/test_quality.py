@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ercot_nb import algorithms, datasets
-from ercot_nb._params import ParamsMixin
+from ercot_nb.params._mixin import ParamsMixin
 from ercot_nb.bench import format_quality, quality_runs, quality_summary
 from ercot_nb.bench.cli import main
 from ercot_nb.experiments import KNOWN_K

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from ercot_nb import ERCOT, datasets
-from ercot_nb._engine import Engine
-from ercot_nb._kernels import get_backend
+from ercot_nb.evolution._engine import Engine
+from ercot_nb.kernels import get_backend
 from ercot_nb.bench import ratios
 
 

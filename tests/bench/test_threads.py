@@ -4,7 +4,7 @@ from __future__ import annotations
 import numba
 import pytest
 
-from ercot_nb._engine import Engine
+from ercot_nb.evolution._engine import Engine
 from ercot_nb.bench.threads import thread_scaling
 
 

@@ -81,7 +81,7 @@ def app_server(args: Sequence[str], tmp_path: Path, *, python: str = sys.executa
 def server_process(launcher: subprocess.Popen) -> psutil.Process:
     """The app server (Voila) process started by the `ercot-nb app` launcher."""
     for child in psutil.Process(launcher.pid).children(recursive=True):
-        if "ercot_nb.widgets.app_server" in " ".join(child.cmdline()):
+        if "ercot_nb.widgets.serve.app_server" in " ".join(child.cmdline()):
             return child
     raise RuntimeError("the app server process was not found")
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from .app_harness import CHROMIUM, REPO, app_server, chromium, scratch_env
 
-from ercot_nb.widgets.app import APPS, TUTORIAL_FILES, tutorial_files
+from ercot_nb.widgets.serve.launcher import APPS, TUTORIAL_FILES, tutorial_files
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="the browser tests need /usr/bin/chromium")
 
@@ -103,7 +103,7 @@ def test_the_installed_wheel_serves_the_app_from_an_empty_folder(tmp_path, capsy
         page.screenshot(path=str(tmp_path / "wheel-app.png"), full_page=True)
         timings["page loaded"] = time.monotonic() - started
     # the kernel ran the venv's ercot_nb: numba cached its kernels next to it
-    assert list((package / "_kernels" / "__pycache__").glob("*.nbi"))
+    assert list((package / "kernels" / "__pycache__").glob("*.nbi"))
     assert os.listdir(empty) == []  # the app wrote nothing into the folder it ran from
     text = log.read_text()
     assert "Serving explorer.ipynb" in text and "Traceback" not in text

@@ -19,8 +19,8 @@ import pytest
 from ercot_nb import TemporalDataset, figures
 from ercot_nb.result import ClusteringResult, StepResult
 from ercot_nb.widgets._state import AppState
-from ercot_nb.widgets.alpha_view import AlphaView
-from ercot_nb.widgets.bench import _MeasuringComm, _measuring_comms
+from ercot_nb.widgets.views.alpha import AlphaView
+from ercot_nb.bench.scrubbing import _MeasuringComm, _measuring_comms
 
 
 class CountingStep(StepResult):

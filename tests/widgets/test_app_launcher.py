@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("voila")
 
 from ercot_nb.cli import main  # noqa: E402
-from ercot_nb.widgets import app  # noqa: E402
+from ercot_nb.widgets.serve import launcher as app  # noqa: E402
 
 
 def _free_port() -> int:

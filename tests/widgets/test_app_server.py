@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("voila")
 
-from ercot_nb.widgets.app_server import HostRule  # noqa: E402
+from ercot_nb.widgets.serve.app_server import HostRule  # noqa: E402
 
 
 @pytest.mark.parametrize("host, allowed", [
@@ -36,7 +36,7 @@ def test_a_server_on_one_address_answers_it_and_not_others():
 def test_the_culler_skips_kernels_shut_down_since_it_listed_them(caplog):
     import asyncio
 
-    from ercot_nb.widgets.app_server import CappedKernelManager
+    from ercot_nb.widgets.serve.app_server import CappedKernelManager
 
     manager = CappedKernelManager()
     manager._closing.add("closing-id")
@@ -54,7 +54,7 @@ def test_the_app_page_loads_only_the_lab_extensions_it_uses(tmp_path):
     # console errors on every Voila page; the app's page config lists only what it uses
     from voila.utils import filter_extension
 
-    from ercot_nb.widgets.app_server import APP_LAB_EXTENSIONS, ErcotVoila
+    from ercot_nb.widgets.serve.app_server import APP_LAB_EXTENSIONS, ErcotVoila
 
     app = ErcotVoila()
     app.initialize(["--no-browser", "--port=0", str(tmp_path)])

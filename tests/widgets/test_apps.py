@@ -18,10 +18,10 @@ import pytest
 from ercot_nb import datasets, figures
 from ercot_nb.widgets import Compare, Explorer, PartitionView, VideoView
 from ercot_nb.widgets._state import AppState
-from ercot_nb.widgets.alpha_view import AlphaView
-from ercot_nb.widgets.pareto_view import ParetoView
-from ercot_nb.widgets.sankey_view import SankeyView
-from ercot_nb.widgets.scores_view import ScoresView
+from ercot_nb.widgets.views.alpha import AlphaView
+from ercot_nb.widgets.views.pareto import ParetoView
+from ercot_nb.widgets.views.sankey import SankeyView
+from ercot_nb.widgets.views.scores import ScoresView
 
 FAST = {"pop_size": 10, "n_evaluations": 20, "max_clusters": 4}
 SMALL = {"n_steps": 5, "n_per_cluster": 6}

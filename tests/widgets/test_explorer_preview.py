@@ -15,7 +15,8 @@ import numpy as np
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from ercot_nb import ERCOT, _firstrun, datasets
+from ercot_nb import ERCOT, datasets
+from ercot_nb.kernels import _firstrun
 from ercot_nb.result import StepResult
 from ercot_nb.widgets import Explorer
 from ercot_nb.widgets._job import Runner

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from ercot_nb import ERCOT, algorithms, figures
-from ercot_nb._evolutionary import StaticEC
+from ercot_nb.evolution._ercot import StaticEC
 from ercot_nb.widgets import Compare, Explorer
 
 FAST = {"pop_size": 10, "n_evaluations": 20, "max_clusters": 4}

@@ -5,7 +5,7 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
-from ercot_nb.widgets.run_panel import algorithm_form, make_algorithm  # noqa: E402
+from ercot_nb.widgets.apps.run_panel import algorithm_form, make_algorithm  # noqa: E402
 
 
 def test_form_offers_the_mixture_partition_and_passes_it_on():

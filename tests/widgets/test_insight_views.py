@@ -14,9 +14,9 @@ from ercot_nb.metrics import label_free_steps
 from ercot_nb.result import ClusteringResult
 from ercot_nb.widgets import Explorer
 from ercot_nb.widgets._fits import SeedEnsemble, ensemble_seeds
-from ercot_nb.widgets.partition_view import PartitionView
-from ercot_nb.widgets.sankey_view import SankeyView
-from ercot_nb.widgets.scores_view import LABEL_FREE, ScoresView
+from ercot_nb.widgets.views.partition import PartitionView
+from ercot_nb.widgets.views.sankey import SankeyView
+from ercot_nb.widgets.views.scores import LABEL_FREE, ScoresView
 
 FAST = {"pop_size": 20, "n_evaluations": 40}
 

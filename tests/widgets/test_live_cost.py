@@ -6,7 +6,7 @@ work done per finished step and at the end of the run is left), must be the
 same for a run of 20 steps and one of 80 steps.  The old Explorer built the
 Pareto figure of every step at the end of a run (2,000 builds for a
 2,000-step run: most of the app's whole-run time in
-``python -m ercot_nb.widgets.bench``).
+``python -m ercot_nb.bench.scrubbing``).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 from ercot_nb import TemporalDataset, figures
 from ercot_nb.widgets import Explorer
 from ercot_nb.widgets._job import RateLimit
-from ercot_nb.widgets.bench import _MeasuringComm, _measuring_comms
+from ercot_nb.bench.scrubbing import _MeasuringComm, _measuring_comms
 
 PARAMS = {"pop_size": 10, "n_evaluations": 20, "max_clusters": 2, "seed": 0}
 BUILDERS = ("pareto_parts", "alpha_parts", "sankey_parts", "scores_parts", "partition_parts")
@@ -67,7 +67,7 @@ def test_a_live_run_costs_the_same_figure_builds_and_messages_at_any_length(monk
 def test_the_sankey_draws_the_steps_around_the_current_one(monkeypatch):
     """A Sankey of every step of a long run cost seconds per redraw and showed no flow."""
     from ercot_nb import ERCOT
-    from ercot_nb.widgets.sankey_view import WINDOW, SankeyView
+    from ercot_nb.widgets.views.sankey import WINDOW, SankeyView
 
     data = drifting(3 * WINDOW)
     result = ERCOT(**PARAMS).fit(data).result_

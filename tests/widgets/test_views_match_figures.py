@@ -15,12 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ercot_nb import ERCOT, TemporalDataset, datasets, figures
-from ercot_nb.widgets.alpha_view import AlphaView
-from ercot_nb.widgets.pareto_view import ParetoView
-from ercot_nb.widgets.partition_view import PartitionView
-from ercot_nb.widgets.sankey_view import SankeyView
-from ercot_nb.widgets.scores_view import ScoresView
-from ercot_nb.widgets.video_view import VideoView
+from ercot_nb.widgets.views.alpha import AlphaView
+from ercot_nb.widgets.views.pareto import ParetoView
+from ercot_nb.widgets.views.partition import PartitionView
+from ercot_nb.widgets.views.sankey import SankeyView
+from ercot_nb.widgets.views.scores import ScoresView
+from ercot_nb.widgets.views.video import VideoView
 
 FAST = {"pop_size": 20, "n_evaluations": 60}
 PROJECTION = {"features": None, "pca": "pca", "3d": "3d"}

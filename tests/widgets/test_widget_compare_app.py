@@ -16,10 +16,11 @@ import pytest
 from ercot_nb import ERCOT, algorithms
 from ercot_nb.cli import main
 from ercot_nb.widgets import Compare
-from ercot_nb.widgets import _bundle, app
-from ercot_nb.widgets._figure_widget import SyncedFigureWidget
+from ercot_nb.widgets import _bundle
+from ercot_nb.widgets.serve import launcher as app
+from ercot_nb.widgets.views._figure_widget import SyncedFigureWidget
 from ercot_nb.params import KNEE_RULES, dataset_params, estimator_params
-from ercot_nb.widgets._params_form import ParamsForm
+from ercot_nb.widgets.apps._params_form import ParamsForm
 
 REPO = Path(__file__).resolve().parents[2]
 FAST = {"pop_size": 20, "n_evaluations": 40}
@@ -77,7 +78,7 @@ def test_compare_keeps_entries_per_algorithm_and_limits_the_selection():
 
 
 def test_compare_uses_whatever_the_registry_holds(monkeypatch):
-    monkeypatch.setitem(algorithms._REGISTRY, "ERCOT-chord", "ercot_nb._evolutionary:ERCOT")
+    monkeypatch.setitem(algorithms._REGISTRY, "ERCOT-chord", "ercot_nb.evolution._ercot:ERCOT")
     compare = Compare("syn1", algorithms=("ERCOT", "ERCOT-chord"),
                       params={"ERCOT": FAST, "ERCOT-chord": {**FAST, "knee": "chord"}})
     assert "ERCOT-chord" in compare.choice.options
@@ -124,7 +125,7 @@ def test_app_command_serves_the_explorer_with_voila(monkeypatch, capsys):
     port = _free_port()
     assert main(["app", "--port", str(port), "--dataset", "SYN5", "--no-browser"]) == 0
     command = started["command"]
-    assert command[1:4] == ["-m", "ercot_nb.widgets.app_server",
+    assert command[1:4] == ["-m", "ercot_nb.widgets.serve.app_server",
                             str(REPO / "widgets" / "explorer.ipynb")]
     assert f"--port={port}" in command and "--Voila.ip=127.0.0.1" in command and "--no-browser" in command
     assert started["env"][app.DATASET_ENV] == "syn5"

@@ -300,7 +300,7 @@ def test_a_missing_id_is_refused_with_what_to_do():
 @pytest.mark.parametrize("over", [60, 1])
 def test_a_file_just_over_the_limit_shows_sizes_that_differ(over):
     """The message read "the file has 50 MiB; the limit is 50 MiB" for a file 60 bytes over."""
-    from ercot_nb.widgets.dataset_picker import MAX_UPLOAD_BYTES
+    from ercot_nb.widgets.apps.dataset_picker import MAX_UPLOAD_BYTES
 
     picker = DatasetPicker("syn1")
     assert not picker.read_csv(b"x" * (MAX_UPLOAD_BYTES + over), "big.csv")

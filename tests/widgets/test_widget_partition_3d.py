@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ercot_nb import ERCOT, TemporalDataset, datasets, figures
-from ercot_nb.widgets.partition_view import PartitionView
+from ercot_nb.widgets.views.partition import PartitionView
 
 FAST = {"pop_size": 20, "n_evaluations": 60}
 

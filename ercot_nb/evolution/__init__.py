@@ -1,0 +1,38 @@
+"""ERCOT and staticEC: the evolutionary temporal clustering of the paper.
+
+One module per concept of the method:
+
+==================  ==========================================================
+``_ercot``          the estimators: parameters, validation, seeding, the loop
+                    over steps and the history a posteriori
+``_nsga``           one step's NSGA-II search (G_max generations)
+``_engine``         buffers, random draws and operators over the kernels
+``_history``        what one step hands to the next
+``_smoothness``     the smoothness weight alpha (stacked density estimation)
+``_stacking``       the stacking EM that weighs the historical model
+``_adopt``          adopt a front member at step t and continue the run
+``_mixture``        the optional Gaussian-mixture final partition
+``_memory``         a fit's peak memory, estimated before allocating
+==================  ==========================================================
+
+The knee rules are :mod:`ercot_nb.knee` (results use them too), the kernels
+:mod:`ercot_nb.kernels`, the parameter machinery :mod:`ercot_nb.params`.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__all__ = ["ERCOT", "StaticEC"]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._ercot import ERCOT, StaticEC
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy, so that importing one module of the package (e.g. the smoothness
+    # rules) does not import the estimators.
+    if name in __all__:
+        from . import _ercot
+
+        return getattr(_ercot, name)
+    raise AttributeError(f"module 'ercot_nb.evolution' has no attribute {name!r}")

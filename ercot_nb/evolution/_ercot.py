@@ -1,0 +1,581 @@
+"""ERCOT and staticEC estimators: parameters, validation, seeding, history.
+
+The per-step workflow follows Algorithm 1 of the paper (Zhao, Yan, Shi,
+"Evolutionary Robust Clustering Over Time for Temporal Data", IEEE TCYB
+2021) with the resolutions of ``docs/algorithm.md``, *ERCOT at one time step*:
+
+* t = 1 (or every t for staticEC): random population, evaluated on A^t;
+* t > 1: 80% of the previous final population carried over by
+  decode-encode over the common ids, 20% new random solutions;
+* G_max reproduction rounds (tournament, single-point crossover,
+  polynomial mutation, repair, one Lloyd refinement step, evaluation) each
+  followed by NSGA-II environmental selection;
+* at the last round of t > 1: smoothness weight alpha^{t-1} by stacked
+  density estimation, fitness accumulation
+  (1 - alpha) f^t + alpha f^{t-1} on parents and offspring, selection on it;
+* output: the knee of the first front of the final population.
+"""
+from __future__ import annotations
+
+import time as _time
+
+import numpy as np
+
+from .. import knee as _knee
+from . import _smoothness
+from ._adopt import adopt
+from ._engine import EAConfig, Engine
+from ..base import TemporalEstimator, seeded_generator
+from ._history import History
+from ._memory import check_fit_memory
+from ._mixture import Mixture, equal_spread_bic, fit_mixture
+from ._nsga import evolve
+from ..params._mixin import store_params
+from ..data import ARITHMETIC_LIMIT, Snapshot, check_float32_range, common_ids
+from ..params import check_argument
+from ..result import ClusteringResult, StepResult, compress_labels
+
+from ..params import BUDGET_MODES, EMPTY_CLUSTERS, MUTATION_MODES, SEPARATIONS  # noqa: F401 (re-exported)
+
+MIXTURE_ITERATIONS = 30
+"""EM iterations of ``final_partition="mixture"`` at each step."""
+MIXTURE_COVARIANCE = "full"
+"""Covariance of the mixture's components (full matrices: colour channels are correlated)."""
+MIXTURE_SAMPLES = 3000
+"""The mixture's parameters are fitted on a regular subsample of at most this many samples."""
+
+
+class _EvolutionaryClustering(TemporalEstimator):
+    """Shared machinery of ERCOT, staticEC and their variants.
+
+    Subclasses set ``_uses_history`` (re-initialise from the previous step)
+    and ``_accumulates`` (fitness accumulation at the last generation), and
+    may override :meth:`_objectives` (penaltyEC does).
+    """
+
+    _algorithm_name = "evolutionary"
+    _uses_history = False
+    _accumulates = False
+
+    # Parameters shared by all variants are declared in subclasses' __init__ so
+    # that get_params() reflects exactly each estimator's signature.
+
+    # -- public API (fit, fit_predict, partial_fit, labels_ ... in TemporalEstimator) --
+    def predict(self, X, t: int = -1) -> np.ndarray:
+        """Label new samples by the nearest centroid of step ``t``'s partition.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Finite numbers (a row with NaN or inf is refused, naming it).
+        t : int, default=-1
+            Step whose partition labels the samples (negative: from the end).
+
+        Raises
+        ------
+        TypeError
+            For a ``t`` that is not an int (a bool is refused).
+        ValueError
+            For a step ``t`` out of range, a wrong shape, non-finite values or
+            values beyond ``ercot_nb.data.ARITHMETIC_LIMIT`` (as ``fit``).
+        """
+        self._check_fitted()
+        n_steps = len(self.result_)
+        t = check_argument(f"{self._algorithm_name}.predict (a result of {n_steps} steps)", "t", t, "int",
+                           default=-1, low=-n_steps, high=n_steps - 1)
+        step = self.result_[t]
+        try:
+            X = np.ascontiguousarray(X, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{self._algorithm_name}.predict: X must be numbers: {exc}") from None
+        if X.ndim != 2 or X.shape[1] != step.centroids.shape[1]:
+            raise ValueError(f"X must have shape (n, {step.centroids.shape[1]}), got {X.shape}")
+        bad = np.flatnonzero(~np.isfinite(X).all(axis=1))
+        if bad.size:
+            raise ValueError(
+                f"{self._algorithm_name}.predict: {bad.size} row(s) of X hold NaN or inf "
+                f"(rows {bad[:5].tolist()}); a sample without finite features has no nearest "
+                "centroid. Drop or fill those rows"
+            )
+        # fit's range check (ercot_nb.data.check_arithmetic_range): squared distances of values
+        # beyond ARITHMETIC_LIMIT overflow, and every sample would get label 0
+        huge = np.flatnonzero((np.abs(X) > ARITHMETIC_LIMIT).any(axis=1))
+        if huge.size:
+            raise ValueError(
+                f"{self._algorithm_name}.predict: {huge.size} row(s) of X hold values beyond "
+                f"{ARITHMETIC_LIMIT:.0e} in absolute value (rows {huge[:5].tolist()}, e.g. "
+                f"{X[huge[0]][np.argmax(np.abs(X[huge[0]]))]:.3g}); their squared distances overflow, as fit "
+                "refuses too. Rescale them as the fitted data was"
+            )
+        mixtures = getattr(self, "_mixtures", [])
+        fitted = mixtures[int(t)] if len(mixtures) == n_steps else None
+        if fitted is not None:  # final_partition="mixture": the component of largest posterior
+            mixture, used = fitted
+            log_resp, _ = mixture.log_resp(X)
+            return np.argmax(log_resp[:, used], axis=1)
+        d2 = ((X[:, None, :] - step.centroids[None, :, :]) ** 2).sum(axis=2)
+        return np.argmin(d2, axis=1)
+
+    def __getstate__(self) -> dict:
+        # The engine (compiled kernels, scratch buffers) and the MOCK control-front cache
+        # are rebuilt on the next step from the parameters: pickles stay small and portable.
+        state = super().__getstate__()
+        state["_engine"] = None
+        state["_controls_for"] = None
+        return state
+
+    # -- internals ---------------------------------------------------------------------
+    def _reset(self) -> None:
+        self._check_params()
+        self._rng = seeded_generator(self.seed)
+        self._history: History | None = None
+        self._controls_for = None  # (X, control fronts) of the MOCK knee at the current step
+        self._engine: Engine | None = None
+        self._step_states: list[tuple[Snapshot, dict]] = []  # (data, rng state after the step), for adopt
+        self._mixtures: list[tuple[Mixture, np.ndarray] | None] = []  # per step: (mixture, used components)
+        self.n_features_in_: int | None = None
+        self.result_ = ClusteringResult(algorithm=self._algorithm_name, params=self.get_params())
+
+    def _validate_params(self) -> None:
+        # Each parameter alone is checked against its spec (ercot_nb.params); here the rules
+        # that tie parameters together.
+        if self.n_evaluations < 2 * self.pop_size:
+            raise ValueError(
+                f"{self._algorithm_name}: n_evaluations must be at least 2 * pop_size "
+                f"({2 * self.pop_size}) so that one generation runs, got {self.n_evaluations!r}; "
+                "raise n_evaluations or lower pop_size"
+            )
+
+    def _check_step(self, snapshot: Snapshot, index: int, feature_names) -> None:
+        super()._check_step(snapshot, index, feature_names)
+        if self.precision == "float32":  # before any work: every step of a fit is checked first
+            check_float32_range(snapshot, index, feature_names)
+
+    def _check_dataset(self, dataset) -> None:
+        # before any allocation: parameters each within their limits can still multiply beyond memory
+        self._check_memory(max(dataset.n_samples_per_step), dataset.n_features, len(dataset))
+
+    def _check_streamed(self, snapshot: Snapshot) -> None:
+        self._check_memory(snapshot.n_samples, snapshot.X.shape[1], len(self.result_) + 1)
+
+    def _check_memory(self, n_samples: int, n_features: int, n_steps: int) -> None:
+        fixed = self.n_clusters is not None
+        check_fit_memory(
+            self._algorithm_name, pop_size=int(self.pop_size),
+            n_max=int(self.n_clusters if fixed else self.max_clusters), n_samples=int(n_samples),
+            n_features=int(n_features), n_steps=int(n_steps), precision=self.precision, backend=self.backend,
+            max_clusters_name="n_clusters" if fixed else "max_clusters",
+        )
+
+    def _config(self, n_features: int) -> EAConfig:
+        n_max = self.n_clusters if self.n_clusters is not None else self.max_clusters
+        n_genes = n_max * (1 + n_features)
+        rate = self.mutation_rate / n_genes if self.mutation_mode == "per_solution" else self.mutation_rate
+        generations = self.n_evaluations // self.pop_size
+        if self.budget_mode == "include_init":
+            generations -= 1
+        return EAConfig(
+            n_max=int(n_max),
+            n_features=n_features,
+            pop_size=int(self.pop_size),
+            n_generations=int(generations),
+            crossover_rate=float(self.crossover_rate),
+            mutation_rate_per_gene=float(min(rate, 1.0)),
+            mutation_eta=float(self.mutation_eta),
+            fixed_clusters=self.n_clusters is not None,
+            refine=bool(self.refine),
+            separation=self.separation,
+            reseed_empty=self.empty_clusters == "reseed",
+            precision=self.precision,
+        )
+
+    def _objectives(self, engine: Engine, X: np.ndarray, pop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Objectives to minimise (f_cp, f_sep) and members per centroid slot."""
+        return engine.evaluate(X, pop)
+
+    @staticmethod
+    def _static_objectives(engine: Engine, X: np.ndarray, pop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return engine.evaluate(X, pop)
+
+    # -- one time step -------------------------------------------------------------------
+    def _fit_snapshot(self, snapshot: Snapshot) -> StepResult:
+        started = _time.perf_counter()
+        X = snapshot.X
+        self._check_n_features(snapshot)
+        if self._engine is None:
+            self._engine = Engine(self._config(X.shape[1]), backend=self.backend)
+        engine = self._engine
+        cfg = engine.config
+        rng = self._rng
+        lower, upper = engine.bounds(X)
+        history = self._history if self._uses_history else None
+
+        # Step 1: (re)initialisation.
+        common_prev = common_curr = None
+        if history is None:
+            pop = engine.random_population(rng, cfg.pop_size, lower, upper)
+        else:
+            common_prev, common_curr = common_ids(history.snapshot, snapshot)
+            n_keep = int(round(self.keep_fraction * cfg.pop_size))
+            kept = history.population[rng.choice(cfg.pop_size, size=n_keep, replace=False)].copy()
+            if len(common_curr):
+                engine.recentre(
+                    np.ascontiguousarray(history.snapshot.X[common_prev]),
+                    np.ascontiguousarray(X[common_curr]),
+                    kept,
+                )
+            fresh = engine.random_population(rng, cfg.pop_size - n_keep, lower, upper)
+            pop = np.vstack([kept, fresh])
+        weight = None
+
+        def accumulate(union, F_union, counts_union):
+            nonlocal weight
+            weight = self._smoothness_weight(engine, snapshot, history, union, F_union, counts_union,
+                                             common_prev, common_curr)
+            if weight.alpha == 0.0:
+                return F_union
+            F_previous = self._previous_fitness(engine, snapshot, history, union, common_prev, common_curr)
+            return (1.0 - weight.alpha) * F_union + weight.alpha * F_previous
+
+        # Steps 2-4: generations.
+        pop, F, counts, F_selected = evolve(
+            engine, X, rng, pop, self._objectives,
+            accumulate if (self._accumulates and history is not None) else None,
+        )
+
+        # Output: knee of the first front of the final population.
+        front_rank, _ = engine.rank_and_crowding(F_selected)
+        first_front = front_rank == 0
+        n_nonempty = (counts > 0).sum(axis=1)
+        knee = self._choose_knee(engine, X, F_selected, n_nonempty, first_front)
+        labels, centroids, mixture = self._member_partition(engine, X, np.ascontiguousarray(pop[knee]))
+
+        step = StepResult(
+            t=len(self.result_),
+            time=snapshot.time,
+            ids=snapshot.ids,
+            labels=labels,
+            aligned_labels=labels,
+            centroids=centroids,
+            population=pop,
+            objectives=F,
+            objectives_accumulated=F_selected,
+            population_n_clusters=n_nonempty.astype(np.int64),
+            population_n_active=(pop[:, : cfg.n_max] >= 0.5).sum(axis=1).astype(np.int64),
+            first_front=first_front,
+            knee=int(knee),
+            alpha=float(weight.alpha) if weight is not None else np.nan,
+            alpha_pairs=weight.alpha_pairs if weight is not None else np.empty(0),
+            matched_pairs=(weight.pairs.astype(np.int64) if weight is not None else np.empty((0, 2), np.int64)),
+            seconds=0.0,
+            n_max=cfg.n_max,
+        )
+        self._history = History(snapshot=snapshot, population=pop, labels=labels)
+        step.seconds = _time.perf_counter() - started
+        self.result_.append(step)
+        self._step_states.append((snapshot, rng.bit_generator.state))
+        self._mixtures.append(mixture)
+        return step
+
+    def _member_partition(self, engine: Engine, X: np.ndarray, chromosome: np.ndarray):
+        """Labels, centroids and (mixture, used components) or None of one member's partition.
+
+        ``final_partition="nearest"`` (the paper): every sample joins its
+        nearest active centroid.  Otherwise that partition starts
+        :data:`MIXTURE_ITERATIONS` EM iterations of a Gaussian mixture (one
+        component per cluster, its own weight and covariance), whose
+        components of largest posterior are the labels and whose means are the
+        centroids; components left without samples are dropped.  The
+        parameters are fitted on a regular subsample of at most
+        :data:`MIXTURE_SAMPLES` samples, then every sample is labelled.  The
+        mixture replaces the nearest-centroid partition only where its BIC is
+        lower than that of the equal-spread model the partition stands for
+        (:func:`ercot_nb.evolution._mixture.equal_spread_bic`), both before the EM (the
+        clusters' own weights and covariances; otherwise no EM is run) and
+        after it: clusters of one size and spread keep the paper's labels.
+        """
+        slot_labels, _ = engine.assign(X, chromosome)
+        labels, centroids = compress_labels(slot_labels, chromosome, engine.config.n_max)
+        if getattr(self, "final_partition", "nearest") == "nearest":
+            return labels, centroids, None
+        spread = float(X.var(axis=0).mean())
+        settings = dict(reg=1e-6 * (spread if spread > 0 else 1.0), covariance=MIXTURE_COVARIANCE,
+                        max_samples=MIXTURE_SAMPLES)
+        equal = equal_spread_bic(X, labels)
+        # the clusters' own sizes and spreads, before any EM: where they do not beat one common spread,
+        # the step keeps the paper's labels without paying for the EM (clusters of equal spread, Syn1-8)
+        if fit_mixture(X, labels, n_iter=0, **settings).bic(len(X)) >= equal:
+            return labels, centroids, None
+        mixture = fit_mixture(X, labels, n_iter=MIXTURE_ITERATIONS, **settings)
+        if mixture.bic(len(X)) >= equal:  # equal spreads explain the samples as well
+            return labels, centroids, None
+        used, labels = np.unique(mixture.labels, return_inverse=True)
+        return labels.astype(np.int64), mixture.means[used].copy(), (mixture, used)
+
+
+    def adopt(self, t: int, member: int, *, callback=None):
+        """Use population member ``member`` as step ``t``'s partition and continue from there.
+
+        Steps before ``t`` stay as they are; step ``t`` keeps its search
+        (population, fronts, alpha) but takes ``member``'s partition, which
+        becomes the history of step t+1; the later steps are fitted again
+        with the random stream exactly where the run had it after step
+        ``t``.  Adopting ``result_[t].knee`` gives back the same run.  See
+        :func:`ercot_nb.evolution._adopt.adopt`.
+
+        Parameters
+        ----------
+        t : int
+            Step index (negative counts from the end).
+        member : int
+            Index into ``result_[t].population``, e.g. from
+            :meth:`ClusteringResult.choose <ercot_nb.result.ClusteringResult.choose>`.
+        callback : callable, optional
+            ``callback(step)`` after each step fitted again; returning
+            ``False`` stops there (as in ``fit``).
+
+        Returns
+        -------
+        self
+        """
+        adopt(self, t, member, callback=callback)
+        return self
+
+    def _choose_knee(self, engine, X, F, n_clusters, mask) -> int:
+        members = np.flatnonzero(mask)
+        controls = self._control_fronts(engine, X) if self.knee == "mock" else None
+        chosen = _knee.select_knee(F[members], n_clusters[members], rule=self.knee, control_fronts=controls)
+        return int(members[chosen])
+
+    def _control_fronts(self, engine: Engine, X: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """First fronts of a static run on structureless control data (MOCK)."""
+        if self._controls_for is not None and self._controls_for[0] is X:
+            return self._controls_for[1]
+        fronts = []
+        for X_control in _knee.mock_control_data(X, self._rng, n_sets=self.n_control_sets):
+            X_control = np.ascontiguousarray(X_control, dtype=np.float64)
+            lower, upper = engine.bounds(X_control)
+            start = engine.random_population(self._rng, engine.config.pop_size, lower, upper)
+            _, F, counts, _ = evolve(engine, X_control, self._rng, start, self._static_objectives)
+            rank, _ = engine.rank_and_crowding(F)
+            first = rank == 0
+            fronts.append((F[first], (counts[first] > 0).sum(axis=1)))
+        self._controls_for = (X, fronts)
+        return fronts
+
+    def _smoothness_weight(self, engine, snapshot, history, union, F_union, counts_union,
+                           common_prev, common_curr) -> _smoothness.SmoothnessWeight:
+        if common_curr is None or len(common_curr) == 0:
+            return _smoothness.SmoothnessWeight(alpha=0.0)
+        X = snapshot.X
+        rank, _ = engine.rank_and_crowding(F_union)
+        first = rank == 0
+        pseudo = self._choose_knee(engine, X, F_union, (counts_union > 0).sum(axis=1), first)
+        X_common = np.ascontiguousarray(X[common_curr])
+        pseudo_labels, _ = engine.assign(X_common, union[pseudo])
+        return _smoothness.smoothness_weight(
+            history.snapshot.X[common_prev],
+            history.labels[common_prev],
+            X_common,
+            pseudo_labels,
+            X_prev_all=history.snapshot.X,
+            X_curr_all=X,
+            n_folds_max=self.n_folds,
+            rng=self._rng,
+            aggregate=self.alpha_aggregate,
+            backend=self.backend,
+        )
+
+    def _previous_fitness(self, engine, snapshot, history, union, common_prev, common_curr) -> np.ndarray:
+        """f^{t-1} of every solution after the reverse decode-encode (t -> t-1)."""
+        moved = union.copy()
+        engine.recentre(
+            np.ascontiguousarray(snapshot.X[common_curr]),
+            np.ascontiguousarray(history.snapshot.X[common_prev]),
+            moved,
+        )
+        F_previous, _ = self._objectives(engine, history.snapshot.X, moved)
+        return F_previous
+
+
+_COMMON_DOC = """
+    Parameters
+    ----------
+    n_clusters : int or None, default=None
+        Known number of clusters: every one of the ``n_clusters`` centroid
+        slots is pinned active. ``None`` lets the search choose 2..max_clusters.
+    max_clusters : int, default=8
+        C_max, centroid slots per chromosome when ``n_clusters`` is None.
+    pop_size : int, default=100
+        N, population size (even).
+    n_evaluations : int, default=1000
+        Fitness evaluations per time step; G_max = n_evaluations // pop_size
+        reproduction rounds (initialisation not counted, see ``budget_mode``).
+    crossover_rate : float, default=0.9
+    mutation_rate : float, default=0.9
+        With ``mutation_mode="per_solution"`` the expected number of mutated
+        genes per offspring (per-gene probability mutation_rate / L, the
+        PlatEMO convention); with ``"per_gene"`` the literal probability of
+        each gene.
+    mutation_mode : {"per_solution", "per_gene"}, default="per_solution"
+    mutation_eta : float, default=20
+        Distribution index of polynomial mutation.
+    budget_mode : {"generations", "include_init"}, default="generations"
+        ``"include_init"`` spends one generation's worth of evaluations on
+        the initial population (G_max = n_evaluations // pop_size - 1).
+    refine : bool, default=True
+        One Lloyd step on every offspring before evaluation (Remark 2).
+    separation : {"active", "nonempty"}, default="active"
+        Centroids f_sep is measured over: every active centroid (the paper's
+        text) or only centroids with members, so that "ghost" centroids
+        placed far from the data cannot improve f_sep.
+    empty_clusters : {"keep", "reseed"}, default="keep"
+        What the refinement does with an active centroid that has no
+        members: leave it (the paper) or move one onto the sample farthest
+        from its centroid.
+    precision : {"float64", "float32"}, default="float64"
+        Floating-point type of the sample-centroid distances in the
+        clustering kernels. ``"float32"`` rounds the samples to single
+        precision and compares distances in float32 (about 1.5x faster per
+        sample-centroid pair with numba); f_cp and the centroid sums are
+        still accumulated in float64, and the population stays float64. The
+        NumPy backend computes float64 distances on the rounded samples.
+        Data that float32 cannot hold is refused before any step runs (see
+        :func:`ercot_nb.data.check_float32_range`): values beyond 1e17,
+        spreads below 1e-17, or a feature with fewer than 1000 float32
+        values across its range (e.g. Unix times in seconds).
+    knee : {"ideal", "chord", "mock"}, default="ideal"
+        Rule choosing the final solution on the first front (see
+        ``ercot_nb.knee``); "mock" runs ``n_control_sets`` extra static
+        searches on structureless data per step.
+    n_control_sets : int, default=3
+        Control fronts for ``knee="mock"``.
+    backend : {"numba", "numpy"}, default="numba"
+        Compiled kernels or their plain NumPy twins.
+    seed : int, numpy.random.Generator or None, default=None
+        Seed of every random draw. The same int gives the identical result.
+    progress : bool, default=False
+        Show a progress bar over time steps (tqdm, notebook-aware).
+"""
+
+
+class ERCOT(_EvolutionaryClustering):
+    __doc__ = (
+        """Evolutionary robust clustering over time.
+
+    NSGA-II on a hybrid mask + centroid encoding minimising compactness
+    ``f_cp`` and separation ``f_sep = 1 / min centroid distance``; history
+    enters a posteriori through re-initialisation from the previous step and
+    fitness accumulation at the last generation with an auto-tuned weight.
+"""
+        + _COMMON_DOC
+        + """    keep_fraction : float, default=0.8
+        p, the fraction of the previous final population carried over.
+    n_folds : int, default=500
+        v, cross-validation folds of the weight tuning (leave-one-out for
+        smaller clusters).
+    alpha_aggregate : {"common", "matched"}, default="common"
+        How per-cluster weights are aggregated (see ``ercot_nb.evolution._smoothness``).
+    final_partition : {"nearest", "mixture"}, default="nearest"
+        How the chosen member labels the samples. ``"nearest"`` (the paper):
+        nearest active centroid, so clusters are cells of similar spread.
+        ``"mixture"``: the knee's clusters start a few EM iterations of a
+        Gaussian mixture (full covariances), whose components may differ in
+        size and spread (video segments: a large textured background beside
+        small objects); where its BIC beats that of equal spherical
+        clusters (the model of the nearest-centroid rule), its labels are
+        the step's partition and history, and ``predict`` labels by
+        largest posterior; elsewhere the paper's labels stay.
+
+    Attributes
+    ----------
+    result_ : ClusteringResult
+        Everything per step: labels, fronts, knee, weights, timings.
+    labels_ : list of ndarray
+        One label array per step, aligned with the step's ids.
+    n_clusters_ : ndarray
+        Number of clusters chosen at each step.
+    alpha_ : ndarray
+        Smoothness weight used at each step (nan at the first step).
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from ercot_nb import ERCOT, datasets
+    >>> data = datasets.load("syn1", seed=0)
+    >>> model = ERCOT(seed=0).fit(data)
+    >>> len(model.labels_)
+    10
+"""
+    )
+
+    _algorithm_name = "ERCOT"
+    _uses_history = True
+    _accumulates = True
+
+    def __init__(
+        self,
+        n_clusters: int | None = None,
+        *,
+        max_clusters: int = 8,
+        pop_size: int = 100,
+        n_evaluations: int = 1000,
+        crossover_rate: float = 0.9,
+        mutation_rate: float = 0.9,
+        mutation_mode: str = "per_solution",
+        mutation_eta: float = 20.0,
+        budget_mode: str = "generations",
+        refine: bool = True,
+        separation: str = "active",
+        empty_clusters: str = "keep",
+        precision: str = "float64",
+        knee: str = "ideal",
+        n_control_sets: int = 3,
+        keep_fraction: float = 0.8,
+        n_folds: int = 500,
+        alpha_aggregate: str = "common",
+        final_partition: str = "nearest",
+        backend: str = "numba",
+        seed: int | np.random.Generator | None = None,
+        progress: bool = False,
+    ) -> None:
+        store_params(self, locals())
+
+
+class StaticEC(_EvolutionaryClustering):
+    __doc__ = (
+        """staticEC: ERCOT's evolutionary clustering without history.
+
+    Every step starts from a random population and is selected on its own
+    objectives only (no re-initialisation from t-1, no accumulation).
+"""
+        + _COMMON_DOC
+    )
+
+    _algorithm_name = "staticEC"
+    _uses_history = False
+    _accumulates = False
+
+    def __init__(
+        self,
+        n_clusters: int | None = None,
+        *,
+        max_clusters: int = 8,
+        pop_size: int = 100,
+        n_evaluations: int = 1000,
+        crossover_rate: float = 0.9,
+        mutation_rate: float = 0.9,
+        mutation_mode: str = "per_solution",
+        mutation_eta: float = 20.0,
+        budget_mode: str = "generations",
+        refine: bool = True,
+        separation: str = "active",
+        empty_clusters: str = "keep",
+        precision: str = "float64",
+        knee: str = "ideal",
+        n_control_sets: int = 3,
+        backend: str = "numba",
+        seed: int | np.random.Generator | None = None,
+        progress: bool = False,
+    ) -> None:
+        store_params(self, locals())

@@ -1,0 +1,266 @@
+"""The Voila server behind ``ercot-nb app``: Host check, kernel cap, clean pages.
+
+``ercot-nb app`` runs ``python -m ercot_nb.widgets.serve.app_server NOTEBOOK
+[Voila options]``: Voila, with three additions for serving a class.
+
+* **Host check.**  Every request whose ``Host`` header is not an allowed name
+  is refused with 403 before any handler runs (page, API and kernel
+  websocket alike), which defeats DNS rebinding.  Allowed: ``localhost``,
+  loopback addresses, the address the server is bound to, any IP address
+  when it is bound to all interfaces (``0.0.0.0``/``::``) together with the
+  machine's host names, and the names in ``ErcotVoila.allowed_hosts``
+  (``ercot-nb app --allow-host NAME``; ``*`` turns the check off).
+* **Kernel cap.**  At most ``ErcotVoila.max_kernels`` app kernels run at once
+  (one per open page); one more page load gets a 503 "server busy, try
+  again" page instead of a new kernel.
+* **Token from the environment.**  A token in :data:`TOKEN_ENV` protects the
+  server (``ercot-nb app --ip`` sets one); it is removed from the
+  environment before kernels start, and never appears in a process list.
+
+* **Uploads up to 50 MiB.**  A file chosen in the page reaches the kernel as
+  one websocket message; tornado drops a connection whose message exceeds
+  ``websocket_max_message_size`` (10 MiB by default), losing the file
+  silently.  This server allows :data:`~._limits.APP_MESSAGE_LIMIT` and tells
+  its kernels so (:data:`~._limits.MESSAGE_LIMIT_ENV`); the upload button
+  refuses a larger file in the browser, with a message.
+
+* **Kernels of closed pages shut down.**  Voila's page posts a shutdown
+  beacon when it is closed, carrying the ``_xsrf`` cookie; this server sets
+  that cookie with the page (Voila 0.5 does not, so the beacon was refused).
+  Kernels of pages that vanish without closing (a crashed browser, a laptop
+  put to sleep) are culled by jupyter_server's
+  ``MappingKernelManager.cull_idle_timeout``, which ``ercot-nb app`` sets.
+"""
+from __future__ import annotations
+
+import html
+import ipaddress
+import os
+import socket
+import tempfile
+from collections.abc import Iterable
+
+import tornado.web
+from jupyter_server.log import log_request
+from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+from traitlets import Integer, List, Unicode
+from voila.app import Voila
+from voila.tornado.handler import TornadoVoilaHandler
+
+from .._limits import APP_MESSAGE_LIMIT, MESSAGE_LIMIT_ENV
+
+__all__ = ["TOKEN_ENV", "ServerBusy", "HostRule", "CappedKernelManager", "ErcotVoila", "main"]
+
+TOKEN_ENV = "ERCOT_NB_APP_TOKEN"
+# The lab extensions the apps' pages use: Voila's own widget managers (it keeps the one matching
+# ipywidgets), anywidget, Plotly, and pygments for code styles.
+# Others installed beside Voila (nbgrader, notebook 7, ...) expect JupyterLab's shared modules
+# and fail in a Voila page with console errors, so the app loads only these unless
+# --VoilaConfiguration.extension_allowlist says otherwise.
+APP_LAB_EXTENSIONS = (
+    "@voila-dashboards/widgets-manager7", "@voila-dashboards/widgets-manager8",
+    "@jupyter-widgets/jupyterlab-manager", "anywidget", "jupyterlab-plotly", "jupyterlab_pygments",
+)
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>
+<body style="font-family:sans-serif;max-width:40em;margin:3em auto;line-height:1.5">
+<h1 style="font-size:1.4em">{title}</h1><p>{text}</p></body></html>
+"""
+
+
+def _page(title: str, text: str) -> str:
+    return _PAGE.format(title=html.escape(title), text=html.escape(text))
+
+
+class ServerBusy(Exception):
+    """Raised instead of starting one more kernel than the cap allows."""
+
+
+class HostRule:
+    """Which ``Host`` header values the server answers.
+
+    Parameters
+    ----------
+    bound_ip : str
+        The address the server listens on (``""``, ``0.0.0.0`` or ``::``
+        for all interfaces).
+    extra : iterable of str
+        More allowed host names or addresses; ``"*"`` allows every host.
+    """
+
+    def __init__(self, bound_ip: str, extra: Iterable[str] = ()) -> None:
+        extra = [name.strip().lower().strip("[]") for name in extra if name.strip()]
+        self.allow_all = "*" in extra
+        self.names = {"localhost", *extra}
+        self.bound = bound_ip.strip("[]").lower()
+        self.any_interface = self.bound in ("", "0.0.0.0", "::")
+        if self.any_interface:
+            self.names |= {socket.gethostname().lower(), socket.getfqdn().lower()}
+        elif self.bound:
+            self.names.add(self.bound)
+
+    def allows(self, host_header: str) -> bool:
+        """Whether a request with this ``Host`` header is served."""
+        if self.allow_all:
+            return True
+        host = host_header.strip().lower()
+        if host.startswith("["):  # [IPv6]:port
+            host = host[1:].split("]", 1)[0]
+        elif host.count(":") == 1:  # name:port or IPv4:port
+            host = host.split(":", 1)[0]
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return host in self.names
+        # an address literal cannot be rebound by DNS
+        return address.is_loopback or self.any_interface or host in self.names
+
+
+class _RefusedHostHandler(tornado.web.RequestHandler):
+    """403 for every method: the Host header is not one this server answers."""
+
+    def prepare(self) -> None:
+        self.set_status(403)
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.finish(_page(
+            "Host not allowed",
+            f"This app server does not answer requests for the host {self.request.host!r}. "
+            "Open it with the address its ercot-nb app command printed; the person running "
+            "the server can allow this name with ercot-nb app --allow-host NAME.",
+        ))
+
+
+class _HostCheckedApplication(tornado.web.Application):
+    """A tornado Application that refuses requests for hosts its rule does not allow."""
+
+    host_rule: HostRule
+
+    def find_handler(self, request, **kwargs):  # noqa: ANN001 - tornado's signature
+        if not self.host_rule.allows(request.host or ""):
+            self.settings["ercot_nb_log"].warning("refused a request for Host %r", request.host)
+            return self.get_handler_delegate(request, _RefusedHostHandler)
+        return super().find_handler(request, **kwargs)
+
+
+class CappedKernelManager(AsyncMappingKernelManager):
+    """jupyter_server's kernel manager with a cap on concurrent kernels.
+
+    Attributes
+    ----------
+    max_kernels : int
+        Most kernels running (or starting) at once; 0 means no cap.
+    """
+
+    max_kernels = Integer(0, config=True, help="most kernels at once; 0: no cap")
+
+    def __init__(self, **kwargs) -> None:  # noqa: ANN003 - forwarded to jupyter_server
+        super().__init__(**kwargs)
+        self._starting = 0
+        self._closing: set[str] = set()
+
+    async def shutdown_kernel(self, kernel_id: str, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+        """Shut a kernel down (a closed page's beacon, the culler), remembering it meanwhile."""
+        self._closing.add(kernel_id)
+        try:
+            await super().shutdown_kernel(kernel_id, *args, **kwargs)
+        finally:
+            self._closing.discard(kernel_id)
+
+    async def cull_kernel_if_idle(self, kernel_id: str) -> None:
+        """Cull an idle kernel, skipping one that is (or was) shut down since the culler
+        listed the kernels: jupyter_server would log a KeyError traceback for it, or shut it
+        down twice."""
+        if kernel_id in self._closing or kernel_id not in self:
+            return
+        await super().cull_kernel_if_idle(kernel_id)
+
+    async def start_kernel(self, *args, **kwargs) -> str:  # noqa: ANN002, ANN003
+        """Start a kernel, or raise :class:`ServerBusy` at the cap."""
+        running = len(self.list_kernel_ids()) + self._starting
+        if self.max_kernels and running >= self.max_kernels:
+            self.log.warning("kernel cap reached (%d running): page refused", running)
+            raise ServerBusy(running)
+        self._starting += 1  # counted before the first await: no race between page loads
+        try:
+            return await super().start_kernel(*args, **kwargs)
+        finally:
+            self._starting -= 1
+
+
+class _AppPageHandler(TornadoVoilaHandler):
+    """Voila's page handler, answering 503 "server busy" at the kernel cap."""
+
+    async def get(self, path=None):  # noqa: ANN001 - tornado's signature
+        # Voila's page posts a shutdown beacon with the `_xsrf` cookie when it is closed;
+        # its own handler never sets that cookie, so the beacon was refused (403) and the
+        # kernel of every closed page lived on.  Reading the token sets the cookie.
+        self.xsrf_token  # noqa: B018 - read for its side effect
+        try:
+            await super().get(path)
+        except ServerBusy:
+            if self._headers_written:  # cannot happen: the kernel starts before any output
+                raise
+            self.clear()
+            self.set_status(503)
+            self.set_header("Retry-After", "60")
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.finish(_page(
+                "Server busy, try again",
+                "Every app session this server runs at once is in use. Try again in a minute "
+                "(close app tabs you no longer use: that frees their session). If this keeps "
+                "happening, ask the person running the server to raise ercot-nb app "
+                "--max-kernels.",
+            ))
+
+
+class ErcotVoila(Voila):
+    """Voila with the Host check, the kernel cap and a token from the environment."""
+
+    name = "ercot-nb-app"
+    allowed_hosts = List(Unicode(), config=True, help="more allowed Host names ('*': any)")
+    max_kernels = Integer(10, config=True, help="most app kernels at once; 0: no cap")
+
+    def initialize(self, argv=None) -> None:  # noqa: ANN001 - traitlets' signature
+        token = os.environ.pop(TOKEN_ENV, None)  # kernels inherit the environment: not the token
+        os.environ[MESSAGE_LIMIT_ENV] = str(APP_MESSAGE_LIMIT)  # ... but this, for the upload button
+        super().initialize(argv)
+        if not self.voila_configuration.extension_allowlist:
+            self.voila_configuration.extension_allowlist = list(APP_LAB_EXTENSIONS)
+        if token:
+            self.token = token
+        self.voila_configuration.multi_kernel_manager_class = CappedKernelManager
+
+    def init_settings(self) -> dict:
+        settings = super().init_settings()
+        self.kernel_manager.max_kernels = self.max_kernels
+        settings["ercot_nb_log"] = self.log
+        settings["log_function"] = log_request  # jupyter_server's: tokens scrubbed from the log
+        settings["websocket_max_message_size"] = APP_MESSAGE_LIMIT  # uploads (tornado: 10 MiB)
+        return settings
+
+    def init_handlers(self) -> list:
+        return [
+            (pattern, _AppPageHandler, *rest) if handler is TornadoVoilaHandler
+            else (pattern, handler, *rest)
+            for pattern, handler, *rest in super().init_handlers()
+        ]
+
+    def start(self) -> None:
+        # Voila.start, with the host-checked Application
+        self.connection_dir = tempfile.mkdtemp(prefix="voila_", dir=self.connection_dir_root)
+        settings = self.init_settings()
+        self.app = _HostCheckedApplication(**settings)
+        self.app.host_rule = HostRule(self.ip, self.allowed_hosts)
+        self.app.settings.update(self.tornado_settings)
+        self.app.add_handlers(".*$", self.init_handlers())
+        self.listen()
+
+
+def main() -> None:
+    """Run :class:`ErcotVoila` with the command line's arguments."""
+    ErcotVoila.launch_instance()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,457 @@
+"""Serve the notebook apps with Voila (``ercot-nb app``); copy the tutorials out.
+
+The apps are the notebooks ``explorer.ipynb`` and ``compare.ipynb``; their
+sources are the repository's top-level ``widgets/`` folder, and a built
+wheel ships copies in ``ercot_nb/apps/`` (the build copies them: see
+``setup.py``).  :func:`find_app_notebook` looks, in order, in:
+
+1. the folder named by the ``ERCOT_NB_APPS`` environment variable;
+2. ``ercot_nb/apps/`` of the installed package (a wheel);
+3. ``widgets/`` next to the ``ercot_nb`` package (a checkout or an
+   editable install);
+4. ``widgets/`` in the current directory.
+
+The tutorials and exercises (sources: the repository's ``notebooks/``) ship
+the same way, in ``ercot_nb/tutorials/``; :func:`copy_tutorials` copies them
+into a folder of the user's (``ercot-nb tutorials DIR``).
+
+Voila runs as :mod:`ercot_nb.widgets.serve.app_server`, which refuses requests
+for foreign ``Host`` names and caps the number of kernels; ``serve`` also
+turns on the culling of idle kernels.  By default it listens on 127.0.0.1
+only; another address (a classroom server) must be asked for with ``ip``,
+and is then protected by a token, which ``serve`` prints.  ``serve`` checks
+the address and port before starting the server (:func:`check_address`: one
+error line for a bad address, a port outside 1..65535 or a port in use) and
+prints the address once the server listens.
+
+The dataset the app preselects reaches the kernel through the
+``ERCOT_NB_DATASET`` environment variable, which the notebook reads.  When
+the browser runs on this computer (the default), the kernel also shares one
+copy of plotly's front-end code between all figures (:mod:`._bundle`).
+"""
+from __future__ import annotations
+
+import importlib.util
+import errno
+import ipaddress
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import webbrowser
+from collections.abc import Sequence
+from pathlib import Path
+
+from .._bundle import SHARED_BUNDLE_ENV
+
+__all__ = [
+    "APPS", "APPS_ENV", "DATASET_ENV", "TOKEN_ENV", "find_app_notebook", "find_tutorials",
+    "copy_tutorials", "voila_command", "check_address", "serve",
+]
+
+APPS = ("explorer", "compare")
+APPS_ENV = "ERCOT_NB_APPS"
+DATASET_ENV = "ERCOT_NB_DATASET"
+TOKEN_ENV = "ERCOT_NB_APP_TOKEN"  # read (and removed) by app_server
+HOST = "127.0.0.1"
+PACKAGE = Path(__file__).resolve().parents[2]
+REPOSITORY = PACKAGE.parent
+
+
+def find_app_notebook(name: str = "explorer") -> Path:
+    """Path of the app notebook ``<name>.ipynb``.
+
+    Parameters
+    ----------
+    name : str, default="explorer"
+        ``"explorer"`` or ``"compare"``.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    FileNotFoundError
+        Listing the places searched and what to do.
+    """
+    filename = f"{name}.ipynb"
+    folders = []
+    if os.environ.get(APPS_ENV):
+        folders.append(Path(os.environ[APPS_ENV]))
+    folders += [PACKAGE / "apps", REPOSITORY / "widgets", Path.cwd() / "widgets"]
+    for folder in folders:
+        if (folder / filename).is_file():
+            return (folder / filename).resolve()
+    searched = ", ".join(str(folder) for folder in folders)
+    raise FileNotFoundError(
+        f"the app notebook {filename} was not found (searched: {searched}); reinstall the "
+        f"package (pip install 'ercot-nb[notebook]'), set {APPS_ENV}=/path/to/widgets, or pass "
+        "--notebook PATH"
+    )
+
+
+def find_tutorials() -> Path:
+    """The folder of the tutorial notebooks and exercises.
+
+    Returns
+    -------
+    pathlib.Path
+        ``ercot_nb/tutorials/`` of an installed wheel, else the checkout's
+        ``notebooks/``.
+
+    Raises
+    ------
+    FileNotFoundError
+        When neither exists.
+    """
+    for folder in (PACKAGE / "tutorials", REPOSITORY / "notebooks"):
+        if (folder / "01_quickstart.ipynb").is_file():
+            return folder
+    raise FileNotFoundError(
+        f"the tutorials were not found in {PACKAGE / 'tutorials'} nor {REPOSITORY / 'notebooks'}; "
+        "reinstall the package: pip install 'ercot-nb[notebook]'"
+    )
+
+
+TUTORIAL_FILES = ("*.ipynb", "exercises/*.ipynb", "exercises/README.md",
+                  "paper_results/**/*.md", "paper_results/**/runs.csv", "paper_results/**/figures.html")
+"""What ``ercot-nb tutorials`` copies (and the wheel ships): globs under the tutorials folder.
+
+The student copy: the exercises' ``solutions/`` and teacher notes stay in the source tree
+(``ercot-nb teacher solutions DIR`` writes them out)."""
+
+
+def tutorial_files(folder: Path) -> list[Path]:
+    """The tutorial files under ``folder``, relative to it, sorted.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+
+    Returns
+    -------
+    list of pathlib.Path
+    """
+    found = {path.relative_to(folder) for pattern in TUTORIAL_FILES for path in folder.glob(pattern)
+             if path.is_file() and "runs" not in path.relative_to(folder).parts[:-1]}
+    return sorted(found)
+
+
+def copy_tutorials(destination: str | os.PathLike[str], *, overwrite: bool = False) -> list[Path]:
+    """Copy the tutorial notebooks and exercises into ``destination``.
+
+    Parameters
+    ----------
+    destination : path
+        Folder to copy into (created when missing; its parent must exist).
+    overwrite : bool, default=False
+        Replace files that exist there; by default they are kept.  Each copy
+        is atomic, and a tutorial is never copied onto itself (see
+        :mod:`ercot_nb._files`).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+
+    Raises
+    ------
+    ValueError
+        When ``destination`` is a file, its parent folder is missing, it is
+        the installed tutorials' own folder, or the tutorials are missing.
+    """
+    from ..._files import atomic_write, same_file
+
+    target = Path(destination).expanduser()
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"{target} is a file; give a folder to copy the tutorials into")
+    if not target.exists() and not target.parent.is_dir():
+        raise ValueError(f"the folder {target.parent} does not exist; create it first (only {target.name} "
+                         "itself is created)")
+    try:
+        source = find_tutorials()
+    except FileNotFoundError as exc:
+        raise ValueError(str(exc)) from None
+    if target.exists() and same_file(target, source):
+        raise ValueError(f"{target} is the folder the tutorials are copied from; give another folder")
+    written = []
+    for relative in tutorial_files(source):
+        out = target / relative
+        if out.exists() and (not overwrite or same_file(out, source / relative)):
+            continue
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with (source / relative).open("rb") as original:
+            atomic_write(out, lambda file: shutil.copyfileobj(original, file))
+        written.append(out)
+    return written
+
+
+def _is_local(ip: str) -> bool:
+    if ip == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(ip.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_name() -> str:
+    """This computer's name as other computers would type it (best guess)."""
+    fqdn = socket.getfqdn()
+    return fqdn if "." in fqdn and not fqdn.startswith("localhost") else socket.gethostname()
+
+
+def voila_command(
+    notebook: Path,
+    port: int,
+    *,
+    ip: str = HOST,
+    max_kernels: int = 10,
+    cull_idle: int = 300,
+    allowed_hosts: Sequence[str] = (),
+) -> list[str]:
+    """The command that serves ``notebook`` with the app server on ``ip:port``.
+
+    Parameters
+    ----------
+    notebook : pathlib.Path
+    port : int
+    ip : str, default="127.0.0.1"
+    max_kernels : int, default=10
+        Most app pages (kernels) at once; 0: no cap.
+    cull_idle : int, default=300
+        Seconds after which a kernel without a page is shut down; 0: never.
+    allowed_hosts : sequence of str
+        Host names accepted besides localhost and the bound address.
+
+    Returns
+    -------
+    list of str
+    """
+    command = [
+        sys.executable, "-m", "ercot_nb.widgets.serve.app_server", str(notebook),
+        f"--port={port}", f"--Voila.ip={ip}", "--no-browser", "--Voila.port_retries=0",
+        f"--ErcotVoila.max_kernels={max_kernels}",
+        f"--MappingKernelManager.cull_idle_timeout={cull_idle}",
+        f"--MappingKernelManager.cull_interval={max(1, min(60, cull_idle // 4 or 60))}",
+        "--MappingKernelManager.cull_connected=False",
+    ]
+    command += [f"--ErcotVoila.allowed_hosts={name}" for name in allowed_hosts]
+    return command
+
+
+def _check_port(port: int) -> None:
+    if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
+        raise ValueError(f"--port must be a number from 1 to 65535, got {port!r}; e.g. --port 8866")
+
+
+def _free_port(ip: str) -> int | None:
+    """A port free on ``ip`` now (to suggest one), or None."""
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in ip else socket.AF_INET) as probe:
+            probe.bind((ip.strip("[]") or "0.0.0.0", 0))
+            return probe.getsockname()[1]
+    except OSError:
+        return None
+
+
+def check_address(ip: str, port: int) -> None:
+    """Refuse an address and port the server could not listen on, before starting it.
+
+    Binds (and closes) the sockets the server would bind, with tornado's
+    :func:`~tornado.netutil.bind_sockets`, as the server does.
+
+    Parameters
+    ----------
+    ip : str
+        Address or host name to listen on (``""`` or ``0.0.0.0``: every interface).
+    port : int
+
+    Raises
+    ------
+    ValueError
+        One line naming the address or port and what to do: a port out of
+        1..65535, an address that is not an IP address nor a host name that
+        resolves, an address of another computer, a port in use.
+    """
+    from tornado.netutil import bind_sockets
+
+    _check_port(port)
+    where = f"{ip}:{port}" if ":" not in ip else f"[{ip.strip('[]')}]:{port}"
+    try:
+        sockets = bind_sockets(port, ip.strip("[]") or None)
+    except socket.gaierror as exc:
+        raise ValueError(
+            f"--ip {ip!r} is neither an IP address nor a host name that resolves ({exc.strerror}); "
+            "give an address of this computer: 127.0.0.1 (this computer only) or 0.0.0.0 (every "
+            "network interface)"
+        ) from None
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            free = _free_port(ip)
+            raise ValueError(
+                f"port {port} is in use on {ip} (another server, or another ercot-nb app); choose "
+                f"another port with --port" + (f", e.g. --port {free}" if free else "")
+            ) from None
+        if exc.errno == errno.EADDRNOTAVAIL:
+            raise ValueError(
+                f"--ip {ip} is not an address of this computer; give one of its addresses: "
+                "127.0.0.1 (this computer only) or 0.0.0.0 (every network interface)"
+            ) from None
+        if exc.errno == errno.EACCES:
+            raise ValueError(
+                f"listening on port {port} needs administrator rights here; choose a port above "
+                "1023 with --port, e.g. --port 8866"
+            ) from None
+        raise ValueError(f"cannot listen on {where}: {exc.strerror or exc}") from None
+    for bound in sockets:
+        bound.close()
+
+
+def _probe_host(ip: str) -> str:
+    """Where to connect to reach a server bound to ``ip``."""
+    return {"": HOST, "0.0.0.0": HOST, "::": "::1", "[::]": "::1"}.get(ip, ip.strip("[]"))
+
+
+def _listening(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def _wait_until_listening(process: subprocess.Popen, host: str, port: int, step: float = 0.2) -> bool:
+    """Wait until the server accepts connections (True) or exits first (False)."""
+    while process.poll() is None:
+        if _listening(host, port):
+            return True
+        time.sleep(step)
+    return False
+
+
+def serve(
+    *,
+    port: int = 8866,
+    open_browser: bool = True,
+    dataset: str = "syn3",
+    notebook: str | os.PathLike[str] | None = None,
+    app: str = "explorer",
+    ip: str = HOST,
+    allowed_hosts: Sequence[str] = (),
+    max_kernels: int = 10,
+    cull_idle: int = 300,
+    extra_args: Sequence[str] = (),
+) -> int:
+    """Run the app server in the foreground until it stops (Ctrl-C).
+
+    Parameters
+    ----------
+    port : int, default=8866
+    open_browser : bool, default=True
+        Open the app in the default web browser.
+    dataset : str, default="syn3"
+        Built-in scenario preselected in the app.
+    notebook : path, optional
+        App notebook; default :func:`find_app_notebook` of ``app``.
+    app : {"explorer", "compare"}, default="explorer"
+    ip : str, default="127.0.0.1"
+        Address to listen on.  Any other than a loopback address serves
+        other computers, protected by a token (printed; taken from the
+        ``ERCOT_NB_APP_TOKEN`` environment variable when set).
+    allowed_hosts : sequence of str
+        Host names (as typed in the browser) accepted besides localhost and
+        ``ip``; ``"*"`` accepts any.
+    max_kernels : int, default=10
+        Most app pages open at once (each runs a kernel of ~300 MB).
+    cull_idle : int, default=300
+        Seconds after which the kernel of a page that went away is shut down.
+    extra_args : sequence of str
+        More Voila options.
+
+    Returns
+    -------
+    int
+        The server's exit code (0 after Ctrl-C).
+
+    Raises
+    ------
+    ValueError
+        For an unknown dataset or app, a missing notebook, a missing Voila,
+        or an address or port the server cannot listen on (see
+        :func:`check_address`); checked before the server starts.
+    """
+    from ...datasets import available
+
+    if dataset.lower() not in available():
+        raise ValueError(f"unknown dataset {dataset!r}; available: {', '.join(available())}")
+    if app not in APPS:
+        raise ValueError(f"unknown app {app!r}; available: {', '.join(APPS)}")
+    if importlib.util.find_spec("voila") is None:
+        raise ValueError("Voila is not installed: pip install 'ercot-nb[notebook]'")
+    if max_kernels < 0 or cull_idle < 0:
+        raise ValueError("--max-kernels and --cull-idle must be 0 or more")
+    try:
+        path = Path(notebook).resolve() if notebook is not None else find_app_notebook(app)
+    except FileNotFoundError as exc:
+        raise ValueError(str(exc)) from None
+    if not path.is_file():
+        raise ValueError(f"notebook not found: {path}")
+    check_address(ip, port)  # before anything starts: one line naming what to change
+    local = _is_local(ip)
+    env = {**os.environ, DATASET_ENV: dataset.lower()}
+    shown_ip = f"[{ip.strip('[]')}]" if ":" in ip else ip
+    if local:
+        env.pop(TOKEN_ENV, None)
+        # The browser runs here too, so the figures can share one plotly bundle (see _bundle).
+        env[SHARED_BUNDLE_ENV] = "1"
+        url = f"http://{'127.0.0.1' if ip == 'localhost' else shown_ip}:{port}/"
+        banner = f"Serving {path.name} at {url} (dataset {dataset.lower()}); Ctrl-C stops it."
+    else:
+        env[TOKEN_ENV] = token = os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(18)
+        env.pop(SHARED_BUNDLE_ENV, None)
+        name = _host_name() if ip in ("0.0.0.0", "::", "[::]", "") else shown_ip
+        url = f"http://{name}:{port}/?token={token}"
+        banner = (f"Serving {path.name} to other computers on {shown_ip}:{port} (dataset "
+                  f"{dataset.lower()}, at most {max_kernels or 'unlimited'} pages at once); "
+                  "Ctrl-C stops it.\n"
+                  f"Students open:  {url}\n"
+                  f"The token is {token}: share it only with your class.")
+    command = voila_command(path, port, ip=ip, max_kernels=max_kernels, cull_idle=cull_idle,
+                            allowed_hosts=allowed_hosts)
+    process = subprocess.Popen([*command, *extra_args], env=env, cwd=path.parent)
+    # Ctrl-C and a plain `kill` both stop the server too, never leaving it running alone.
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _interrupt) if in_main_thread else None
+    try:
+        # The address is printed (and opened) once the server listens, not before.
+        if not _wait_until_listening(process, _probe_host(ip), port):
+            code = process.wait()
+            check_address(ip, port)  # taken meanwhile: one line naming the port (ValueError)
+            print(f"ercot-nb: error: the app server stopped before listening on {shown_ip}:{port} "
+                  f"(exit code {code}); see its messages above", file=sys.stderr, flush=True)
+            return code or 1
+        print(banner, flush=True)
+        if open_browser:
+            webbrowser.open(url)
+        return process.wait()
+    except KeyboardInterrupt:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        return 0
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

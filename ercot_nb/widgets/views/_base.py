@@ -1,0 +1,304 @@
+"""Shared frame of the figure views: one persistent figure, controls, static copy, the state followed."""
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import ipywidgets as W
+import plotly.graph_objects as go
+
+from ... import figures
+from ...data import TemporalDataset
+from ...figures import Parts
+from ...result import ClusteringResult
+from ._figure_widget import SyncedFigureWidget, apply_values, replace_content
+from .._messages import explain
+from .._state import AppState
+
+__all__ = ["FigureView", "CachedStepView", "Parts", "placeholder_parts", "STATE_TRAITS"]
+
+STATE_TRAITS = ("dataset", "runs", "run", "revision", "n_done", "step", "member")
+"""The :class:`AppState` traits a view draws from."""
+
+
+def placeholder_parts(text: str, title: str = "") -> Parts:
+    """Empty axes with a centred note (e.g. "no run yet"), as figure parts.
+
+    Parameters
+    ----------
+    text : str
+        The note.
+    title : str, default=""
+        Figure title.
+
+    Returns
+    -------
+    Parts
+        No traces and a layout with the note.
+    """
+    return Parts([], dict(
+        title=dict(text=title),
+        template=figures.TEMPLATE,
+        xaxis=dict(visible=False),
+        yaxis=dict(visible=False),
+        annotations=[dict(text=text, x=0.5, y=0.5, xref="paper", yref="paper",
+                          showarrow=False, font=dict(size=14, color="#9E9E9E"))],
+    ))
+
+
+class FigureView(W.VBox):
+    """A view: optional controls above one :class:`SyncedFigureWidget`.
+
+    The figure widget is created once, with its data in the constructor,
+    and only its content changes afterwards (see :mod:`._figure_widget`).
+    Subclasses compute figure parts with the ``*_parts`` builders of
+    :mod:`ercot_nb.figures` (the same parts the public figures wrap, see
+    :mod:`ercot_nb.figures.layers`), pass them to :meth:`_show`, and change
+    single traces and shapes by name (:func:`ercot_nb.figures.update_by_name`);
+    :meth:`static` returns the kernel-free figure of what is on screen.
+    The box never grows wider than its container: a figure wider than the
+    output area scrolls instead of being cut off.
+
+    Parameters
+    ----------
+    parts : (traces, layout)
+        Initial content.
+    controls : sequence of Widget, optional
+        Shown in a row above the figure.
+    width, height : int
+        Figure size in pixels.
+    """
+
+    what = "view"
+    """What the view shows, in words (named in its error messages)."""
+
+    def __init__(
+        self,
+        parts: Parts,
+        controls: Sequence[W.Widget] = (),
+        *,
+        width: int,
+        height: int,
+    ) -> None:
+        self.width, self.height = width, height
+        traces, layout = parts
+        self.figure = SyncedFigureWidget(data=list(traces), layout=self._sized(layout))
+        self.controls = W.HBox(list(controls), layout=W.Layout(align_items="center"))
+        super().__init__([self.controls, self.figure] if controls else [self.figure],
+                         layout=W.Layout(max_width="100%", overflow="auto"))
+
+    def _sized(self, layout: dict[str, Any]) -> dict[str, Any]:
+        return {**layout, "width": self.width, "height": self.height}
+
+    def _show(self, parts: Parts) -> None:
+        """Replace the content in place (same trace layout: one small update)."""
+        traces, layout = parts
+        replace_content(self.figure, traces, self._sized(layout))
+
+    def _static(self, figure: go.Figure) -> go.Figure:
+        figure.update_layout(width=self.width, height=self.height)
+        return figure
+
+    def static(self) -> go.Figure:
+        """A plain Plotly figure of what the view shows (no kernel needed)."""
+        raise NotImplementedError
+
+    # -- following an AppState ---------------------------------------------------------------
+    state: AppState | None = None
+    run_name: str | None = None
+    _when: Callable[[TemporalDataset], bool] | None = None
+    _drawn: tuple[tuple[Any, ...], Any] | None = None
+
+    def follow(self, state: AppState, *, run: str | None = None,
+               when: Callable[[TemporalDataset], bool] | None = None,
+               drawn: bool = False) -> FigureView:
+        """Draw ``state`` from now on: its dataset, run, step and member, and nothing else.
+
+        The view observes the state and redraws only what changed: another
+        dataset or run is loaded, a grown run is taken in, another step or
+        member is shown.  An error while drawing goes to the state's status
+        line.
+
+        Parameters
+        ----------
+        state : AppState
+        run : str, optional
+            Always show this run (Compare's one view per algorithm);
+            default the state's selected run, and its member.
+        when : callable, optional
+            Draw only datasets for which ``when(dataset)`` is true (the
+            video view and the scatter view share a place in the page).
+        drawn : bool, default=False
+            The view was just made from the state's dataset, run and step:
+            it is not drawn a second time.
+
+        Returns
+        -------
+        FigureView
+            This view.
+        """
+        self.unfollow()
+        self.state, self.run_name, self._when, self._drawn = state, run, when, None
+        if drawn:
+            self._drawn = (self._state_content(), self._state_size())
+        state.observe(self._state_changed, names=list(STATE_TRAITS))
+        self._state_changed()
+        return self
+
+    def unfollow(self) -> None:
+        """Stop drawing the state (the figure keeps what it shows)."""
+        if self.state is not None:
+            self.state.unobserve(self._state_changed, names=list(STATE_TRAITS))
+            self.state = None
+
+    def state_run(self) -> ClusteringResult | None:
+        """The run of the state this view shows (None: the dataset)."""
+        state = self.state
+        name = state.run if self.run_name is None else self.run_name
+        return state.runs.get(name) if name is not None else None
+
+    def state_member(self) -> int | None:
+        """The front member to show instead of the knee (only of the state's selected run)."""
+        return self.state.member if self.run_name is None else None
+
+    def _state_changed(self, change: dict[str, Any] | None = None) -> None:
+        state = self.state
+        if state is None or state.dataset is None or (self._when is not None
+                                                       and not self._when(state.dataset)):
+            return  # unfollowed since the change began, or another view's data
+        try:
+            with state.lock:
+                content, size = self._state_content(), self._state_size()
+                drawn = self._drawn
+                if drawn is None or len(drawn[0]) != len(content) or any(
+                        a is not b for a, b in zip(drawn[0], content)):
+                    self._draw_content()
+                elif drawn[1] != size:
+                    self._draw_growth()
+                self._draw_step()
+                self._drawn = (content, size)
+        except Exception as exc:  # noqa: BLE001 - shown in the status line, logged
+            self._drawn = None  # redo it all at the next change
+            state.status = explain(exc, f"drawing the {self.what}")
+
+    # what the view draws, for _state_changed; a view of one run draws that run
+    def _state_content(self) -> tuple[Any, ...]:
+        return (self.state.dataset, self.state_run())
+
+    def _state_size(self) -> Any:
+        result = self.state_run()
+        return len(result) if result is not None else 0
+
+    def _draw_content(self) -> None:
+        """Load the state's dataset and run, at its step."""
+        raise NotImplementedError
+
+    def _draw_step(self) -> None:
+        """Show the state's step (and member), if not shown."""
+        raise NotImplementedError
+
+    def _draw_growth(self) -> None:
+        """Take in the steps a live run added (then :meth:`_draw_step` runs)."""
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Take in the steps a live run added."""
+        raise NotImplementedError
+
+
+_Payload = tuple[dict[str, list[Any]], str]
+
+
+class CachedStepView(FigureView):
+    """A view whose trace layout is fixed per (dataset, run): a step only changes values.
+
+    Each (step, member)'s per-trace values and title are computed once
+    (:meth:`_compute`) and kept for the last ``cache_steps`` steps shown;
+    :meth:`show_step` sends only the values that changed, in one message.
+    Subclasses set ``self.cache_steps`` and implement :meth:`_n_steps` and
+    :meth:`_compute`, and call :meth:`_reset` when their content changes.
+    """
+
+    def _reset(self, step: int = 0) -> None:
+        self._cache: OrderedDict[tuple[int, int | None], _Payload] = OrderedDict()
+        self._step, self._member, self._requested = self._clamp(step), None, int(step)
+        self._shown_values: dict[str, list[Any]] | None = None
+
+    def _n_steps(self) -> int:
+        raise NotImplementedError
+
+    def _compute(self, t: int, member: int | None) -> _Payload:
+        raise NotImplementedError
+
+    @property
+    def step(self) -> int:
+        """The step shown."""
+        return self._step
+
+    @property
+    def member(self) -> int | None:
+        """The population member shown instead of the knee, or None."""
+        return self._member
+
+    def _clamp(self, step: int) -> int:
+        return min(max(int(step), 0), max(self._n_steps() - 1, 0))
+
+    def show_step(self, step: int, member: int | None = None) -> None:
+        """Show ``step``: the knee's partition, or that of population ``member``.
+
+        Parameters
+        ----------
+        step : int
+            Step index; a step not computed yet shows the last computed one.
+        member : int, optional
+            Index into the step's final population (a-posteriori choice).
+        """
+        self._requested = int(step)
+        self._step = self._clamp(step)
+        self._member = member
+        if not self._n_steps():
+            return
+        values, title = self._payload(self._step, member)
+        if int(step) > self._step:
+            title += f" — step {int(step)} not computed yet"
+        apply_values(self.figure, values, {"title.text": title}, shown=self._shown_values)
+        self._shown_values = values
+
+    def show_member(self, member: int | None) -> None:
+        """Show another member of the current step's population (None: the knee)."""
+        self.show_step(self._step, member)
+
+    def _payload(self, t: int, member: int | None) -> _Payload:
+        key = (t, member)
+        cached = self._cache.get(key)
+        if cached is not None:
+            self._cache.move_to_end(key)
+            return cached
+        payload = self._compute(t, member)
+        self._cache[key] = payload
+        while len(self._cache) > self.cache_steps:
+            self._cache.popitem(last=False)
+        return payload
+
+    def _show_structure(self, parts: Parts) -> None:
+        """Replace the trace layout (new data, run or axes): values are sent afresh."""
+        self._show(parts)
+        self._shown_values = None
+
+    def _draw_content(self) -> None:
+        self.load(self.state.dataset, self.state_run(), step=self.state.step)
+
+    def _draw_step(self) -> None:
+        step, member = self.state.step, self.state_member()
+        if (self._requested, self._member) != (step, member):
+            self.show_step(step, member)
+
+    def load(self, dataset: TemporalDataset, result: ClusteringResult | None = None, *,
+             step: int = 0) -> None:
+        raise NotImplementedError
+
+    def precompute(self, steps: Sequence[int] | None = None) -> None:
+        """Compute and cache the values of ``steps`` (default: as many as the cache holds)."""
+        for t in range(min(self._n_steps(), self.cache_steps)) if steps is None else steps:
+            self._payload(t, None)

@@ -1,0 +1,197 @@
+"""A Plotly ``FigureWidget`` whose views are never stale, and in-place figure updates.
+
+Two browser-only traps of ``plotly.graph_objects.FigureWidget`` (see the
+project's notebook-stack notes) shape this module:
+
+* Changes made with ``batch_update``/``update``/``add_traces`` are sent as
+  transient messages that only *existing* views receive.  A view created
+  later (Voila renders the page after the whole notebook ran; JupyterLab
+  re-renders widgets when a notebook is reopened) is built from the synced
+  ``_widget_data``/``_widget_layout`` state, which plotly only refreshes on
+  construction.  :class:`SyncedFigureWidget` refreshes that state whenever
+  the *full* state is requested (a new front end asking for every model),
+  and only then, so ordinary updates stay cheap.
+* Each ``FigureWidget`` carries plotly's ~5 MB front-end bundle, so views
+  keep one figure for their lifetime and change its content in place with
+  :func:`replace_content` instead of creating new figures.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from copy import deepcopy
+from typing import Any
+
+import plotly.graph_objects as go
+from plotly.basedatatypes import BasePlotlyType, BaseTraceType
+
+from .._bundle import shared_bundle_url
+
+__all__ = ["SyncedFigureWidget", "replace_content", "trace_values", "apply_values"]
+
+
+class SyncedFigureWidget(go.FigureWidget):
+    """``go.FigureWidget`` that sends its current traces and layout to new front ends.
+
+    In local apps (see :mod:`._bundle`) it also loads plotly's front-end
+    code from one shared URL instead of embedding it.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        url = shared_bundle_url()
+        if url is not None:
+            self._esm = url
+
+    def get_state(self, key: Any = None, drop_defaults: bool = False) -> dict[str, Any]:
+        """The widget state; a full-state request carries the current figure.
+
+        Parameters
+        ----------
+        key : str or iterable of str, optional
+            Trait names; ``None`` asks for the full state (a front end
+            creating the model), which first refreshes ``_widget_data`` and
+            ``_widget_layout`` from the figure without sending an update.
+        drop_defaults : bool, default=False
+            As in :meth:`ipywidgets.Widget.get_state`.
+
+        Returns
+        -------
+        dict
+        """
+        if key is None and "_layout_obj" in self.__dict__:  # not while plotly builds the figure
+            # Written past traitlets on purpose: a notification would send the
+            # whole figure again to the views that already have it.
+            self._trait_values["_widget_data"] = deepcopy(self._data)
+            self._trait_values["_widget_layout"] = deepcopy(self._layout_obj._props)
+        return super().get_state(key=key, drop_defaults=drop_defaults)
+
+
+def _props(plotly_object: Any) -> dict[str, Any]:
+    props = plotly_object.to_plotly_json()
+    props.pop("type", None)
+    return props
+
+
+def replace_content(
+    widget: go.FigureWidget,
+    traces: Sequence[BaseTraceType],
+    layout: Mapping[str, Any],
+) -> None:
+    """Make ``widget`` show ``traces`` and ``layout``, reusing the widget and its views.
+
+    When the trace types match the widget's, every trace and the layout are
+    updated in place in one message (only changed values are sent);
+    otherwise the traces are swapped.  Properties set before but absent now
+    are removed.  The layout's ``template`` is left as the widget has it:
+    validating a template costs tens of milliseconds, and every figure of
+    this package uses the same one.
+
+    Parameters
+    ----------
+    widget : plotly.graph_objects.FigureWidget
+        The figure on screen.
+    traces : sequence of plotly traces
+        The new traces.
+    layout : mapping
+        The new layout, as a plain dict.
+    """
+    layout = {name: value for name, value in layout.items() if name != "template"}
+    same_traces = len(widget.data) == len(traces) and all(
+        old.type == new.type for old, new in zip(widget.data, traces)
+    )
+    if not same_traces:
+        with widget.batch_update():
+            widget.data = ()
+        widget.add_traces(list(traces))
+    with widget.batch_update():
+        if same_traces:
+            for old, new in zip(widget.data, traces):
+                new_props = _props(new)
+                # plotly keeps explicitly set values in _props: clear the ones now unset
+                stale = {
+                    name: None for name in old._props
+                    if name not in new_props and name not in ("uid", "type")
+                }
+                if stale:
+                    old.update(stale, overwrite=True)
+                old.update(new_props, overwrite=True)
+        stale_layout = {
+            name: None for name in widget.layout._props if name not in layout and name != "template"
+        }
+        if stale_layout:
+            widget.layout.update(stale_layout, overwrite=True)
+        widget.layout.update(layout, overwrite=True)
+
+
+def trace_values(traces: Sequence[BaseTraceType], paths: Sequence[str]) -> dict[str, list[Any]]:
+    """The values at ``paths`` (e.g. ``"marker.color"``) of every trace, for :func:`apply_values`.
+
+    Parameters
+    ----------
+    traces : sequence of plotly traces
+        Validated traces (built with ``go.Scatter(...)`` etc.).
+    paths : sequence of str
+        Property paths.
+
+    Returns
+    -------
+    dict
+        ``path -> [value of trace 0, value of trace 1, ...]``.
+    """
+    def plain(value: Any) -> Any:
+        return value.to_plotly_json() if isinstance(value, BasePlotlyType) else value
+
+    return {path: [plain(trace[path]) for trace in traces] for path in paths}
+
+
+def _unchanged(old: Any, new: Any) -> bool:
+    """Cheap sameness test: the same object, or two empty sequences."""
+    if old is new:
+        return True
+    try:
+        return len(old) == 0 and len(new) == 0
+    except TypeError:
+        return False
+
+
+def apply_values(
+    widget: go.FigureWidget,
+    values: Mapping[str, Sequence[Any]],
+    layout_values: Mapping[str, Any] | None = None,
+    shown: Mapping[str, Sequence[Any]] | None = None,
+) -> None:
+    """Set per-trace values and layout values in one ``plotly_update`` message.
+
+    The scrubbing fast path: plotly's ``plotly_update`` stores the values
+    without running its validators again, which costs far more than the
+    update itself.  ``values`` must therefore come from validated traces
+    (:func:`trace_values`) with the same trace layout as ``widget``.
+
+    Parameters
+    ----------
+    widget : plotly.graph_objects.FigureWidget
+    values : mapping of str to sequence
+        ``path -> one value per trace of the widget``.
+    layout_values : mapping, optional
+        Layout paths (e.g. ``"title.text"``) and their values.
+    shown : mapping of str to sequence, optional
+        The ``values`` applied last; traces whose values are all unchanged
+        (same objects, or empty before and after) are left out of the
+        message.
+    """
+    n_traces = len(widget.data)
+    for path, per_trace in values.items():
+        if len(per_trace) != n_traces:
+            raise ValueError(f"{path}: {len(per_trace)} values for {n_traces} traces")
+    changed = list(range(n_traces))
+    if shown is not None and all(len(shown.get(path, ())) == n_traces for path in values):
+        changed = [
+            i for i in changed
+            if not all(_unchanged(shown[path][i], values[path][i]) for path in values)
+        ]
+    widget.plotly_update(
+        restyle_data={path: [per_trace[i] for i in changed] for path, per_trace in values.items()}
+        if changed else {},
+        relayout_data=dict(layout_values or {}),
+        trace_indexes=changed,
+    )

@@ -1,0 +1,100 @@
+"""ERCOT's final_partition="mixture": EM of a Gaussian mixture from the knee's clusters."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ercot_nb import ERCOT, TemporalDataset
+from ercot_nb.evolution._ercot import MIXTURE_ITERATIONS
+from ercot_nb.evolution._mixture import fit_mixture
+from ercot_nb.metrics import mean_scores
+from ercot_nb.params import estimator_params
+
+FAST = dict(pop_size=20, n_evaluations=100)
+
+
+@pytest.fixture(scope="module")
+def unequal():
+    """One large, spread segment beside two small, tight ones (a background and two objects), 4 steps."""
+    rng = np.random.default_rng(5)
+    sizes, spreads = (400, 40, 40), (1.0, 0.15, 0.15)
+    means = np.array([[0.0, 0.0], [2.6, 0.0], [0.0, 2.6]])
+    labels = np.repeat(np.arange(3), sizes)
+    X_list = []
+    for t in range(4):
+        noise = rng.normal(size=(len(labels), 2)) * np.array(spreads)[labels, None]
+        X_list.append(means[labels] + 0.1 * t + noise)
+    return TemporalDataset.from_arrays(X_list, ids=[np.arange(len(labels))] * 4, labels=[labels] * 4)
+
+
+def test_declared_in_the_specs_with_the_paper_as_default():
+    spec = {p.name: p for p in estimator_params("ERCOT")}["final_partition"]
+    assert spec.default == "nearest" and spec.choices == ("nearest", "mixture")
+    assert ERCOT().final_partition == "nearest"
+    with pytest.raises(ValueError, match="final_partition"):
+        ERCOT(final_partition="gmm", **FAST).fit([np.zeros((5, 2))])
+
+
+def test_default_is_the_paper(unequal):
+    a = ERCOT(seed=1, **FAST).fit(unequal).result_
+    b = ERCOT(seed=1, final_partition="nearest", **FAST).fit(unequal).result_
+    for sa, sb in zip(a, b):
+        np.testing.assert_array_equal(sa.labels, sb.labels)
+
+
+def test_mixture_refines_the_knee_and_is_carried_over_time(unequal):
+    model = ERCOT(seed=1, final_partition="mixture", **FAST).fit(unequal)
+    nearest = ERCOT(seed=1, **FAST).fit(unequal)
+    # step 0 has no history: the same search, the knee's partition refined by EM
+    first, first_nearest = model.result_[0], nearest.result_[0]
+    np.testing.assert_array_equal(first.population, first_nearest.population)
+    X = unequal[0].X
+    spread = X.var(axis=0).mean()
+    twin = fit_mixture(X, first_nearest.labels, n_iter=MIXTURE_ITERATIONS, reg=1e-6 * spread)
+    _, twin_labels = np.unique(twin.labels, return_inverse=True)
+    np.testing.assert_array_equal(first.labels, twin_labels)
+    # the history of the next step is the mixture's partition
+    assert model._history.labels is model.result_[-1].labels
+    # predict labels the fitted samples as the step does
+    for t in range(len(unequal)):
+        np.testing.assert_array_equal(model.predict(unequal[t].X, t=t), model.labels_[t])
+    # the large spread segment keeps its samples: the mixture is far closer to the truth
+    assert mean_scores(unequal, model.labels_)["mRI"] > mean_scores(unequal, nearest.labels_)["mRI"] + 0.02
+    # seeded: the same seed gives the same labels
+    again = ERCOT(seed=1, final_partition="mixture", **FAST).fit(unequal)
+    for a, b in zip(model.labels_, again.labels_):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_adopting_the_knee_reproduces_a_mixture_run(unequal):
+    model = ERCOT(seed=2, final_partition="mixture", **FAST).fit(unequal)
+    before = [labels.copy() for labels in model.labels_]
+    model.adopt(1, model.result_[1].knee)
+    for a, b in zip(before, model.labels_):
+        np.testing.assert_array_equal(a, b)
+    for t in range(len(unequal)):
+        np.testing.assert_array_equal(model.predict(unequal[t].X, t=t), model.labels_[t])
+
+
+def test_clusters_of_equal_spread_keep_the_paper_labels(monkeypatch):
+    # four equal spherical blobs: the equal-spread model's BIC wins at every step, so the labels are the paper's
+    rng = np.random.default_rng(0)
+    means = np.array([[0.0, 0.0], [6.0, 0.0], [0.0, 6.0], [6.0, 6.0]])
+    labels = np.repeat(np.arange(4), 40)
+    X_list = [means[labels] + rng.normal(size=(160, 2)) for _ in range(3)]
+    data = TemporalDataset.from_arrays(X_list, ids=[np.arange(160)] * 3, labels=[labels] * 3)
+    import ercot_nb.evolution._ercot as evolutionary
+
+    iterations = []
+
+    def counting(*args, **kwargs):
+        iterations.append(kwargs["n_iter"])
+        return fit_mixture(*args, **kwargs)
+
+    monkeypatch.setattr(evolutionary, "fit_mixture", counting)
+    nearest = ERCOT(seed=3, **FAST).fit(data)
+    mixture = ERCOT(seed=3, final_partition="mixture", **FAST).fit(data)
+    for a, b in zip(nearest.labels_, mixture.labels_):
+        np.testing.assert_array_equal(a, b)
+    assert all(m is None for m in mixture._mixtures)
+    assert iterations == [0, 0, 0]  # the clusters' own spreads did not beat a common one: no EM was run

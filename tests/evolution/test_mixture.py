@@ -1,0 +1,108 @@
+"""The Gaussian-mixture refinement (ercot_nb.evolution._mixture) against scikit-learn's GaussianMixture."""
+import numpy as np
+import pytest
+
+from ercot_nb.evolution._mixture import fit_mixture
+
+sklearn_mixture = pytest.importorskip("sklearn.mixture")
+
+
+def _blobs(seed=0):
+    rng = np.random.default_rng(seed)
+    # unequal sizes and spreads: the case the mixture is for
+    parts = [rng.normal([0, 0, 0], 1.0, (600, 3)), rng.normal([3, 0, 1], 0.2, (60, 3)),
+             rng.normal([0, 3, -1], [0.3, 0.1, 0.5], (120, 3))]
+    return np.vstack(parts)
+
+
+def _start_labels(X, seed=0):
+    rng = np.random.default_rng(seed)
+    centres = X[rng.choice(len(X), 3, replace=False)]
+    return np.argmin(((X[:, None] - centres[None]) ** 2).sum(-1), axis=1)
+
+
+def _sklearn_from_labels(X, labels, n_iter, reg, covariance):
+    k = labels.max() + 1
+    nk = np.bincount(labels, minlength=k).astype(float)
+    means = np.array([X[labels == j].mean(0) for j in range(k)])
+    if covariance == "full":
+        covs = np.array([np.cov(X[labels == j].T, bias=True) + reg * np.eye(X.shape[1]) for j in range(k)])
+        precisions = np.linalg.inv(covs)
+    else:
+        precisions = 1.0 / np.array([X[labels == j].var(0) + reg for j in range(k)])
+    gm = sklearn_mixture.GaussianMixture(
+        k, covariance_type=covariance, weights_init=nk / len(X), means_init=means, precisions_init=precisions,
+        max_iter=n_iter, tol=0.0, reg_covar=reg)
+    with pytest.warns(Warning):  # it does not converge in so few iterations (tol=0): ConvergenceWarning
+        gm.fit(X)
+    return gm
+
+
+@pytest.mark.parametrize("covariance", ["full", "diag"])
+@pytest.mark.parametrize("n_iter", [1, 5])
+def test_matches_sklearn_with_the_same_start(covariance, n_iter):
+    X = _blobs()
+    labels = _start_labels(X)
+    ours = fit_mixture(X, labels, n_iter=n_iter, reg=1e-6, covariance=covariance)
+    gm = _sklearn_from_labels(X, labels, n_iter, 1e-6, covariance)
+    np.testing.assert_allclose(ours.weights, gm.weights_, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(ours.means, gm.means_, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(ours.covariances, gm.covariances_, rtol=1e-7, atol=1e-10)
+    np.testing.assert_array_equal(ours.labels, gm.predict(X))
+    assert ours.bic(len(X)) == pytest.approx(gm.bic(X), rel=1e-9)
+    np.testing.assert_array_equal(ours.predict(X), ours.labels)
+
+
+def test_finds_segments_of_unequal_size_and_spread():
+    # nearest-centroid labels from the true means split the wide cluster; EM gives it back its pixels
+    X = _blobs()
+    truth = np.repeat([0, 1, 2], [600, 60, 120])
+    means = np.array([X[truth == j].mean(0) for j in range(3)])
+    nearest = np.argmin(((X[:, None] - means[None]) ** 2).sum(-1), axis=1)
+    mixture = fit_mixture(X, nearest, n_iter=10)
+    assert (mixture.labels == truth).mean() > (nearest == truth).mean() + 0.02
+    assert (mixture.labels == truth).mean() > 0.98
+
+
+def test_deterministic_and_refuses_bad_labels():
+    X = _blobs()
+    labels = _start_labels(X)
+    a, b = fit_mixture(X, labels), fit_mixture(X, labels)
+    np.testing.assert_array_equal(a.means, b.means)
+    with pytest.raises(ValueError, match="each used at least once"):
+        fit_mixture(X, np.where(labels == 1, 2, labels))
+    with pytest.raises(ValueError, match="covariance"):
+        fit_mixture(X, labels, covariance="spherical")
+
+
+def test_max_samples_fits_on_a_regular_subsample_and_labels_all():
+    X = _blobs()
+    labels = _start_labels(X)
+    sub = fit_mixture(X, labels, n_iter=4, max_samples=200)
+    on_grid = fit_mixture(X[::4], labels[::4], n_iter=4)  # ceil(780 / 200) = 4
+    np.testing.assert_allclose(sub.means, on_grid.means)
+    assert len(sub.labels) == len(X)
+    np.testing.assert_array_equal(sub.labels, on_grid.predict(X))
+    np.testing.assert_array_equal(fit_mixture(X, labels, max_samples=len(X)).labels, fit_mixture(X, labels).labels)
+
+
+def test_equal_spread_bic_is_the_bic_of_a_spherical_tied_mixture():
+    from ercot_nb.evolution._mixture import equal_spread_bic
+
+    X = _blobs()
+    labels = _start_labels(X)
+    k, (n, d) = 3, X.shape
+    means = np.array([X[labels == j].mean(0) for j in range(k)])
+    variance = ((X - means[labels]) ** 2).sum() / (n * d)
+    from scipy.stats import multivariate_normal
+
+    density = sum(multivariate_normal(means[j], variance * np.eye(d)).pdf(X) / k for j in range(k))
+    expected = -2 * np.log(density).sum() + (k * d + 1) * np.log(n)
+    assert equal_spread_bic(X, labels) == pytest.approx(expected, rel=1e-10)
+    # unequal spreads: the full mixture explains them better than its extra parameters cost
+    assert fit_mixture(X, labels, n_iter=10).bic(n) < equal_spread_bic(X, labels)
+    # equal spherical clusters: the equal-spread model wins
+    rng = np.random.default_rng(1)
+    same = np.vstack([rng.normal(c, 1.0, (60, 2)) for c in ([0, 0], [6, 0], [0, 6])])
+    truth = np.repeat([0, 1, 2], 60)
+    assert equal_spread_bic(same, truth) < fit_mixture(same, truth, n_iter=10).bic(len(same))

@@ -1,0 +1,96 @@
+"""A first partition while the kernels compile: ``fit(..., preview=...)``."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from ercot_nb import ERCOT, datasets
+
+
+from ercot_nb.kernels import _firstrun
+
+
+def _data():
+    return datasets.load("syn1", seed=0)[:3]
+
+
+def _same_result(a, b):
+    for x, y in zip(a.result_, b.result_, strict=True):
+        np.testing.assert_array_equal(x.labels, y.labels)
+        np.testing.assert_array_equal(x.population, y.population)
+        np.testing.assert_array_equal(x.objectives, y.objectives)
+
+
+def test_preview_is_numpy_step_zero_and_the_fit_stays_numba(kernels_compiling):
+    data = _data()
+    plain = ERCOT(seed=3).fit(data)
+    done = kernels_compiling
+    events = []
+
+    def preview(step):
+        events.append(("preview", step))
+        done.set()
+
+    model = ERCOT(seed=3).fit(data, preview=preview, callback=lambda step: events.append(("step", step)))
+    assert [kind for kind, _ in events] == ["preview", "step", "step", "step"]
+    first = events[0][1]
+    np.testing.assert_array_equal(first.labels, model.result_[0].labels)
+    np.testing.assert_allclose(first.objectives, model.result_[0].objectives, rtol=1e-10)
+    _same_result(model, plain)  # the run itself is numba's, bit for bit
+
+
+def test_preview_draws_from_a_copy_of_a_generator_seed(kernels_compiling):
+    data = _data()
+    plain = ERCOT(seed=np.random.default_rng(5)).fit(data)
+    done = kernels_compiling
+    model = ERCOT(seed=np.random.default_rng(5)).fit(data, preview=lambda step: done.set())
+    _same_result(model, plain)
+
+
+def test_preview_is_dropped_once_the_kernels_are_ready(kernels_compiling):
+    data = _data()
+    kernels_compiling.set()  # compiled before the preview's first kernel
+    calls = []
+    model = ERCOT(seed=3).fit(data, preview=calls.append)
+    assert calls == []
+    _same_result(model, ERCOT(seed=3).fit(data))
+
+
+def test_no_preview_when_kernels_are_ready():
+    ERCOT(seed=0).fit(_data())  # every kernel of a fit compiled (or loaded)
+    assert _firstrun.kernels_ready("float64")
+    calls = []
+    ERCOT(seed=0).fit(_data(), preview=calls.append)
+    assert calls == []
+
+
+_FRESH = """
+import json, time
+t0 = time.perf_counter()
+from ercot_nb import ERCOT, datasets
+data = datasets.load("syn1", seed=0)[:2]
+seen = {}
+def preview(step):
+    seen["preview_s"] = time.perf_counter() - t0
+    seen["preview_labels"] = step.labels.tolist()
+def callback(step):
+    seen.setdefault("first_step_s", time.perf_counter() - t0)
+model = ERCOT(seed=0).fit(data, preview=preview, callback=callback)
+seen["labels"] = model.result_[0].labels.tolist()
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.slow
+def test_fresh_process_with_empty_cache_previews_before_compiling(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), NUMBA_NUM_THREADS="2")
+    out = subprocess.run([sys.executable, "-c", _FRESH], env=env, check=True, capture_output=True,
+                         text=True, timeout=600)
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["preview_s"] < seen["first_step_s"]
+    assert seen["preview_labels"] == seen["labels"]
