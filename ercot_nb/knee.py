@@ -46,6 +46,7 @@ __all__ = [
     "A_POSTERIORI_RULES",
     "CONTROL_BOXES",
     "KNEE_RULES",
+    "KNEE_WORDS",
     "SELECTION_RULES",
     "attainment_scores",
     "mock_control_data",
@@ -58,6 +59,9 @@ __all__ = [
 KNEE_RULES = ("ideal", "chord", "mock")  # the rules an estimator runs with (``knee=``)
 A_POSTERIORI_RULES = ("fixed_k", "asf", "pseudo_weights")  # choices on a finished front
 SELECTION_RULES = KNEE_RULES + A_POSTERIORI_RULES
+KNEE_WORDS = {"ideal": "nearest the ideal point", "chord": "farthest from the chord",
+              "mock": "MOCK control fronts"}
+"""Words for the knee rules, shown by user interfaces (the values stay what runs)."""
 CONTROL_BOXES = ("pca", "bbox")
 
 _TIE_RTOL = 1e-12

@@ -19,6 +19,17 @@ import numpy as np
 from ..kernels._firstrun import interruptible_backend
 from ..kernels import get_backend
 
+# Choice sets of the search's settings, with words for a user interface (the values stay what runs).
+SEPARATIONS = ("active", "nonempty")
+"""Centroids ``f_sep`` is measured over (``separation=``)."""
+SEPARATION_WORDS = {"active": "active centroids", "nonempty": "non-empty clusters"}
+EMPTY_CLUSTERS = ("keep", "reseed")
+"""What the refinement does with an active centroid without members (``empty_clusters=``)."""
+EMPTY_WORDS = {"keep": "keep", "reseed": "reseed"}
+PRECISIONS = ("float64", "float32")
+"""Floating-point types of the sample-centroid distances (``precision=``)."""
+PRECISION_WORDS = {"float64": "double (float64)", "float32": "single (float32, faster)"}
+
 _NULL_CONTEXT = contextlib.nullcontext()  # reusable: one per process, not one per call
 
 
@@ -63,10 +74,43 @@ class EAConfig:
     mutation_rate_per_gene: float
     mutation_eta: float
     fixed_clusters: bool
-    refine: bool = True
-    separation: str = "active"
-    reseed_empty: bool = False
-    precision: str = "float64"
+    refine: bool
+    separation: str
+    reseed_empty: bool
+    precision: str
+
+    @classmethod
+    def from_params(cls, params, n_features: int) -> "EAConfig":
+        """The settings of one step, derived from an estimator's parameters (``get_params()``).
+
+        ``n_max`` is ``n_clusters`` when given, else ``max_clusters``;
+        ``n_generations`` is ``n_evaluations // pop_size`` (one less with
+        ``budget_mode="include_init"``); the per-gene mutation probability
+        is ``mutation_rate / n_genes`` with ``mutation_mode="per_solution"``.
+        """
+        fixed = params["n_clusters"] is not None
+        n_max = int(params["n_clusters"] if fixed else params["max_clusters"])
+        n_genes = n_max * (1 + n_features)
+        rate = params["mutation_rate"]
+        if params["mutation_mode"] == "per_solution":
+            rate = rate / n_genes
+        generations = params["n_evaluations"] // params["pop_size"]
+        if params["budget_mode"] == "include_init":
+            generations -= 1
+        return cls(
+            n_max=n_max,
+            n_features=n_features,
+            pop_size=int(params["pop_size"]),
+            n_generations=int(generations),
+            crossover_rate=float(params["crossover_rate"]),
+            mutation_rate_per_gene=float(min(rate, 1.0)),
+            mutation_eta=float(params["mutation_eta"]),
+            fixed_clusters=fixed,
+            refine=bool(params["refine"]),
+            separation=params["separation"],
+            reseed_empty=params["empty_clusters"] == "reseed",
+            precision=params["precision"],
+        )
 
     @property
     def n_genes(self) -> int:

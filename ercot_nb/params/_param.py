@@ -1,6 +1,7 @@
 """The :class:`Param` record: one parameter's specification, validation and command-line parsing.
 
-Public through :mod:`ercot_nb.params`, which declares the specs of every estimator and dataset.
+Public through :mod:`ercot_nb.params`; the specs themselves are declared by the classes and
+datasets that own them.
 """
 from __future__ import annotations
 
@@ -74,6 +75,9 @@ class Param:
     array_ok : bool
         A numpy array is also accepted (k-meansCOT's ``init`` centroids);
         its shape is checked by the estimator.
+    doc : str
+        More about the parameter for its docstring entry, after ``help``
+        (numpydoc text; the generated Parameters sections show both).
     labels : tuple of (value, str)
         For ``"choice"`` and ``"subset"``: words for each choice, in the
         order of ``choices`` (given as a mapping value -> words, e.g.
@@ -97,6 +101,7 @@ class Param:
     multiple_of: int | None = None
     also: tuple = ()
     array_ok: bool = False
+    doc: str = ""
     labels: tuple[tuple[Any, str], ...] | Mapping[Any, str] = ()
 
     def __post_init__(self) -> None:
