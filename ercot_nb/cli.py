@@ -330,7 +330,7 @@ def _estimator(args: argparse.Namespace):
             if spec.name in assigned:
                 raise ValueError(f"parameter {spec.name} is given twice ({flag} {text} and "
                                  f"--param {spec.name}=...); give it once")
-            params[spec.name] = spec.parse(text, owner)
+            params[spec.name] = spec.convert(text)  # validated with the others by _check_params
         params.update(assigned)
         estimator = cls(**params)
         estimator._check_params()

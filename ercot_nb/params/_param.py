@@ -269,11 +269,12 @@ class Param:
             return False
         return True
 
-    def parse(self, text: str, owner: str) -> Any:
-        """Convert command-line text to a valid value (then :meth:`validate` it).
+    def convert(self, text: str) -> Any:
+        """Command-line text as a value of this parameter's type, not yet validated.
 
         ``"none"`` gives None where allowed; booleans accept true/false,
-        yes/no, on/off, 1/0; a subset is comma-separated.
+        yes/no, on/off, 1/0; a subset is comma-separated; text that does not
+        convert stays text (so that :meth:`validate` names what is allowed).
         """
         raw = str(text).strip()
         if raw.lower() in _NONE and self.optional:
@@ -298,7 +299,11 @@ class Param:
                 value = [item.strip() for item in raw.split(",") if item.strip()]
         except ValueError:
             value = raw  # validate names the parameter and what is allowed
-        return self.validate(value, owner)
+        return value
+
+    def parse(self, text: str, owner: str) -> Any:
+        """Convert command-line text to a valid value (:meth:`convert`, then :meth:`validate`)."""
+        return self.validate(self.convert(text), owner)
 
 
 def _literal_equal(value: Any, literal: Any) -> bool:

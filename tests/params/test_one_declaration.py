@@ -268,3 +268,43 @@ def test_a_missing_kernel_fails_loudly(monkeypatch):
     monkeypatch.delattr(_numpy_twins, "crowding_distance")
     with pytest.raises(ImportError, match=r"backend 'numpy'.*crowding_distance"):
         kernels.get_backend("numpy")
+
+
+@pytest.mark.parametrize("name", datasets.available())
+def test_dataset_generators_take_their_defaults_from_their_specs(name):
+    import textwrap
+
+    loader = datasets._LOADERS[name]
+    definition = ast.parse(textwrap.dedent(inspect.getsource(loader))).body[0]
+    arguments = definition.args
+    assert not arguments.defaults and not any(arguments.kw_defaults), "a default written in the signature"
+    specs = datasets.dataset_params(name)
+    assert loader.param_specs is specs
+    signature = inspect.signature(loader)
+    assert {n: p.default for n, p in signature.parameters.items()} == {s.name: s.default for s in specs}
+    assert "Parameters\n" in loader.__doc__ and all(f"{s.name} : " in loader.__doc__ for s in specs)
+
+
+def test_with_params_refuses_a_second_declaration():
+    from ercot_nb.params import Param, with_params
+
+    specs = (Param("n", "int", 3, "n", "How many."),)
+    with pytest.raises(ValueError, match="write no default"):
+        with_params(specs)(lambda n=3: n)
+    with pytest.raises(ValueError, match="not those of its specs"):
+        with_params(specs)(lambda m: m)
+    assert with_params(specs)(lambda n: n)() == 3
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--algorithm", "k-meanscot", "--n-clusters", "3", "--pop-size", "20"], "--pop-size"),
+    (["--scale", "log"], "--scale"),
+    (["--knee", "sideways"], "knee must be one of 'ideal', 'chord', 'mock'"),
+    (["--algorithm", "penaltyec", "--knee", "mock"], "knee='mock' is not available"),
+])
+def test_a_wrong_flag_is_one_line_and_exit_2(argv, words, capsys):
+    from ercot_nb.cli import main
+
+    code = main(["run", "--dataset", "syn1", "--data-param", "n_steps=2", *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and words in err, err
