@@ -166,9 +166,3 @@ def _same(a: Any, b: Any) -> bool:
         return bool(a == b) and type(a) is type(b)
     except Exception:  # e.g. arrays
         return a is b
-
-
-def store_params(estimator: ParamsMixin, arguments: dict[str, Any]) -> None:
-    """Store ``__init__``'s arguments (pass ``locals()``) as attributes, unchanged."""
-    for name in estimator._param_names():
-        setattr(estimator, name, arguments[name])
