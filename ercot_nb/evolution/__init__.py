@@ -16,7 +16,7 @@ One module per concept of the method:
 ==================  ==========================================================
 
 The knee rules are :mod:`ercot_nb.knee` (results use them too), the kernels
-:mod:`ercot_nb.kernels`, the parameter machinery :mod:`ercot_nb.params`.
+``ercot_nb.kernels``, the parameter machinery :mod:`ercot_nb.params`.
 """
 from __future__ import annotations
 

@@ -167,7 +167,7 @@ class Engine:
         Parameters
         ----------
         kernels : namespace
-            A backend (:func:`ercot_nb.kernels.get_backend`).
+            A backend (``ercot_nb.kernels.get_backend``).
         name : str
             A kernel name, e.g. ``"evaluate_population"``.
         work : int

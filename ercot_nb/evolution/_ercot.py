@@ -63,7 +63,7 @@ class EvolutionaryClustering(TemporalEstimator):
     (:attr:`search_params`, :attr:`knee_param`, :attr:`keep_fraction_param`,
     :attr:`run_params`), sets ``_uses_history`` (re-initialise from the
     previous step) and ``_accumulates`` (fitness accumulation at the last
-    generation), and may override :meth:`_objectives` (penaltyEC does).
+    generation), and may override ``_objectives`` (penaltyEC does).
     Its ``__init__`` and the Parameters section of its docstring are
     generated from its specs (:class:`ercot_nb.params.ParamsMixin`).
     """
