@@ -64,6 +64,10 @@ _LOADERS: dict[str, Callable[..., TemporalDataset]] = {
 }
 
 
+# name -> the specs its generator declares (read once: a stand-in loader keeps the real form)
+_PARAMS: dict[str, tuple[Param, ...]] = {name: loader.param_specs for name, loader in _LOADERS.items()}
+
+
 def available() -> list[str]:
     """Names accepted by :func:`load`.
 
@@ -92,9 +96,9 @@ def dataset_params(name: str) -> tuple[Param, ...]:
         For an unknown name (the message lists the available ones).
     """
     key = str(name).lower()
-    if key not in _LOADERS:
+    if key not in _PARAMS:
         raise ValueError(f"unknown dataset {name!r}; available: {', '.join(available())}")
-    return _LOADERS[key].param_specs
+    return _PARAMS[key]
 
 
 def load(name: str, seed: int | None = DATA_SEED.default, **params: Any) -> TemporalDataset:
