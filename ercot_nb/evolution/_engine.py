@@ -37,6 +37,10 @@ _NULL_CONTEXT = contextlib.nullcontext()  # reusable: one per process, not one p
 class EAConfig:
     """Settings of the evolutionary search at one time step.
 
+    Derived from an estimator's parameters by :meth:`from_params` (their specs,
+    on :class:`~ercot_nb.evolution.EvolutionaryClustering`, say what each means);
+    the fields hold what the kernels need, with no default of their own.
+
     Attributes
     ----------
     n_max : int
@@ -56,14 +60,13 @@ class EAConfig:
     fixed_clusters : bool
         Every mask is pinned active (known number of clusters).
     refine : bool
-        Apply one Lloyd step to every offspring (Remark 2 of the paper).
-    separation : {"active", "nonempty"}
-        Centroids that f_sep measures: every active one (the paper's text) or
-        only those with members (ghost centroids ignored).
+        The estimator's ``refine``.
+    separation : str
+        The estimator's ``separation`` (one of :data:`~ercot_nb.evolution.SEPARATIONS`).
     reseed_empty : bool
-        In the refinement, move an empty active centroid onto the farthest sample.
-    precision : {"float64", "float32"}
-        Floating-point type the clustering kernels read the samples in.
+        ``empty_clusters == "reseed"``.
+    precision : str
+        The estimator's ``precision`` (one of :data:`~ercot_nb.evolution.PRECISIONS`).
     """
 
     n_max: int
