@@ -298,6 +298,10 @@ class View:
         layout entries that differ from the base's."""
         return _replace(self.parts(data, t, member, **options), self._base(data, options))
 
+    def notes(self, data: ViewData, **options: Any) -> list[str]:
+        """Sentences a front end should show about what the view leaves out (plain text)."""
+        return []
+
     def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
         """The static figures of the whole run (default: the parts of step 0 as a figure)."""
         return [self.parts(data, 0, None, **options).figure()]

@@ -103,6 +103,13 @@ class PartitionView(View):
     def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
         return self.layer(data, **options).parts(t, member)
 
+    def notes(self, data: ViewData, **options: Any) -> list[str]:
+        layer = self.layer(data, **options)
+        if not layer.subsampled:
+            return []
+        return [f"The scatter plots show at most {layer.max_points_shown:,} of the {layer.max_points:,} "
+                "samples per step (a fixed random choice of ids); the other views use all samples."]
+
     def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
         o = self.with_defaults(options)
         projection = "3d" if self.dims == 3 else o.get("projection") or ("pca" if data.n_features >= 3 else None)
@@ -131,6 +138,12 @@ class VideoView(View):
 
     def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
         return self.layer(data, **options).parts(t, member)
+
+    def notes(self, data: ViewData, **options: Any) -> list[str]:
+        layer, o = self.layer(data, **options), self.with_defaults(options)
+        if layer.stride == 1:
+            return []
+        return [f"Video images are shown at 1/{layer.stride} resolution (at most {o['max_pixels']:,} pixels each)."]
 
     def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
         o = self.with_defaults(options)
