@@ -39,12 +39,25 @@ def gathered(trace: dict, knee: list[dict]) -> dict:
     return out
 
 
+def inherited(trace: dict, base: list[dict]) -> dict:
+    if not trace.get("inherit"):
+        return trace
+    out = dict(next(b for b in base if b.get("name") == trace["name"]))
+    for key, value in trace.items():
+        if key != "inherit":
+            if value is None:
+                out.pop(key, None)
+            else:
+                out[key] = value
+    return out
+
+
 def shown(entry: dict, t: int, member: int | None = None) -> list[dict]:
     """A view's traces at step t (and member) as the page applies its data (data changes only)."""
-    data = decode(entry["base"])["data"]
+    base = data = decode(entry["base"])["data"]
     step = decode(entry["steps"][t])
     if step and "data" in step:
-        data = step["data"]
+        data = [inherited(tr, base) for tr in step["data"]]
     for name, values in ((step or {}).get("traces") or {}).items():
         trace = next(tr for tr in data if tr.get("name") == name)
         for path, value in values.items():
@@ -52,8 +65,10 @@ def shown(entry: dict, t: int, member: int | None = None) -> list[dict]:
                 trace[path] = value
     if member is not None:
         change = decode(entry["members"][t][str(member)])
+        if change and isinstance(change.get("data"), int):
+            change["data"] = decode(entry["member_data"][t][change["data"]])
         if change and "data" in change:
-            data = [gathered(tr, data) for tr in change["data"]]
+            data = [gathered(inherited(tr, base), data) for tr in change["data"]]
     return data
 
 
