@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from ercot_nb import ERCOT, TemporalDataset, datasets, figures
+from ercot_nb.figures.style import escape
 from ercot_nb.page import ExplorerPage, page_data
 
 HOSTILE = '</script><img src=x onerror="alert(1)">&amp;\u2028<!--'
@@ -188,8 +189,8 @@ def test_hostile_strings_stay_data(tmp_path):
     data_back = json.loads(block)
     assert data_back["dataset"] == HOSTILE and data_back["times"][0] == HOSTILE + "t1"
     partition = by_view(data_back)["partition3d"]["base"]
-    assert html.escape(f"{HOSTILE}0") in [i for tr in partition["data"] for i in (tr.get("text") or [])]
-    assert partition["layout"]["scene"]["xaxis"]["title"]["text"] == html.escape(HOSTILE)
+    assert escape(f"{HOSTILE}0") in [i for tr in partition["data"] for i in (tr.get("text") or [])]
+    assert partition["layout"]["scene"]["xaxis"]["title"]["text"] == escape(HOSTILE)
     assert f"<title>{html.escape(HOSTILE + ' on ' + HOSTILE)}</title>" in text
 
 
