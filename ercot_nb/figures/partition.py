@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from ..data import TemporalDataset, common_ids
 from ..ensemble import step_agreement
-from ..result import ClusteringResult, StepResult
+from ..result import ClusteringResult, StepResult, member_partition
 from .animation import animation_figure
 from .layers import Parts
 from .projection import Plane
@@ -541,37 +541,6 @@ def partition_3d_figure(
         ``go.Scatter3d`` traces (WebGL) named as in :func:`partition_figure`.
     """
     return partition_figure(dataset, result, t, features=features, projection="3d", **options)
-
-
-def member_partition(
-    dataset: TemporalDataset,
-    result: ClusteringResult,
-    t: int,
-    member: int,
-) -> StepResult:
-    """Partition of step ``t`` by another member of its final population.
-
-    Shorthand for :meth:`ClusteringResult.member_partition <ercot_nb.result.ClusteringResult.member_partition>` with step
-    ``t``'s data: a cluster shared with the knee keeps its label and colour.
-
-    Parameters
-    ----------
-    dataset : TemporalDataset
-        The data the result was fitted on.
-    result : ClusteringResult
-        The run (a fitted estimator with ``result_`` is accepted too).
-    t : int
-        0-based step index (negative counts from the end).
-    member : int
-        Index into step ``t``'s final population.
-
-    Returns
-    -------
-    StepResult
-    """
-    result = as_result(result)
-    t = step_index(result, t)
-    return result.member_partition(dataset[t].X, t, member)
 
 
 def partition_animation(

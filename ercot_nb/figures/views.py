@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from .flows import FLOW, cluster_flows, sankey_colors, sankey_figure, sankey_nodes, sankey_parts, sankey_title
+from ..result import cluster_flows
+from .flows import FLOW, sankey_colors, sankey_figure, sankey_nodes, sankey_parts, sankey_title
 from .layers import Parts
 from .lines import ALPHA, PAIRS, alpha_figure, alpha_parts, n_clusters_parts, scores_figure, scores_parts
 from .pareto import SELECTED, is_member_trace, pareto_animation, pareto_parts, step_k_max
