@@ -25,6 +25,7 @@ builder                               shows
 :func:`alpha_figure`                  the smoothness weight alpha (and alpha_i) over time
 :func:`scores_figure`                 RI or NMI per step of one or more runs
 :func:`n_clusters_figure`             chosen (and true) number of clusters per step
+:func:`cluster_sizes_figure`          each cluster's number of samples per step
 :func:`sankey_figure`                 cluster flow between steps (persist/split/merge)
 :func:`membership_figure`             each id's cluster at every step (who changes cluster)
 :func:`video_segmentation_figure`     a video frame, its segmentation and the
@@ -44,11 +45,22 @@ returning :class:`Parts` (traces named by role and a layout dict): the
 figures above wrap them, and the widget views show the same parts and
 update traces by name (:func:`update_by_name`).
 
-Helpers: :func:`member_partition` (a-posteriori choice of a front member),
-:func:`cluster_flows`                 (the Sankey's table), :func:`cluster_moves` (every change of
-cluster of every id), :func:`ground_truth_result`
-(a dataset's labels shown with the same views); for videos :func:`is_video`,
-:func:`frame_image`                   and :func:`segmentation_image` (pixels placed by id).
+One definition per view: :mod:`~ercot_nb.figures.protocol` says what a view
+is (:class:`View`: its parts at a step and member, and what changes with
+the step or member, by trace and shape name), and
+:mod:`~ercot_nb.figures.views` holds the views and their registry
+:data:`VIEWS`, which :func:`report_figures`, the offline page and the
+widgets iterate (:func:`views_for`).  The trace and shape role names front
+ends update by (:data:`CURRENT_STEP`, :data:`SELECTED`, ...) are exported
+here.
+
+Helpers: :func:`cluster_moves` (every change of cluster of every id),
+:func:`ground_truth_result` (a dataset's labels shown with the same views);
+for videos :func:`frame_image` and :func:`segmentation_image` (pixels
+placed by id).  Re-exported from the layers they belong to:
+:func:`~ercot_nb.result.member_partition` (a-posteriori choice of a front
+member), :func:`~ercot_nb.result.cluster_flows` (the Sankey's table) and
+:func:`~ercot_nb.data.is_video`.
 """
 from __future__ import annotations
 
@@ -56,23 +68,31 @@ from ..data import TemporalDataset
 from ..result import ClusteringResult
 from .export import report_figures, save_html
 from .flows import (
-    MEMBERSHIP_SORTS, cluster_flows, cluster_moves, membership_figure, sankey_colors, sankey_nodes,
+    FLOW, MEMBERSHIP_SORTS, cluster_flows, cluster_moves, membership_figure, sankey_colors, sankey_nodes,
     sankey_figure, sankey_parts, sankey_title,
 )
-from .images import frame_image, is_video, segmentation_image
+from ..data import is_video
+from .images import frame_image, segmentation_image
 from .layers import Parts, shape_index, trace_index, update_by_name
-from .lines import alpha_figure, alpha_parts, n_clusters_figure, scores_figure, scores_parts
+from .lines import (
+    ALPHA, PAIRS, alpha_figure, alpha_parts, n_clusters_figure, n_clusters_parts, scores_figure, scores_parts,
+)
 from .overview import overview_figure, overview_parts
-from .pareto import pareto_animation, pareto_comparison_figure, pareto_figure, pareto_frame, pareto_parts
+from .pareto import (
+    KNEE, SELECTED, is_member_trace, pareto_animation, pareto_comparison_figure, pareto_figure, pareto_frame,
+    pareto_parts, step_k_max,
+)
 from .partition import (
-    PartitionLayer, member_partition, partition_3d_figure, partition_animation, partition_figure,
+    CENTROIDS, ENTERED, LEFT, PartitionLayer, cluster_name, member_partition, partition_3d_figure, partition_animation, partition_figure,
     partition_parts,
 )
-from .style import TEMPLATE, WEBGL_THRESHOLD, cluster_colors, label_color
+from .protocol import CLICK_MEMBER, CLICK_STEP, Change, Patch, View, ViewData, click_meta
+from .style import CURRENT_STEP, TEMPLATE, WEBGL_THRESHOLD, cluster_colors, label_color, plain_times, time_axis
 from .video import (
-    VIDEO_MAX_PIXELS, VIDEO_MAX_WIDTH, VideoLayer, video_parts, video_segmentation_animation,
+    FRAME, TRUTH, VIDEO_MAX_PIXELS, VIDEO_MAX_WIDTH, VideoLayer, video_parts, video_segmentation_animation,
     video_segmentation_figure,
 )
+from .views import VIEWS, cluster_sizes, cluster_sizes_figure, cluster_sizes_parts, view, views_for
 
 __all__ = [
     "WEBGL_THRESHOLD",
@@ -123,6 +143,38 @@ __all__ = [
     "sankey_parts",
     "video_parts",
     "overview_parts",
+    "n_clusters_parts",
+    # one definition per view: the protocol and the registry (ercot_nb.figures.views)
+    "View",
+    "ViewData",
+    "Change",
+    "Patch",
+    "CLICK_STEP",
+    "CLICK_MEMBER",
+    "click_meta",
+    "VIEWS",
+    "view",
+    "views_for",
+    "cluster_sizes",
+    "cluster_sizes_parts",
+    "cluster_sizes_figure",
+    # trace and shape role names (what front ends update by name)
+    "CURRENT_STEP",
+    "ALPHA",
+    "PAIRS",
+    "KNEE",
+    "SELECTED",
+    "FLOW",
+    "FRAME",
+    "TRUTH",
+    "CENTROIDS",
+    "ENTERED",
+    "LEFT",
+    "cluster_name",
+    "is_member_trace",
+    "step_k_max",
+    "plain_times",
+    "time_axis",
 ]
 
 

@@ -1,6 +1,7 @@
 """Partition view: one step's samples coloured by cluster, in 2-D or 3-D, and its animation."""
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -9,12 +10,12 @@ import plotly.graph_objects as go
 
 from ..data import TemporalDataset, common_ids
 from ..ensemble import step_agreement
-from ..result import ClusteringResult, StepResult
+from ..result import ClusteringResult, StepResult, member_partition
 from .animation import animation_figure
 from .layers import Parts
 from .projection import Plane
 from .style import (
-    INK, MUTED, WEBGL_THRESHOLD, as_result, base_layout, counted, escape, label_color, padded_range,
+    INK, MUTED, UNCHECKED, WEBGL_THRESHOLD, as_result, base_layout, counted, escape, label_color, padded_range,
     plain_times, rgba, step_index,
 )
 
@@ -24,6 +25,7 @@ SCENE_MARGIN = dict(l=10, r=10, t=60, b=10)
 
 __all__ = [
     "ENTERED", "LEFT", "CENTROIDS", "MIN_OPACITY", "cluster_name", "step_agreement", "PartitionLayer",
+    "shown_positions",
     "partition_parts",
     "partition_figure", "partition_3d_figure", "partition_animation", "member_partition",
 ]
@@ -33,6 +35,10 @@ LEFT = "left since previous step"
 CENTROIDS = "centroids"
 MIN_OPACITY = 0.1
 """Points drawn with their agreement as opacity never fade below this."""
+
+
+_TRACE_CACHE = 64
+"""Trace lists a layer keeps (the latest used): a step's knee and its members' distinct partitions."""
 
 
 def cluster_name(label: int) -> str:
@@ -56,6 +62,9 @@ class PartitionLayer:
         The run (a fitted estimator with ``result_`` is accepted too).
     features, projection, show_centroids, webgl
         As in :func:`partition_figure`.
+    max_points : int, optional
+        At most this many samples per step are drawn: the same ids at every
+        step where they persist (see :func:`shown_positions`); None draws all.
     """
 
     def __init__(
@@ -67,6 +76,7 @@ class PartitionLayer:
         projection: str | None = None,
         show_centroids: bool = True,
         webgl: bool | None = None,
+        max_points: int | None = None,
     ) -> None:
         if not isinstance(dataset, TemporalDataset):
             raise TypeError(f"dataset must be a TemporalDataset, got {type(dataset).__name__}")
@@ -90,6 +100,23 @@ class PartitionLayer:
         self.webgl = webgl
         self._id_texts: dict[int, np.ndarray] = {}
         self._members: dict[tuple[int, int], StepResult] = {}
+        self._free_label: int | None = None
+        self._traces: OrderedDict[tuple, list] = OrderedDict()
+        if max_points is not None and (isinstance(max_points, bool) or not isinstance(max_points, (int, np.integer))
+                                       or max_points < 1):
+            raise ValueError(f"max_points must be None or an int >= 1, got {max_points!r}")
+        self.max_points_shown = max_points
+        self._shown = None if max_points is None else shown_positions(dataset, len(self.result), int(max_points))
+        self.subsampled = self._shown is not None and any(
+            len(keep) < dataset[t].n_samples for t, keep in enumerate(self._shown))
+
+    def shown(self, t: int) -> np.ndarray | None:
+        """Mask of step t's samples drawn (None: all)."""
+        if self._shown is None:
+            return None
+        mask = np.zeros(self.dataset[t].n_samples, dtype=bool)
+        mask[self._shown[t]] = True
+        return mask
 
     @property
     def is_3d(self) -> bool:
@@ -116,9 +143,13 @@ class PartitionLayer:
         """Step ``t`` of the run, or its partition by population ``member`` (cached)."""
         if member is None:
             return self.result[t]
-        key = (t, int(member))
+        # members with the same chromosome have the same partition: computed once
+        key = (t, np.ascontiguousarray(self.result[t].population[int(member)], dtype=np.float64).tobytes())
         if key not in self._members:
-            self._members[key] = self.result.member_partition(self.dataset[t].X, t, member)
+            if self._free_label is None:  # once per layer: a scan of every step per member is quadratic
+                self._free_label = self.result.first_free_label()
+            self._members[key] = self.result.member_partition(self.dataset[t].X, t, member,
+                                                              free_label=self._free_label)
         return self._members[key]
 
     def entered(self, t: int) -> np.ndarray:
@@ -208,8 +239,10 @@ class PartitionLayer:
             return dict(zip("xyz", (v[rows] for v in values)))
 
         traces: list[go.Scatter | go.Scattergl | go.Scatter3d] = []
+        keep = self.shown(t)
         for label in labels:
-            members = np.flatnonzero(step.aligned_labels == label)
+            members = np.flatnonzero(step.aligned_labels == label if keep is None else
+                                     (step.aligned_labels == label) & keep)
             hover, token = self.id_hover(t, members, webgl)
             marker: dict[str, Any] = dict(color=label_color(label), size=size, opacity=0.85)
             extra = ""
@@ -228,21 +261,26 @@ class PartitionLayer:
                     hover = dict(hover, customdata=shares)
                     extra = "<br>agreement %{customdata:.2f}"
             traces.append(scatter(
+                **UNCHECKED,
                 **xyz(coords, members), mode="markers", name=cluster_name(label),
                 legendgroup=cluster_name(label), marker=marker,
                 hovertemplate=f"id {token}<br>cluster {int(label)}{extra}<extra></extra>", **hover,
             ))
-        new = np.flatnonzero(self.entered(t))
+        new = np.flatnonzero(self.entered(t) if keep is None else self.entered(t) & keep)
         hover, token = self.id_hover(t, new, webgl)
         traces.append(scatter(
+                **UNCHECKED,
             **xyz(coords, new), mode="markers", name=ENTERED,
             marker=dict(symbol="circle-open", size=size + 6, color=INK, line=dict(width=1.5)),
             hovertemplate=f"id {token}<br>new at this step<extra></extra>", **hover,
         ))
         gone = self.left(t)
+        if self._shown is not None and t > 0:
+            gone = gone[self.shown(t - 1)[gone]]
         previous = self._coords[t - 1] if t > 0 else tuple(v[:0] for v in coords)
         hover, token = self.id_hover(max(t - 1, 0), gone, webgl)
         traces.append(scatter(
+                **UNCHECKED,
             **xyz(previous, gone), mode="markers", name=LEFT,
             marker=dict(symbol=left_symbol, size=size + 4, color=MUTED, line=dict(width=1.5)),
             hovertemplate=f"id {token}<br>gone at this step (last position)<extra></extra>",
@@ -264,7 +302,7 @@ class PartitionLayer:
             positions = self.plane.project(step.centroids)
         scatter = go.Scatter3d if self.is_3d else go.Scatter
         return scatter(
-            **dict(zip("xyz", positions)), mode="markers", name=CENTROIDS,
+            **UNCHECKED, **dict(zip("xyz", positions)), mode="markers", name=CENTROIDS,
             marker=dict(
                 symbol="diamond" if self.is_3d else "x", size=8 if self.is_3d else 16,
                 color=[label_color(k) for k in aligned_of], line=dict(width=1.5, color=INK),
@@ -338,7 +376,18 @@ class PartitionLayer:
                     f"{self.title(t, member)}<br><sup>marker opacity: agreement, the share of {who} "
                     "that put the point in this cluster (faint: unsure)</sup>"
                 )
-        traces = self.traces(t, labels, webgl, None if member is None else partition, shares)
+        if shares is None:  # a member with the knee's (or another member's) partition: the same traces
+            key = (t, tuple(labels), bool(webgl), partition.aligned_labels.tobytes(),
+                   np.asarray(partition.centroids).tobytes(), member is None)
+            if key in self._traces:
+                self._traces.move_to_end(key)
+            else:
+                self._traces[key] = self.traces(t, labels, webgl, None if member is None else partition)
+                if len(self._traces) > _TRACE_CACHE:
+                    self._traces.popitem(last=False)
+            traces = list(self._traces[key])  # shared trace objects: parts are not changed in place
+        else:
+            traces = self.traces(t, labels, webgl, None if member is None else partition, shares)
         return Parts(traces, self.layout(title or self.title(t, member)))
 
     def fixed_labels(self, member: int | None = None, t: int = 0) -> list[int]:
@@ -347,6 +396,24 @@ class PartitionLayer:
         if member is not None:
             labels |= {int(k) for k in np.unique(self.partition(t, member).aligned_labels)}
         return sorted(labels)
+
+
+def shown_positions(dataset: TemporalDataset, n_steps: int, cap: int) -> list[np.ndarray]:
+    """Per step, the positions of the samples drawn: all, or ``cap`` chosen by a fixed id ranking.
+
+    Each id gets one random rank (seed 0); a step shows its ``cap``
+    lowest-ranked samples, so an id that persists stays shown.
+    """
+    steps = [dataset[t] for t in range(n_steps)]
+    if all(s.n_samples <= cap for s in steps):
+        return [np.arange(s.n_samples) for s in steps]
+    all_ids = np.unique(np.concatenate([np.asarray(s.ids).astype(str) for s in steps]))
+    rank = np.random.default_rng(0).permutation(len(all_ids))
+    shown = []
+    for s in steps:
+        ranks = rank[np.searchsorted(all_ids, np.asarray(s.ids).astype(str))]
+        shown.append(np.sort(np.argsort(ranks, kind="stable")[:cap]))
+    return shown
 
 
 def partition_parts(
@@ -483,37 +550,6 @@ def partition_3d_figure(
         ``go.Scatter3d`` traces (WebGL) named as in :func:`partition_figure`.
     """
     return partition_figure(dataset, result, t, features=features, projection="3d", **options)
-
-
-def member_partition(
-    dataset: TemporalDataset,
-    result: ClusteringResult,
-    t: int,
-    member: int,
-) -> StepResult:
-    """Partition of step ``t`` by another member of its final population.
-
-    Shorthand for :meth:`ClusteringResult.member_partition <ercot_nb.result.ClusteringResult.member_partition>` with step
-    ``t``'s data: a cluster shared with the knee keeps its label and colour.
-
-    Parameters
-    ----------
-    dataset : TemporalDataset
-        The data the result was fitted on.
-    result : ClusteringResult
-        The run (a fitted estimator with ``result_`` is accepted too).
-    t : int
-        0-based step index (negative counts from the end).
-    member : int
-        Index into step ``t``'s final population.
-
-    Returns
-    -------
-    StepResult
-    """
-    result = as_result(result)
-    t = step_index(result, t)
-    return result.member_partition(dataset[t].X, t, member)
 
 
 def partition_animation(
