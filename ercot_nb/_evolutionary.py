@@ -27,7 +27,7 @@ from ._engine import EAConfig, Engine
 from ._estimator import TemporalEstimator, seeded_generator
 from ._history import History
 from ._memory import check_fit_memory
-from ._mixture import Mixture, equal_spread_bic, fit_mixture
+from ._mixture import Mixture, choose_by_held_out, equal_spread_bic, fit_mixture
 from ._nsga import evolve
 from ._params import store_params
 from .data import ARITHMETIC_LIMIT, Snapshot, check_float32_range, common_ids
@@ -42,6 +42,10 @@ MIXTURE_COVARIANCE = "full"
 """Covariance of the mixture's components (full matrices: colour channels are correlated)."""
 MIXTURE_SAMPLES = 3000
 """The mixture's parameters are fitted on a regular subsample of at most this many samples."""
+HELD_OUT_SETTINGS = dict(n_train=800, n_iter=5, final_iter=15, final_samples=2000)
+"""``final_partition="cv_mixture"``: samples of each half of the split, EM iterations of each
+candidate, then of the chosen partition on a regular subsample (see
+:func:`ercot_nb._mixture.choose_by_held_out`)."""
 
 
 class _EvolutionaryClustering(TemporalEstimator):
@@ -132,6 +136,10 @@ class _EvolutionaryClustering(TemporalEstimator):
         self._engine: Engine | None = None
         self._step_states: list[tuple[Snapshot, dict]] = []  # (data, rng state after the step), for adopt
         self._mixtures: list[tuple[Mixture, np.ndarray] | None] = []  # per step: (mixture, used components)
+        # seed of the held-out splits of final_partition="cv_mixture" where seed is None or a Generator
+        # (an int seed is used itself, with the step index)
+        cv = getattr(self, "final_partition", "nearest") == "cv_mixture"
+        self._split_seed = int(self._rng.integers(2**32)) if cv and not isinstance(self.seed, (int, np.integer)) else 0
         self.n_features_in_: int | None = None
         self.result_ = ClusteringResult(algorithm=self._algorithm_name, params=self.get_params())
 
@@ -247,7 +255,9 @@ class _EvolutionaryClustering(TemporalEstimator):
         first_front = front_rank == 0
         n_nonempty = (counts > 0).sum(axis=1)
         knee = self._choose_knee(engine, X, F_selected, n_nonempty, first_front)
-        labels, centroids, mixture = self._member_partition(engine, X, np.ascontiguousarray(pop[knee]))
+        labels, centroids, mixture = self._member_partition(
+            engine, X, np.ascontiguousarray(pop[knee]), t=len(self.result_),
+            front=(pop, F, n_nonempty, first_front, knee))
 
         step = StepResult(
             t=len(self.result_),
@@ -276,7 +286,8 @@ class _EvolutionaryClustering(TemporalEstimator):
         self._mixtures.append(mixture)
         return step
 
-    def _member_partition(self, engine: Engine, X: np.ndarray, chromosome: np.ndarray):
+    def _member_partition(self, engine: Engine, X: np.ndarray, chromosome: np.ndarray, *, t: int = 0,
+                          front=None):
         """Labels, centroids and (mixture, used components) or None of one member's partition.
 
         ``final_partition="nearest"`` (the paper): every sample joins its
@@ -292,6 +303,16 @@ class _EvolutionaryClustering(TemporalEstimator):
         (:func:`ercot_nb._mixture.equal_spread_bic`), both before the EM (the
         clusters' own weights and covariances; otherwise no EM is run) and
         after it: clusters of one size and spread keep the paper's labels.
+
+        ``final_partition="cv_mixture"``: the same check before any EM; then,
+        with ``front = (population, objectives, n_clusters, first_front,
+        knee)``, the candidates are the knee and, for every other number of
+        clusters on the first front, its member of least f_cp; the partition
+        (and merges of its components) is chosen by the mixture's
+        log-likelihood on held-out samples
+        (:func:`ercot_nb._mixture.choose_by_held_out`, split seeded by
+        ``seed`` and the step ``t``).  Without ``front`` (adopting a member
+        other than the knee) the member's own clusters are refined, none merged.
         """
         slot_labels, _ = engine.assign(X, chromosome)
         labels, centroids = compress_labels(slot_labels, chromosome, engine.config.n_max)
@@ -305,9 +326,32 @@ class _EvolutionaryClustering(TemporalEstimator):
         # the step keeps the paper's labels without paying for the EM (clusters of equal spread, Syn1-8)
         if fit_mixture(X, labels, n_iter=0, **settings).bic(len(X)) >= equal:
             return labels, centroids, None
+        if self.final_partition == "cv_mixture":
+            return self._held_out_partition(engine, X, labels, settings["reg"], t, front)
         mixture = fit_mixture(X, labels, n_iter=MIXTURE_ITERATIONS, **settings)
         if mixture.bic(len(X)) >= equal:  # equal spreads explain the samples as well
             return labels, centroids, None
+        used, labels = np.unique(mixture.labels, return_inverse=True)
+        return labels.astype(np.int64), mixture.means[used].copy(), (mixture, used)
+
+    def _held_out_partition(self, engine: Engine, X: np.ndarray, labels: np.ndarray, reg: float, t: int, front):
+        """``final_partition="cv_mixture"``: see :meth:`_member_partition`."""
+        partitions = [labels]
+        if front is not None:
+            pop, F, n_clusters, first_front, knee = front
+            best: dict[int, int] = {}
+            for i in np.flatnonzero(first_front):
+                k = int(n_clusters[i])
+                if i != knee and k != int(n_clusters[knee]) and (k not in best or F[i, 0] < F[best[k], 0]):
+                    best[k] = int(i)
+            for i in best.values():
+                slot_labels, _ = engine.assign(X, np.ascontiguousarray(pop[i]))
+                member_labels, _ = compress_labels(slot_labels, pop[i], engine.config.n_max)
+                partitions.append(member_labels)
+        seed = self.seed if isinstance(self.seed, (int, np.integer)) else getattr(self, "_split_seed", 0)
+        choice = choose_by_held_out(X, partitions, np.random.default_rng([int(seed), int(t)]), reg=reg,
+                                    merge=front is not None, **HELD_OUT_SETTINGS)
+        mixture = choice.mixture
         used, labels = np.unique(mixture.labels, return_inverse=True)
         return labels.astype(np.int64), mixture.means[used].copy(), (mixture, used)
 

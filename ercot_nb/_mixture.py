@@ -190,3 +190,136 @@ def equal_spread_bic(X: np.ndarray, labels: np.ndarray) -> float:
     top = weighted.max(axis=1, keepdims=True)
     log_likelihood = float((top[:, 0] + np.log(np.exp(weighted - top).sum(axis=1))).sum())
     return -2.0 * log_likelihood + (k * d + 1) * np.log(n)
+
+
+def _moment_merge(weights, means, covs, a, b):
+    """The mixture with components ``a`` and ``b`` replaced by one of the same total weight, mean and covariance."""
+    w = weights[a] + weights[b]
+    mean = (weights[a] * means[a] + weights[b] * means[b]) / w
+    da, db = means[a] - mean, means[b] - mean
+    cov = (weights[a] * (covs[a] + np.outer(da, da)) + weights[b] * (covs[b] + np.outer(db, db))) / w
+    keep = [j for j in range(len(weights)) if j not in (a, b)]
+    return (np.append(weights[keep], w), np.vstack([means[keep], mean]),
+            np.concatenate([covs[keep], cov[None]]))
+
+
+@dataclass(frozen=True)
+class HeldOutChoice:
+    """What :func:`choose_by_held_out` chose, and why.
+
+    Attributes
+    ----------
+    mixture : Mixture
+        The final mixture (its ``labels`` label every sample).
+    chosen : int
+        Index of the starting partition chosen.
+    held_out : ndarray of shape (n_partitions,)
+        Held-out log-likelihood (sum over the held-out samples) of the
+        mixture started from each partition (``-inf``: a cluster had no
+        training sample, the partition was not scored).
+    tolerance : float
+        One standard error of the best held-out log-likelihood.
+    merged : int
+        Number of component pairs merged after the choice.
+    """
+
+    mixture: Mixture
+    chosen: int
+    held_out: np.ndarray
+    tolerance: float
+    merged: int
+
+
+def choose_by_held_out(X: np.ndarray, partitions: list[np.ndarray], rng: np.random.Generator, *,
+                       n_train: int = 800, n_iter: int = 5, final_iter: int = 15, final_samples: int = 2000,
+                       reg: float = 1e-6, merge: bool = True) -> HeldOutChoice:
+    """Choose a partition (and merge its components) by a mixture's likelihood on held-out samples.
+
+    1. A seeded draw splits ``2 * n_train`` samples (at most all of them)
+       into a training and a held-out half.
+    2. Each partition starts a full-covariance mixture (its clusters'
+       weights, means and covariances), fitted by ``n_iter`` EM iterations
+       on the training half and scored by its log-likelihood on the held-out
+       half.  More components always fit the training samples better; on
+       held-out samples they stop paying once a segment is split.
+    3. One-standard-error rule: the partition of fewest clusters whose
+       held-out log-likelihood is within one standard error of the best
+       (``sd`` of the best's per-sample log-densities times ``sqrt(n)``) is
+       chosen; ties in the number of clusters go to the higher score.
+    4. ``merge``: while replacing two components by one of their joint
+       weight, mean and covariance (moment matching) raises the held-out
+       log-likelihood, the best such pair is merged (a segment split in two
+       by the starting partition joins again).
+    5. The chosen (merged) partition starts ``final_iter`` EM iterations on
+       a regular subsample of at most ``final_samples`` samples (see
+       :func:`fit_mixture`), which label every sample.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    partitions : list of int ndarray of shape (n_samples,)
+        Candidate starting partitions (labels ``0..k-1``, each used), e.g.
+        one per number of clusters on a Pareto front.
+    rng : numpy.random.Generator
+        Draws the split (nothing else is random).
+    n_train, n_iter, final_iter, final_samples, reg, merge
+        As above; ``reg`` as in :func:`fit_mixture`.
+
+    Returns
+    -------
+    HeldOutChoice
+
+    Raises
+    ------
+    ValueError
+        For no partition, or a partition of the wrong length.
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n = len(X)
+    if not partitions:
+        raise ValueError("choose_by_held_out: no partition to choose from")
+    if any(len(p) != n for p in partitions):
+        raise ValueError(f"choose_by_held_out: every partition must label the {n} samples")
+    half = max(1, min(int(n_train), n // 2))
+    order = rng.permutation(n)
+    train, test = np.sort(order[:half]), np.sort(order[half:2 * half])
+    X_train, X_test = X[train], X[test]
+    scores = np.full(len(partitions), -np.inf)
+    log_dens: dict[int, np.ndarray] = {}
+    fitted: dict[int, Mixture] = {}
+    n_clusters = np.array([int(np.max(p)) + 1 for p in partitions])
+    for i, labels in enumerate(partitions):
+        used, start = np.unique(labels[train], return_inverse=True)
+        if len(used) < n_clusters[i]:  # a cluster without training samples: not comparable
+            continue
+        mixture = fit_mixture(X_train, start, n_iter=n_iter, reg=reg)
+        _, log_dens[i] = mixture.log_resp(X_test)
+        scores[i], fitted[i] = float(log_dens[i].sum()), mixture
+    if not fitted:  # every partition has a cluster too small for the split: the first, refined
+        mixture = fit_mixture(X, np.unique(partitions[0], return_inverse=True)[1], n_iter=final_iter, reg=reg,
+                              max_samples=final_samples)
+        return HeldOutChoice(mixture, 0, scores, 0.0, 0)
+    best = int(np.argmax(scores))
+    tolerance = float(np.std(log_dens[best]) * np.sqrt(len(test)))
+    near = [i for i in fitted if scores[i] >= scores[best] - tolerance]
+    chosen = min(near, key=lambda i: (n_clusters[i], -scores[i]))
+    labels = partitions[chosen]
+    merged = 0
+    if merge:
+        m = fitted[chosen]
+        weights, means, covs = m.weights, m.means, m.covariances
+        current = scores[chosen]
+        while len(weights) > 2:
+            trials = [(_e_step(X_test, *params, "full")[1].sum(), params)
+                      for a in range(len(weights)) for b in range(a + 1, len(weights))
+                      for params in [_moment_merge(weights, means, covs, a, b)]]
+            top, params = max(trials, key=lambda trial: trial[0])
+            if not top > current:
+                break
+            current, (weights, means, covs) = top, params
+            merged += 1
+        if merged:
+            labels = np.argmax(_e_step(X, weights, means, covs, "full")[0], axis=1)
+    start = np.unique(labels, return_inverse=True)[1]
+    mixture = fit_mixture(X, start, n_iter=final_iter, reg=reg, max_samples=final_samples)
+    return HeldOutChoice(mixture, chosen, scores, tolerance, merged)

@@ -64,7 +64,7 @@ SEPARATIONS = ("active", "nonempty")
 EMPTY_CLUSTERS = ("keep", "reseed")
 BACKENDS = ("numba", "numpy")
 PRECISIONS = ("float64", "float32")
-FINAL_PARTITIONS = ("nearest", "mixture")
+FINAL_PARTITIONS = ("nearest", "mixture", "cv_mixture")
 AFFECT_INITIALIZE = ("previous", "ordinary")
 E2SC_METHODS = ("auto", "full", "low_rank")
 KMEANS_INITS = ("k-means++",)
@@ -87,7 +87,8 @@ _SEPARATION_WORDS = {"active": "active centroids", "nonempty": "non-empty cluste
 _EMPTY_WORDS = {"keep": "keep", "reseed": "reseed"}
 _PRECISION_WORDS = {"float64": "double (float64)", "float32": "single (float32, faster)"}
 _FINAL_PARTITION_WORDS = {"nearest": "nearest centroid (paper)",
-                          "mixture": "Gaussian mixture from the knee"}
+                          "mixture": "Gaussian mixture from the knee",
+                          "cv_mixture": "Gaussian mixture chosen on held-out pixels"}
 _BACKEND_WORDS = {"numba": "numba (compiled)", "numpy": "NumPy (plain twin)"}
 _AGGREGATE_WORDS = {"common": "one common weight", "matched": "per matched cluster"}
 _INITIALIZE_WORDS = {"previous": "previous partition", "ordinary": "afresh"}
@@ -171,7 +172,8 @@ _ESTIMATORS: dict[str, tuple[Param, ...]] = {
               labels=_AGGREGATE_WORDS),
         Param("final_partition", "choice", "nearest", "final partition",
               "How the chosen member labels the samples: nearest centroid (the paper), or EM of a Gaussian "
-              "mixture started from its clusters (segments of unequal size and spread).",
+              "mixture started from its clusters (segments of unequal size and spread), or such a mixture "
+              "whose number of clusters is chosen among the front by its likelihood on held-out samples.",
               choices=FINAL_PARTITIONS, labels=_FINAL_PARTITION_WORDS),
         _BACKEND, _SEED, _PROGRESS,
     ),
