@@ -519,7 +519,7 @@ class ERCOT(_EvolutionaryClustering):
         smaller clusters).
     alpha_aggregate : {"common", "matched"}, default="common"
         How per-cluster weights are aggregated (see ``ercot_nb._smoothness``).
-    final_partition : {"nearest", "mixture"}, default="nearest"
+    final_partition : {"nearest", "mixture", "cv_mixture"}, default="nearest"
         How the chosen member labels the samples. ``"nearest"`` (the paper):
         nearest active centroid, so clusters are cells of similar spread.
         ``"mixture"``: the knee's clusters start a few EM iterations of a
@@ -529,6 +529,15 @@ class ERCOT(_EvolutionaryClustering):
         clusters (the model of the nearest-centroid rule), its labels are
         the step's partition and history, and ``predict`` labels by
         largest posterior; elsewhere the paper's labels stay.
+        ``"cv_mixture"``: where the same BIC check passes, the number of
+        clusters is chosen too: the knee and, for every other number of
+        clusters on the first front, its most compact member each start a
+        mixture fitted on a seeded half of at most 800 samples and scored on
+        the other half; the fewest clusters within one standard error of the
+        best held-out log-likelihood win, and components are merged while
+        that raises the held-out log-likelihood (see
+        ``ercot_nb._mixture.choose_by_held_out``). Suits segments of unequal
+        size and spread whose number the knee misses (video scenes).
 
     Attributes
     ----------

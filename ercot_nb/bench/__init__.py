@@ -14,7 +14,7 @@ module                      measures
 :mod:`.apps`                bird_flocks and the videos: s/step, mRI, memory
 :mod:`.quality`             Syn1-Syn8 beside the oracle and the paper
 :mod:`.precision`           mRI with precision float32 against float64
-:mod:`.segments`            final_partition nearest vs mixture on the videos
+:mod:`.segments`            final_partition options on the videos
 :mod:`.cli`                 the ``ercot-nb bench`` command
 ==========================  ===================================================
 """
