@@ -311,7 +311,8 @@ class _EvolutionaryClustering(TemporalEstimator):
         (and merges of its components) is chosen by the mixture's
         log-likelihood on held-out samples
         (:func:`ercot_nb._mixture.choose_by_held_out`, split seeded by
-        ``seed`` and the step ``t``).  Without ``front`` (adopting a member
+        ``seed`` and the step ``t``); where the samples are too few for any
+        candidate's mixture, the paper's labels stay.  Without ``front`` (adopting a member
         other than the knee) the member's own clusters are refined, none merged.
         """
         slot_labels, _ = engine.assign(X, chromosome)
@@ -327,14 +328,15 @@ class _EvolutionaryClustering(TemporalEstimator):
         if fit_mixture(X, labels, n_iter=0, **settings).bic(len(X)) >= equal:
             return labels, centroids, None
         if self.final_partition == "cv_mixture":
-            return self._held_out_partition(engine, X, labels, settings["reg"], t, front)
+            return self._held_out_partition(engine, X, labels, centroids, settings["reg"], t, front)
         mixture = fit_mixture(X, labels, n_iter=MIXTURE_ITERATIONS, **settings)
         if mixture.bic(len(X)) >= equal:  # equal spreads explain the samples as well
             return labels, centroids, None
         used, labels = np.unique(mixture.labels, return_inverse=True)
         return labels.astype(np.int64), mixture.means[used].copy(), (mixture, used)
 
-    def _held_out_partition(self, engine: Engine, X: np.ndarray, labels: np.ndarray, reg: float, t: int, front):
+    def _held_out_partition(self, engine: Engine, X: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
+                            reg: float, t: int, front):
         """``final_partition="cv_mixture"``: see :meth:`_member_partition`."""
         partitions = [labels]
         if front is not None:
@@ -351,6 +353,8 @@ class _EvolutionaryClustering(TemporalEstimator):
         seed = self.seed if isinstance(self.seed, (int, np.integer)) else getattr(self, "_split_seed", 0)
         choice = choose_by_held_out(X, partitions, np.random.default_rng([int(seed), int(t)]), reg=reg,
                                     merge=front is not None, **HELD_OUT_SETTINGS)
+        if choice is None:  # too few samples for any candidate's mixture: the paper's labels
+            return labels, centroids, None
         mixture = choice.mixture
         used, labels = np.unique(mixture.labels, return_inverse=True)
         return labels.astype(np.int64), mixture.means[used].copy(), (mixture, used)

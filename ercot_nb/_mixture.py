@@ -99,8 +99,13 @@ def _m_step(X, resp, reg, covariance):
     means = (resp.T @ X) / nk[:, None]
     d = X.shape[1]
     if covariance == "full":
-        diff = X[None, :, :] - means[:, None, :]  # (k, n, d): memory linear in the samples
-        covs = (diff * resp.T[:, :, None]).transpose(0, 2, 1) @ diff / nk[:, None, None]
+        # second moments about the samples' mean (not about each component's: one (n, d*d) product
+        # for all components, memory linear in the samples), then shifted to each component's mean
+        centre = X.mean(axis=0)
+        Xc = X - centre
+        offsets = means - centre
+        outer = (Xc[:, :, None] * Xc[:, None, :]).reshape(len(X), d * d)
+        covs = (resp.T @ outer).reshape(-1, d, d) / nk[:, None, None] - offsets[:, :, None] * offsets[:, None, :]
         covs[:, np.arange(d), np.arange(d)] += reg
     else:
         sq = resp.T @ (X * X) / nk[:, None]
@@ -232,7 +237,8 @@ class HeldOutChoice:
 
 def choose_by_held_out(X: np.ndarray, partitions: list[np.ndarray], rng: np.random.Generator, *,
                        n_train: int = 800, n_iter: int = 5, final_iter: int = 15, final_samples: int = 2000,
-                       reg: float = 1e-6, merge: bool = True) -> HeldOutChoice:
+                       reg: float = 1e-6, merge: bool = True,
+                       samples_per_parameter: float = 10.0) -> HeldOutChoice | None:
     """Choose a partition (and merge its components) by a mixture's likelihood on held-out samples.
 
     1. A seeded draw splits ``2 * n_train`` samples (at most all of them)
@@ -241,7 +247,10 @@ def choose_by_held_out(X: np.ndarray, partitions: list[np.ndarray], rng: np.rand
        weights, means and covariances), fitted by ``n_iter`` EM iterations
        on the training half and scored by its log-likelihood on the held-out
        half.  More components always fit the training samples better; on
-       held-out samples they stop paying once a segment is split.
+       held-out samples they stop paying once a segment is split.  A
+       partition whose mixture has more parameters than the training half
+       holds samples / ``samples_per_parameter`` is not scored (its fit
+       would not be trusted).
     3. One-standard-error rule: the partition of fewest clusters whose
        held-out log-likelihood is within one standard error of the best
        (``sd`` of the best's per-sample log-densities times ``sqrt(n)``) is
@@ -262,12 +271,14 @@ def choose_by_held_out(X: np.ndarray, partitions: list[np.ndarray], rng: np.rand
         one per number of clusters on a Pareto front.
     rng : numpy.random.Generator
         Draws the split (nothing else is random).
-    n_train, n_iter, final_iter, final_samples, reg, merge
+    n_train, n_iter, final_iter, final_samples, reg, merge, samples_per_parameter
         As above; ``reg`` as in :func:`fit_mixture`.
 
     Returns
     -------
-    HeldOutChoice
+    HeldOutChoice or None
+        None where no partition could be scored (too few samples for any of
+        them): there is nothing to choose by.
 
     Raises
     ------
@@ -288,17 +299,19 @@ def choose_by_held_out(X: np.ndarray, partitions: list[np.ndarray], rng: np.rand
     log_dens: dict[int, np.ndarray] = {}
     fitted: dict[int, Mixture] = {}
     n_clusters = np.array([int(np.max(p)) + 1 for p in partitions])
+    d = X.shape[1]
     for i, labels in enumerate(partitions):
+        k = int(n_clusters[i])
+        if (k - 1 + k * d + k * d * (d + 1) // 2) * samples_per_parameter > half:
+            continue  # too many parameters for the training half
         used, start = np.unique(labels[train], return_inverse=True)
-        if len(used) < n_clusters[i]:  # a cluster without training samples: not comparable
+        if len(used) < k:  # a cluster without training samples: not comparable
             continue
         mixture = fit_mixture(X_train, start, n_iter=n_iter, reg=reg)
         _, log_dens[i] = mixture.log_resp(X_test)
         scores[i], fitted[i] = float(log_dens[i].sum()), mixture
-    if not fitted:  # every partition has a cluster too small for the split: the first, refined
-        mixture = fit_mixture(X, np.unique(partitions[0], return_inverse=True)[1], n_iter=final_iter, reg=reg,
-                              max_samples=final_samples)
-        return HeldOutChoice(mixture, 0, scores, 0.0, 0)
+    if not fitted:
+        return None
     best = int(np.argmax(scores))
     tolerance = float(np.std(log_dens[best]) * np.sqrt(len(test)))
     near = [i for i in fitted if scores[i] >= scores[best] - tolerance]

@@ -157,3 +157,13 @@ def test_held_out_choice_is_seeded_and_refuses_bad_partitions():
         choose_by_held_out(X, [], np.random.default_rng(0))
     with pytest.raises(ValueError, match="every partition"):
         choose_by_held_out(X, [truth[:-1]], np.random.default_rng(0))
+
+
+def test_held_out_choice_scores_no_partition_with_too_many_parameters_for_the_samples():
+    X, truth, merged, split = _three_segments(3)
+    # 2 features: a full-covariance component has 6 parameters (weight, 2 means, 3 covariances) less one weight
+    few = np.random.default_rng(0).choice(len(X), 100, replace=False)  # training half of 50 samples
+    part = [np.unique(p[few], return_inverse=True)[1] for p in (merged, truth, split)]
+    choice = choose_by_held_out(X[few], part, np.random.default_rng(0), samples_per_parameter=2.5)
+    assert np.isfinite(choice.held_out[:2]).all() and choice.held_out[2] == -np.inf  # 5 clusters: 29 parameters
+    assert choose_by_held_out(X[few], part, np.random.default_rng(0)) is None  # 10 per parameter: none fits
