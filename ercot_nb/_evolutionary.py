@@ -304,7 +304,8 @@ class _EvolutionaryClustering(TemporalEstimator):
         clusters' own weights and covariances; otherwise no EM is run) and
         after it: clusters of one size and spread keep the paper's labels.
 
-        ``final_partition="cv_mixture"``: the same check before any EM; then,
+        ``final_partition="cv_mixture"``: the same check before any EM (on
+        the regular subsample of at most :data:`MIXTURE_SAMPLES` samples); then,
         with ``front = (population, objectives, n_clusters, first_front,
         knee)``, the candidates are the knee and, for every other number of
         clusters on the first front, its member of least f_cp; the partition
@@ -322,13 +323,22 @@ class _EvolutionaryClustering(TemporalEstimator):
         spread = float(X.var(axis=0).mean())
         settings = dict(reg=1e-6 * (spread if spread > 0 else 1.0), covariance=MIXTURE_COVARIANCE,
                         max_samples=MIXTURE_SAMPLES)
+        if self.final_partition == "cv_mixture":
+            # the same check on the regular subsample the EM is fitted on (all samples where a cluster
+            # would be missing from it): no pass over every sample before the final labelling
+            stride = max(1, -(-len(X) // MIXTURE_SAMPLES))
+            X_check, check_labels = X[::stride], labels[::stride]
+            if len(np.unique(check_labels)) < len(centroids):
+                X_check, check_labels = X, labels
+            own = fit_mixture(X_check, check_labels, n_iter=0, reg=settings["reg"], covariance=MIXTURE_COVARIANCE)
+            if own.bic(len(X_check)) >= equal_spread_bic(X_check, check_labels):
+                return labels, centroids, None
+            return self._held_out_partition(engine, X, labels, centroids, settings["reg"], t, front)
         equal = equal_spread_bic(X, labels)
         # the clusters' own sizes and spreads, before any EM: where they do not beat one common spread,
         # the step keeps the paper's labels without paying for the EM (clusters of equal spread, Syn1-8)
         if fit_mixture(X, labels, n_iter=0, **settings).bic(len(X)) >= equal:
             return labels, centroids, None
-        if self.final_partition == "cv_mixture":
-            return self._held_out_partition(engine, X, labels, centroids, settings["reg"], t, front)
         mixture = fit_mixture(X, labels, n_iter=MIXTURE_ITERATIONS, **settings)
         if mixture.bic(len(X)) >= equal:  # equal spreads explain the samples as well
             return labels, centroids, None

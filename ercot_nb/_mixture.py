@@ -331,8 +331,16 @@ def choose_by_held_out(X: np.ndarray, partitions: list[np.ndarray], rng: np.rand
                 break
             current, (weights, means, covs) = top, params
             merged += 1
-        if merged:
-            labels = np.argmax(_e_step(X, weights, means, covs, "full")[0], axis=1)
-    start = np.unique(labels, return_inverse=True)[1]
-    mixture = fit_mixture(X, start, n_iter=final_iter, reg=reg, max_samples=final_samples)
+    # the final EM on a regular subsample (as fit_mixture's max_samples), started there from the chosen
+    # (merged) partition: one E step over all samples labels them
+    stride = 1 if n <= final_samples else -(-n // int(final_samples))
+    X_fit = X[::stride]
+    if merged:
+        start = np.argmax(_e_step(X_fit, weights, means, covs, "full")[0], axis=1)
+    else:
+        start = labels[::stride]
+    fit = fit_mixture(X_fit, np.unique(start, return_inverse=True)[1], n_iter=final_iter, reg=reg)
+    log_resp, log_norm = fit.log_resp(X)
+    mixture = Mixture(weights=fit.weights, means=fit.means, covariances=fit.covariances,
+                      labels=np.argmax(log_resp, axis=1), log_likelihood=float(log_norm.sum()))
     return HeldOutChoice(mixture, chosen, scores, tolerance, merged)
