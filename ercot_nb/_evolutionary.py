@@ -42,7 +42,7 @@ MIXTURE_COVARIANCE = "full"
 """Covariance of the mixture's components (full matrices: colour channels are correlated)."""
 MIXTURE_SAMPLES = 3000
 """The mixture's parameters are fitted on a regular subsample of at most this many samples."""
-HELD_OUT_SETTINGS = dict(n_train=800, n_iter=5, final_iter=15, final_samples=2000)
+HELD_OUT_SETTINGS = dict(n_train=600, n_iter=3, final_iter=10, final_samples=2000)
 """``final_partition="cv_mixture"``: samples of each half of the split, EM iterations of each
 candidate, then of the chosen partition on a regular subsample (see
 :func:`ercot_nb._mixture.choose_by_held_out`)."""
@@ -546,7 +546,7 @@ class ERCOT(_EvolutionaryClustering):
         ``"cv_mixture"``: where the same BIC check passes, the number of
         clusters is chosen too: the knee and, for every other number of
         clusters on the first front, its most compact member each start a
-        mixture fitted on a seeded half of at most 800 samples and scored on
+        mixture fitted on a seeded half of at most 600 samples and scored on
         the other half; the fewest clusters within one standard error of the
         best held-out log-likelihood win, and components are merged while
         that raises the held-out log-likelihood (see

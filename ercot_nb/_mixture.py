@@ -106,6 +106,9 @@ def _m_step(X, resp, reg, covariance):
         offsets = means - centre
         outer = (Xc[:, :, None] * Xc[:, None, :]).reshape(len(X), d * d)
         covs = (resp.T @ outer).reshape(-1, d, d) / nk[:, None, None] - offsets[:, :, None] * offsets[:, None, :]
+        # a component without samples (a cluster the subsample missed): no moments to take, only reg
+        # (the difference above would leave minus its offset's outer product)
+        covs[resp.sum(axis=0) <= 0.0] = 0.0
         covs[:, np.arange(d), np.arange(d)] += reg
     else:
         sq = resp.T @ (X * X) / nk[:, None]
@@ -238,7 +241,7 @@ class HeldOutChoice:
 def choose_by_held_out(X: np.ndarray, partitions: list[np.ndarray], rng: np.random.Generator, *,
                        n_train: int = 800, n_iter: int = 5, final_iter: int = 15, final_samples: int = 2000,
                        reg: float = 1e-6, merge: bool = True,
-                       samples_per_parameter: float = 10.0) -> HeldOutChoice | None:
+                       samples_per_parameter: float = 5.0) -> HeldOutChoice | None:
     """Choose a partition (and merge its components) by a mixture's likelihood on held-out samples.
 
     1. A seeded draw splits ``2 * n_train`` samples (at most all of them)

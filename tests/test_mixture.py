@@ -166,4 +166,16 @@ def test_held_out_choice_scores_no_partition_with_too_many_parameters_for_the_sa
     part = [np.unique(p[few], return_inverse=True)[1] for p in (merged, truth, split)]
     choice = choose_by_held_out(X[few], part, np.random.default_rng(0), samples_per_parameter=2.5)
     assert np.isfinite(choice.held_out[:2]).all() and choice.held_out[2] == -np.inf  # 5 clusters: 29 parameters
-    assert choose_by_held_out(X[few], part, np.random.default_rng(0)) is None  # 10 per parameter: none fits
+    assert choose_by_held_out(X[few], part, np.random.default_rng(0)) is None  # 5 per parameter: none fits
+
+
+def test_a_cluster_missing_from_the_subsample_stays_a_harmless_empty_component():
+    # the regular subsample (every 4th sample) misses cluster 2 (samples 1, 2, 3 of the data): its component is
+    # empty in the fit; its covariance must stay positive definite (the reg), not what cancellation leaves
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(400, 3)) * 0.05 + 0.8, rng.normal(size=(400, 3)) * 0.05 + 0.2])
+    labels = np.repeat([0, 1], 400)
+    labels[[1, 2, 3]] = 2
+    mixture = fit_mixture(X, labels, n_iter=3, reg=1e-8, max_samples=200)
+    assert np.all(np.linalg.eigvalsh(mixture.covariances) > 0)
+    assert mixture.weights[2] < 1e-12 and set(np.unique(mixture.labels)) <= {0, 1, 2}
