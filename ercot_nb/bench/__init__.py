@@ -24,11 +24,11 @@ from .apps import APP_CASES, applications_report
 from .cli import main
 from .precision import PRECISION_DATASETS, precision_runs, precision_summary
 from .quality import DEFAULT_SETTINGS, format_quality, oracle_table, quality_runs, quality_summary
-from .segments import format_segments, segment_runs, segment_summary
+from .segments import format_segments, gaussian_ceiling, segment_runs, segment_summary
 from .speed import seven_blobs, speed_report
 
 __all__ = [
     "APP_CASES", "DEFAULT_SETTINGS", "PRECISION_DATASETS", "applications_report", "format_quality", "main",
     "oracle_table", "precision_runs", "precision_summary", "quality_runs", "quality_summary", "seven_blobs",
-    "speed_report", "format_segments", "segment_runs", "segment_summary",
+    "speed_report", "format_segments", "gaussian_ceiling", "segment_runs", "segment_summary",
 ]

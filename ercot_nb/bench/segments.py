@@ -49,6 +49,42 @@ def _reference_labels(method: str, data, seed: int) -> list[np.ndarray]:
     return labels
 
 
+def gaussian_ceiling(data) -> list[np.ndarray]:
+    """Per step, the labels of the Gaussian mixture of the true segments (a supervised ceiling).
+
+    Each true segment is one component, with its share of the samples, its
+    mean and its (maximum-likelihood) covariance; every sample takes its most
+    probable component.  No unsupervised method that models segments as
+    Gaussians in these features should beat it by much: where it falls short
+    of a target, the gap is the features', not the method's.
+
+    Parameters
+    ----------
+    data : TemporalDataset
+        With true labels.
+
+    Returns
+    -------
+    list of ndarray
+        One label array per step.
+    """
+    from scipy.stats import multivariate_normal
+
+    out = []
+    for snapshot in data:
+        X = np.asarray(snapshot.X, dtype=np.float64)
+        segments, truth = np.unique(snapshot.labels, return_inverse=True)
+        reg = 1e-6 * float(X.var(axis=0).mean() or 1.0)
+        log_dens = np.empty((len(X), len(segments)))
+        for j in range(len(segments)):
+            members = X[truth == j]
+            cov = np.atleast_2d(np.cov(members.T, bias=True)) if len(members) > 1 else np.zeros((X.shape[1],) * 2)
+            cov[np.diag_indices_from(cov)] += reg
+            log_dens[:, j] = np.log(len(members) / len(X)) + multivariate_normal(members.mean(axis=0), cov).logpdf(X)
+        out.append(np.argmax(log_dens, axis=1))
+    return out
+
+
 def segment_runs(
     runs: int = 10,
     data_seeds: Sequence[int] = (0, 1, 2),

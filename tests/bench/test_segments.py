@@ -92,3 +92,24 @@ def test_cli_runs_the_final_partitions_asked_for(monkeypatch, capsys):
     with pytest.raises(SystemExit) as error:
         main(["quality", "--segments", "--final-partitions", "gmm", "--runs", "1"])
     assert error.value.code == 2
+
+
+def test_gaussian_ceiling_labels_by_the_true_segments_gaussians():
+    from scipy.stats import multivariate_normal
+
+    from ercot_nb import TemporalDataset
+    from ercot_nb.bench import gaussian_ceiling
+
+    rng = np.random.default_rng(0)
+    labels = np.repeat([0, 1], [300, 60])
+    X = np.where(labels[:, None] == 0, rng.normal(size=(360, 2)), 0.1 * rng.normal(size=(360, 2)) + [1.2, 0.0])
+    data = TemporalDataset.from_arrays([X, X[::-1]], ids=[np.arange(360)] * 2, labels=[labels, labels[::-1]])
+    got = gaussian_ceiling(data)
+    # by hand at step 0: weights, means and covariances of the true segments, most probable one
+    dens = np.column_stack([np.log(np.mean(labels == j)) + multivariate_normal(X[labels == j].mean(axis=0),
+                            np.cov(X[labels == j].T, bias=True)).logpdf(X) for j in (0, 1)])
+    np.testing.assert_array_equal(got[0], np.argmax(dens, axis=1))
+    # a wide segment beside a tight one: its Gaussians place the boundary where nearest true means cannot
+    means = np.array([X[labels == j].mean(axis=0) for j in (0, 1)])
+    nearest = np.argmin(((X[:, None, :] - means) ** 2).sum(axis=2), axis=1)
+    assert (got[0] == labels).mean() > (nearest == labels).mean()
