@@ -30,7 +30,7 @@ from ..base import (EVALUATIONS_LIMIT, POP_SIZE_LIMIT, PROGRESS, SEED, TemporalE
                     max_clusters_param, n_clusters_param, seeded_generator)
 from ._history import History
 from ._memory import check_fit_memory
-from ._mixture import Mixture, equal_spread_bic, fit_mixture
+from ._mixture import Mixture, choose_by_held_out, equal_spread_bic, fit_mixture
 from ._nsga import evolve
 from ..data import ARITHMETIC_LIMIT, Snapshot, check_float32_range, common_ids
 from ..kernels import BACKEND_WORDS, BACKENDS
@@ -43,6 +43,10 @@ MIXTURE_COVARIANCE = "full"
 """Covariance of the mixture's components (full matrices: colour channels are correlated)."""
 MIXTURE_SAMPLES = 3000
 """The mixture's parameters are fitted on a regular subsample of at most this many samples."""
+HELD_OUT_SETTINGS = dict(n_train=600, n_iter=3, final_iter=10, final_samples=2000)
+"""``final_partition="cv_mixture"``: samples of each half of the split, EM iterations of each
+candidate, then of the chosen partition on a regular subsample (see
+:func:`ercot_nb.evolution._mixture.choose_by_held_out`)."""
 
 # Choice sets of the estimators' own settings, with words for a user interface.
 MUTATION_MODES = ("per_solution", "per_gene")
@@ -51,9 +55,10 @@ MUTATION_WORDS = {"per_solution": "per solution", "per_gene": "per gene"}
 BUDGET_MODES = ("generations", "include_init")
 """Whether the initial population counts against ``n_evaluations`` (``budget_mode=``)."""
 BUDGET_WORDS = {"generations": "generations only", "include_init": "initial population counts"}
-FINAL_PARTITIONS = ("nearest", "mixture")
+FINAL_PARTITIONS = ("nearest", "mixture", "cv_mixture")
 """How the chosen member labels the samples (``final_partition=``)."""
-FINAL_PARTITION_WORDS = {"nearest": "nearest centroid (paper)", "mixture": "Gaussian mixture from the knee"}
+FINAL_PARTITION_WORDS = {"nearest": "nearest centroid (paper)", "mixture": "Gaussian mixture from the knee",
+                         "cv_mixture": "Gaussian mixture chosen on held-out pixels"}
 
 
 class EvolutionaryClustering(TemporalEstimator):
@@ -219,6 +224,10 @@ class EvolutionaryClustering(TemporalEstimator):
         self._engine: Engine | None = None
         self._step_states: list[tuple[Snapshot, dict]] = []  # (data, rng state after the step), for adopt
         self._mixtures: list[tuple[Mixture, np.ndarray] | None] = []  # per step: (mixture, used components)
+        # seed of the held-out splits of final_partition="cv_mixture" where seed is None or a Generator
+        # (an int seed is used itself, with the step index)
+        cv = getattr(self, "final_partition", "nearest") == "cv_mixture"
+        self._split_seed = int(self._rng.integers(2**32)) if cv and not isinstance(self.seed, (int, np.integer)) else 0
         self.n_features_in_: int | None = None
         self.result_ = ClusteringResult(algorithm=self._algorithm_name, params=self.get_params())
 
@@ -315,7 +324,9 @@ class EvolutionaryClustering(TemporalEstimator):
         first_front = front_rank == 0
         n_nonempty = (counts > 0).sum(axis=1)
         knee = self._choose_knee(engine, X, F_selected, n_nonempty, first_front)
-        labels, centroids, mixture = self._member_partition(engine, X, np.ascontiguousarray(pop[knee]))
+        labels, centroids, mixture = self._member_partition(
+            engine, X, np.ascontiguousarray(pop[knee]), t=len(self.result_),
+            front=(pop, F, n_nonempty, first_front, knee))
 
         step = StepResult(
             t=len(self.result_),
@@ -344,7 +355,8 @@ class EvolutionaryClustering(TemporalEstimator):
         self._mixtures.append(mixture)
         return step
 
-    def _member_partition(self, engine: Engine, X: np.ndarray, chromosome: np.ndarray):
+    def _member_partition(self, engine: Engine, X: np.ndarray, chromosome: np.ndarray, *, t: int = 0,
+                          front=None):
         """Labels, centroids and (mixture, used components) or None of one member's partition.
 
         ``final_partition="nearest"`` (the paper): every sample joins its
@@ -360,6 +372,18 @@ class EvolutionaryClustering(TemporalEstimator):
         (:func:`ercot_nb.evolution._mixture.equal_spread_bic`), both before the EM (the
         clusters' own weights and covariances; otherwise no EM is run) and
         after it: clusters of one size and spread keep the paper's labels.
+
+        ``final_partition="cv_mixture"``: the same check before any EM (on
+        the regular subsample of at most :data:`MIXTURE_SAMPLES` samples); then,
+        with ``front = (population, objectives, n_clusters, first_front,
+        knee)``, the candidates are the knee and, for every other number of
+        clusters on the first front, its member of least f_cp; the partition
+        (and merges of its components) is chosen by the mixture's
+        log-likelihood on held-out samples
+        (:func:`ercot_nb.evolution._mixture.choose_by_held_out`, split seeded by
+        ``seed`` and the step ``t``); where the samples are too few for any
+        candidate's mixture, the paper's labels stay.  Without ``front`` (adopting a member
+        other than the knee) the member's own clusters are refined, none merged.
         """
         slot_labels, _ = engine.assign(X, chromosome)
         labels, centroids = compress_labels(slot_labels, chromosome, engine.config.n_max)
@@ -368,6 +392,17 @@ class EvolutionaryClustering(TemporalEstimator):
         spread = float(X.var(axis=0).mean())
         settings = dict(reg=1e-6 * (spread if spread > 0 else 1.0), covariance=MIXTURE_COVARIANCE,
                         max_samples=MIXTURE_SAMPLES)
+        if self.final_partition == "cv_mixture":
+            # the same check on the regular subsample the EM is fitted on (all samples where a cluster
+            # would be missing from it): no pass over every sample before the final labelling
+            stride = max(1, -(-len(X) // MIXTURE_SAMPLES))
+            X_check, check_labels = X[::stride], labels[::stride]
+            if len(np.unique(check_labels)) < len(centroids):
+                X_check, check_labels = X, labels
+            own = fit_mixture(X_check, check_labels, n_iter=0, reg=settings["reg"], covariance=MIXTURE_COVARIANCE)
+            if own.bic(len(X_check)) >= equal_spread_bic(X_check, check_labels):
+                return labels, centroids, None
+            return self._held_out_partition(engine, X, labels, centroids, settings["reg"], t, front)
         equal = equal_spread_bic(X, labels)
         # the clusters' own sizes and spreads, before any EM: where they do not beat one common spread,
         # the step keeps the paper's labels without paying for the EM (clusters of equal spread, Syn1-8)
@@ -376,6 +411,30 @@ class EvolutionaryClustering(TemporalEstimator):
         mixture = fit_mixture(X, labels, n_iter=MIXTURE_ITERATIONS, **settings)
         if mixture.bic(len(X)) >= equal:  # equal spreads explain the samples as well
             return labels, centroids, None
+        used, labels = np.unique(mixture.labels, return_inverse=True)
+        return labels.astype(np.int64), mixture.means[used].copy(), (mixture, used)
+
+    def _held_out_partition(self, engine: Engine, X: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
+                            reg: float, t: int, front):
+        """``final_partition="cv_mixture"``: see :meth:`_member_partition`."""
+        partitions = [labels]
+        if front is not None:
+            pop, F, n_clusters, first_front, knee = front
+            best: dict[int, int] = {}
+            for i in np.flatnonzero(first_front):
+                k = int(n_clusters[i])
+                if i != knee and k != int(n_clusters[knee]) and (k not in best or F[i, 0] < F[best[k], 0]):
+                    best[k] = int(i)
+            for i in best.values():
+                slot_labels, _ = engine.assign(X, np.ascontiguousarray(pop[i]))
+                member_labels, _ = compress_labels(slot_labels, pop[i], engine.config.n_max)
+                partitions.append(member_labels)
+        seed = self.seed if isinstance(self.seed, (int, np.integer)) else getattr(self, "_split_seed", 0)
+        choice = choose_by_held_out(X, partitions, np.random.default_rng([int(seed), int(t)]), reg=reg,
+                                    merge=front is not None, **HELD_OUT_SETTINGS)
+        if choice is None:  # too few samples for any candidate's mixture: the paper's labels
+            return labels, centroids, None
+        mixture = choice.mixture
         used, labels = np.unique(mixture.labels, return_inverse=True)
         return labels.astype(np.int64), mixture.means[used].copy(), (mixture, used)
 
@@ -510,7 +569,8 @@ class ERCOT(EvolutionaryClustering):
               labels=_smoothness.AGGREGATE_WORDS, doc="See ``ercot_nb.evolution._smoothness``."),
         Param("final_partition", "choice", "nearest", "final partition",
               "How the chosen member labels the samples: nearest centroid (the paper), or EM of a Gaussian "
-              "mixture started from its clusters (segments of unequal size and spread).",
+              "mixture started from its clusters (segments of unequal size and spread), or such a mixture "
+              "whose number of clusters is chosen among the front by its likelihood on held-out samples.",
               choices=FINAL_PARTITIONS, labels=FINAL_PARTITION_WORDS,
               doc="With 'nearest' the clusters are cells of similar spread. With 'mixture' the knee's "
                   "clusters start a few EM iterations of a Gaussian mixture (full covariances), whose "
@@ -518,7 +578,14 @@ class ERCOT(EvolutionaryClustering):
                   "background beside small objects); where its BIC beats that of equal spherical "
                   "clusters (the model of the nearest-centroid rule), its labels are the step's "
                   "partition and history, and predict labels by largest posterior; elsewhere the "
-                  "paper's labels stay."),
+                  "paper's labels stay. With 'cv_mixture', where the same BIC check passes, the number "
+                  "of clusters is chosen too: the knee and, for every other number of clusters on the "
+                  "first front, its most compact member each start a mixture fitted on a seeded half of "
+                  "at most 600 samples and scored on the other half; the fewest clusters within one "
+                  "standard error of the best held-out log-likelihood win, and components are merged "
+                  "while that raises the held-out log-likelihood (see "
+                  "``ercot_nb.evolution._mixture.choose_by_held_out``). Suits segments of unequal size "
+                  "and spread whose number the knee misses (video scenes)."),
     ) + EvolutionaryClustering.run_params
 
 
