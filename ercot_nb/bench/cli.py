@@ -12,7 +12,7 @@ from .._files import OutputError, atomic_write, check_outputs
 from .apps import applications_report
 from .precision import PRECISION_DATASETS, precision_runs, precision_summary
 from ..experiments import KNOWN_K
-from ..params import FINAL_PARTITIONS
+from ..evolution import FINAL_PARTITIONS
 from .quality import DEFAULT_ALGORITHMS, format_quality, quality_runs, quality_summary
 from .segments import CHECK_CASES, VIDEO_CASES, format_segments, segment_runs, segment_summary
 from .speed import speed_report
