@@ -314,9 +314,20 @@ class Engine:
         crowding distance (descending), ties by index.  Returns the selected
         indices and their rank and crowding distance.
         """
-        rank, crowding = self.rank_and_crowding(F)
-        order = np.lexsort((np.arange(len(F)), -crowding, rank))[:n]
-        return order, rank[order], crowding[order]
+        F = self._data(F)
+        if F.shape[1] != 2:
+            rank, crowding = self.rank_and_crowding(F)
+            order = np.lexsort((np.arange(len(F)), -crowding, rank))[:n]
+            return order, rank[order], crowding[order]
+        size = len(F)  # two objectives (every fit): one kernel call ranks, crowds and selects
+        chosen = np.empty(n, dtype=np.int64)
+        chosen_rank = np.empty(n, dtype=np.int64)
+        chosen_crowding = np.empty(n)
+        self.kernels.environmental_selection(
+            F, self._buffer("dom", (size,), np.int64), self._buffer("rank", (size,), np.int64),
+            self._buffer("order", (size,), np.int64), self._buffer("crowding", (size,)),
+            chosen, chosen_rank, chosen_crowding)
+        return chosen, chosen_rank, chosen_crowding
 
     # -- variation -------------------------------------------------------------
     def offspring(

@@ -341,3 +341,54 @@ def crowding_distance(F, rank, order, crowding):  # pragma: no cover
             crowding[last] = np.inf
             for pos in range(lo + 1, hi):
                 crowding[order[pos]] += (F[order[pos + 1], k] - F[order[pos - 1], k]) / span
+
+
+@njit(cache=True, pipeline_class=_LEAN)
+def environmental_selection(F, scratch, rank, order, crowding, chosen, chosen_rank, chosen_crowding):  # pragma: no cover
+    """NSGA-II environmental selection for two objectives, in one call.
+
+    Ranks every row of ``F`` (:func:`nondominated_rank_two`), computes its
+    crowding distance (:func:`crowding_distance`) and writes the first
+    ``len(chosen)`` row indices in the order (rank ascending, crowding
+    descending, index ascending): whole fronts in rank order, the front that
+    overflows cut by crowding, ties by index.  The engine called the two
+    kernels and a NumPy ``lexsort`` for this, three calls per generation
+    whose fixed costs outweighed their work on small data.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, 2)                          IN
+    scratch, order : int64 ndarray of shape (n,)         SCRATCH
+    rank : int64 ndarray of shape (n,)                   OUT, 0 = first front
+    crowding : ndarray of shape (n,)                     OUT
+    chosen : int64 ndarray of shape (n_select,)          OUT, n_select <= n
+    chosen_rank : int64 ndarray of shape (n_select,)     OUT, ``rank[chosen]``
+    chosen_crowding : ndarray of shape (n_select,)       OUT, ``crowding[chosen]``
+    """
+    nondominated_rank_two(F, scratch, rank)
+    crowding_distance(F, rank, order, crowding)
+    n = F.shape[0]
+    # (rank, -crowding, index) order: a stable sort by -crowding (NaN last, as NumPy's
+    # lexsort) of the indices in order, then a stable counting sort by rank
+    keys = np.empty(n)
+    for i in range(n):
+        keys[i] = -crowding[i]
+        order[i] = i
+    _stable_sort_by(keys, order, scratch)
+    n_fronts = 0
+    for i in range(n):
+        if rank[i] + 1 > n_fronts:
+            n_fronts = rank[i] + 1
+    start = np.zeros(n_fronts + 1, dtype=np.int64)
+    for i in range(n):
+        start[rank[i] + 1] += 1
+    for f in range(n_fronts):
+        start[f + 1] += start[f]
+    n_select = chosen.shape[0]
+    for i in order:
+        position = start[rank[i]]
+        start[rank[i]] += 1
+        if position < n_select:
+            chosen[position] = i
+            chosen_rank[position] = rank[i]
+            chosen_crowding[position] = crowding[i]
