@@ -173,14 +173,28 @@ def _stable_sort_by(values, order, tmp):  # pragma: no cover
             hi = min(lo + 2 * width, n)
             i = lo
             j = mid
-            for k in range(lo, hi):
-                if i < mid and (j >= hi or not values[src[j]] < values[src[i]]
-                                and (values[src[i]] == values[src[i]] or values[src[j]] != values[src[j]])):
-                    dst[k] = src[i]
-                    i += 1
-                else:
-                    dst[k] = src[j]
-                    j += 1
+            k = lo
+            # while both runs last, without a branch on the comparison (conditional moves: the
+            # outcome of comparing objective values is unpredictable, a mispredicted branch dear)
+            while i < mid and j < hi:
+                a = src[i]
+                b = src[j]
+                va = values[a]
+                vb = values[b]
+                right = vb < va or (va != va and vb == vb)  # the right one first: smaller, or the left NaN
+                dst[k] = b if right else a
+                step = np.int64(right)
+                j += step
+                i += 1 - step
+                k += 1
+            while i < mid:
+                dst[k] = src[i]
+                i += 1
+                k += 1
+            while j < hi:
+                dst[k] = src[j]
+                j += 1
+                k += 1
         src, dst = dst, src
         in_tmp = not in_tmp
         width *= 2
