@@ -246,8 +246,8 @@ class Engine:
         if cfg.fixed_clusters:
             pop[:, : cfg.n_max] = 1.0
             return
-        pick = rng.random((len(pop), cfg.min_active))
-        value = rng.random((len(pop), cfg.min_active))
+        # one draw for both arrays: the same numbers as two draws in turn, at one call's cost
+        pick, value = rng.random((2, len(pop), cfg.min_active))
         self.kernels.repair_min_active(pop, cfg.n_max, cfg.min_active, pick, value)
 
     def random_population(
@@ -356,8 +356,7 @@ class Engine:
         cut = rng.integers(1, n_genes, size=n // 2) if n_genes > 1 else np.ones(n // 2, np.int64)
         children = np.empty_like(pop) if out is None else out
         k.single_point_crossover(pop, parents, cfg.crossover_rate, draw, cut, children)
-        mutate_draw = rng.random((n, n_genes))
-        mutate_r = rng.random((n, n_genes))
+        mutate_draw, mutate_r = rng.random((2, n, n_genes))  # = two draws of (n, n_genes) in turn
         k.polynomial_mutation(
             children, lower, upper, cfg.mutation_rate_per_gene, cfg.mutation_eta, mutate_draw, mutate_r
         )
