@@ -181,7 +181,8 @@ def _stable_sort_by(values, order, tmp):  # pragma: no cover
                 b = src[j]
                 va = values[a]
                 vb = values[b]
-                right = vb < va or (va != va and vb == vb)  # the right one first: smaller, or the left NaN
+                # the right one first: smaller, or the left one NaN (NaN sorts last)
+                right = vb < va or (np.isnan(va) and not np.isnan(vb))
                 dst[k] = b if right else a
                 step = np.int64(right)
                 j += step
@@ -384,15 +385,16 @@ def environmental_selection(F, scratch, rank, order, crowding, chosen, chosen_ra
     n = F.shape[0]
     # (rank, -crowding, index) order: a stable sort by -crowding (NaN last, as NumPy's
     # lexsort) of the indices in order, then a stable counting sort by rank
-    keys = np.empty(n)
+    # keys as a column view: the array type of crowding_distance's F[:, k], so that the
+    # shared merge sort compiles once (a contiguous array would compile it a second time)
+    keys = np.empty((n, 1))[:, 0]
     for i in range(n):
         keys[i] = -crowding[i]
         order[i] = i
     _stable_sort_by(keys, order, scratch)
     n_fronts = 0
     for i in range(n):
-        if rank[i] + 1 > n_fronts:
-            n_fronts = rank[i] + 1
+        n_fronts = max(n_fronts, rank[i] + 1)
     start = np.zeros(n_fronts + 1, dtype=np.int64)
     for i in range(n):
         start[rank[i] + 1] += 1

@@ -71,7 +71,7 @@ def _defer_nbformat() -> None:
 
 _defer_nbformat()
 
-import plotly.graph_objects as go  # noqa: E402 (after the deferral above)
+import plotly.graph_objects as go
 from plotly.basedatatypes import BasePlotlyType, BaseTraceType
 
 from ._bundle import shared_bundle_url

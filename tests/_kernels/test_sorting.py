@@ -132,7 +132,7 @@ two_objective_tables = arrays(
 def test_environmental_selection_equals_rank_crowding_and_lexsort(F, share):
     """One kernel call ranks, crowds and picks the survivors exactly as the three calls did
     (ties, duplicates and infinite objectives included, so that crowding holds inf and nan)."""
-    n_select = max(1, int(round(share * len(F))))
+    n_select = max(1, round(share * len(F)))
     for backend in (NUMBA, TWIN):
         rank, crowding = np.empty(len(F), dtype=np.int64), np.empty(len(F))
         chosen, chosen_rank = np.empty(n_select, dtype=np.int64), np.empty(n_select, dtype=np.int64)
