@@ -77,8 +77,8 @@ def serial_share_for(target: float, threads: int, members: int = 100) -> float:
 
 
 def thread_scaling(n_samples: int = 19_200, threads=(1, 2, 4, 8, 16), repeats: int = 2,
-                   precision: str = "float64") -> list[dict]:
-    """Seconds per step of ERCOT on ``seven_blobs(n_samples)`` at each thread count (interleaved).
+                   precision: str = "float64", data=None) -> list[dict]:
+    """Seconds per step of ERCOT on ``seven_blobs(n_samples)`` (or ``data``) at each thread count (interleaved).
 
     Returns one dict per thread count: ``threads``, ``s_per_step`` (median over
     steps after the first and ``repeats`` fits), ``speed_up`` (over one
@@ -91,7 +91,8 @@ def thread_scaling(n_samples: int = 19_200, threads=(1, 2, 4, 8, 16), repeats: i
     from .._evolutionary import ERCOT
     from .speed import seven_blobs
 
-    data = seven_blobs(n_samples=n_samples, n_steps=3)
+    if data is None:
+        data = seven_blobs(n_samples=n_samples, n_steps=3)
     available = numba.config.NUMBA_NUM_THREADS
     threads = [n for n in threads if n <= available]
     before = numba.get_num_threads()
