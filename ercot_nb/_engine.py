@@ -301,9 +301,13 @@ class Engine:
         rank = np.empty(n, dtype=np.int64)
         crowding = np.empty(n)
         F = self._data(F)
-        # two objectives (every fit): the sweep, so the general sort is not even compiled
-        rank_kernel = self.kernels.nondominated_rank_two if F.shape[1] == 2 else self.kernels.nondominated_rank
-        rank_kernel(F, self._buffer("dom", (n,), np.int64), rank)
+        if F.shape[1] == 2:  # every fit: the selection kernel with no survivors to pick
+            none = np.empty(0, dtype=np.int64)
+            self.kernels.environmental_selection(
+                F, self._buffer("dom", (n,), np.int64), rank, self._buffer("order", (n,), np.int64), crowding,
+                none, none, np.empty(0))
+            return rank, crowding
+        self.kernels.nondominated_rank(F, self._buffer("dom", (n,), np.int64), rank)
         self.kernels.crowding_distance(F, rank, self._buffer("order", (n,), np.int64), crowding)
         return rank, crowding
 

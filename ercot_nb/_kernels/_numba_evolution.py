@@ -316,6 +316,11 @@ def crowding_distance(F, rank, order, crowding):  # pragma: no cover
     order : int64 ndarray of shape (n,)             SCRATCH
     crowding : ndarray of shape (n,)                OUT
     """
+    _crowding(F, rank, order, crowding)
+
+
+@njit(inline="always", pipeline_class=_LEAN)  # the body of crowding_distance and environmental_selection
+def _crowding(F, rank, order, crowding):  # pragma: no cover
     n, m = F.shape
     n_fronts = 0
     for i in range(n):
@@ -368,7 +373,10 @@ def environmental_selection(F, scratch, rank, order, crowding, chosen, chosen_ra
     descending, index ascending): whole fronts in rank order, the front that
     overflows cut by crowding, ties by index.  The engine called the two
     kernels and a NumPy ``lexsort`` for this, three calls per generation
-    whose fixed costs outweighed their work on small data.
+    whose fixed costs outweighed their work on small data.  With empty
+    ``chosen`` arrays it is rank and crowding only (the engine's
+    ``rank_and_crowding``): a fit then compiles this kernel in place of
+    ``crowding_distance``, no more functions than before.
 
     Parameters
     ----------
@@ -381,7 +389,7 @@ def environmental_selection(F, scratch, rank, order, crowding, chosen, chosen_ra
     chosen_crowding : ndarray of shape (n_select,)       OUT, ``crowding[chosen]``
     """
     nondominated_rank_two(F, scratch, rank)
-    crowding_distance(F, rank, order, crowding)
+    _crowding(F, rank, order, crowding)  # inlined: a fit compiles no crowding_distance kernel
     n = F.shape[0]
     # (rank, -crowding, index) order: a stable sort by -crowding (NaN last, as NumPy's
     # lexsort) of the indices in order, then a stable counting sort by rank
