@@ -22,7 +22,11 @@ at one thread and prints the expected speed-up beside the measured one.
 Measured at one thread on the 2-core development machine (19,200 x 3,
 seven clusters): p = 0.90 (float64 and float32), so the expected speed-up at
 16 threads is 1 / (0.10 + 0.90 / (16 x 0.89)) = 6.1x: the serial tenth of
-a generation, not the kernels, caps the scaling (10x needs p >= 0.96).
+a generation, not the kernels, caps the scaling (10x needs p >= 0.97, a
+serial share below 3.2%).  The script prints that serial tenth by part
+(:data:`PARTS`); on 2026-11-26 (load 13, float64): the rest (knee,
+re-initialisation, Python between calls) 4.7%, the smoothness weight's
+kernel over matched pairs 2.8%, variation and selection 2.3%.
 
 Run on a many-core machine (the machine's other load is printed: run it idle)::
 
