@@ -423,8 +423,17 @@ def _run(args: argparse.Namespace) -> int:
     dataset = _prepared_data(args)
     estimator = _estimator(args)
     started = time.perf_counter()
+
+    def preview(step) -> None:  # a fresh install: step 0 by the NumPy twins while numba compiles
+        import numpy as np
+
+        sizes = np.bincount(step.labels) if len(step.labels) else np.zeros(0, dtype=np.int64)
+        print(f"step 0 (preview while the fast kernels compile, {time.perf_counter() - started:.1f} s): "
+              f"{len(sizes)} clusters of {', '.join(str(int(size)) for size in sizes)} samples; "
+              "the run's own steps follow", file=sys.stderr, flush=True)
+
     try:
-        result = estimator.fit(dataset).result_
+        result = estimator.fit(dataset, preview=preview).result_
     except (ValueError, TypeError) as exc:  # data the algorithm refuses, with step/column named
         raise _InputError(str(exc)) from None
     elapsed = time.perf_counter() - started

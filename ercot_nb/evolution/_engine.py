@@ -293,8 +293,8 @@ class Engine:
         if cfg.fixed_clusters:
             pop[:, : cfg.n_max] = 1.0
             return
-        pick = rng.random((len(pop), cfg.min_active))
-        value = rng.random((len(pop), cfg.min_active))
+        # one draw for both arrays: the same numbers as two draws in turn, at one call's cost
+        pick, value = rng.random((2, len(pop), cfg.min_active))
         self.kernels.repair_min_active(pop, cfg.n_max, cfg.min_active, pick, value)
 
     def random_population(
@@ -348,9 +348,13 @@ class Engine:
         rank = np.empty(n, dtype=np.int64)
         crowding = np.empty(n)
         F = self._data(F)
-        # two objectives (every fit): the sweep, so the general sort is not even compiled
-        rank_kernel = self.kernels.nondominated_rank_two if F.shape[1] == 2 else self.kernels.nondominated_rank
-        rank_kernel(F, self._buffer("dom", (n,), np.int64), rank)
+        if F.shape[1] == 2:  # every fit: the selection kernel with no survivors to pick
+            none = np.empty(0, dtype=np.int64)
+            self.kernels.environmental_selection(
+                F, self._buffer("dom", (n,), np.int64), rank, self._buffer("order", (n,), np.int64), crowding,
+                none, none, np.empty(0))
+            return rank, crowding
+        self.kernels.nondominated_rank(F, self._buffer("dom", (n,), np.int64), rank)
         self.kernels.crowding_distance(F, rank, self._buffer("order", (n,), np.int64), crowding)
         return rank, crowding
 
@@ -361,9 +365,20 @@ class Engine:
         crowding distance (descending), ties by index.  Returns the selected
         indices and their rank and crowding distance.
         """
-        rank, crowding = self.rank_and_crowding(F)
-        order = np.lexsort((np.arange(len(F)), -crowding, rank))[:n]
-        return order, rank[order], crowding[order]
+        F = self._data(F)
+        if F.shape[1] != 2:
+            rank, crowding = self.rank_and_crowding(F)
+            order = np.lexsort((np.arange(len(F)), -crowding, rank))[:n]
+            return order, rank[order], crowding[order]
+        size = len(F)  # two objectives (every fit): one kernel call ranks, crowds and selects
+        chosen = np.empty(n, dtype=np.int64)
+        chosen_rank = np.empty(n, dtype=np.int64)
+        chosen_crowding = np.empty(n)
+        self.kernels.environmental_selection(
+            F, self._buffer("dom", (size,), np.int64), self._buffer("rank", (size,), np.int64),
+            self._buffer("order", (size,), np.int64), self._buffer("crowding", (size,)),
+            chosen, chosen_rank, chosen_crowding)
+        return chosen, chosen_rank, chosen_crowding
 
     # -- variation -------------------------------------------------------------
     def offspring(
@@ -392,8 +407,7 @@ class Engine:
         cut = rng.integers(1, n_genes, size=n // 2) if n_genes > 1 else np.ones(n // 2, np.int64)
         children = np.empty_like(pop) if out is None else out
         k.single_point_crossover(pop, parents, cfg.crossover_rate, draw, cut, children)
-        mutate_draw = rng.random((n, n_genes))
-        mutate_r = rng.random((n, n_genes))
+        mutate_draw, mutate_r = rng.random((2, n, n_genes))  # = two draws of (n, n_genes) in turn
         k.polynomial_mutation(
             children, lower, upper, cfg.mutation_rate_per_gene, cfg.mutation_eta, mutate_draw, mutate_r
         )

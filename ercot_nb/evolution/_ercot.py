@@ -61,6 +61,20 @@ FINAL_PARTITION_WORDS = {"nearest": "nearest centroid (paper)", "mixture": "Gaus
                          "cv_mixture": "Gaussian mixture chosen on held-out pixels"}
 
 
+def _rows(X: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``X[index]`` as a C-contiguous array; ``X`` itself where ``index`` takes every row in order.
+
+    Samples present at both steps are most often all of them: the step's own
+    (read-only) array then serves, whose copies and sample layouts the engine
+    keeps for the step, where a fancy-indexed copy would be laid out afresh
+    at every call.
+    """
+    if len(index) == len(X) and X.flags.c_contiguous and (len(X) == 0 or (
+            index[0] == 0 and index[-1] == len(X) - 1 and np.array_equal(index, np.arange(len(X))))):
+        return X
+    return np.ascontiguousarray(X[index])
+
+
 class EvolutionaryClustering(TemporalEstimator):
     """Shared machinery of ERCOT, staticEC, penaltyEC and their variants.
 
@@ -295,11 +309,7 @@ class EvolutionaryClustering(TemporalEstimator):
             n_keep = int(round(self.keep_fraction * cfg.pop_size))
             kept = history.population[rng.choice(cfg.pop_size, size=n_keep, replace=False)].copy()
             if len(common_curr):
-                engine.recentre(
-                    np.ascontiguousarray(history.snapshot.X[common_prev]),
-                    np.ascontiguousarray(X[common_curr]),
-                    kept,
-                )
+                engine.recentre(_rows(history.snapshot.X, common_prev), _rows(X, common_curr), kept)
             fresh = engine.random_population(rng, cfg.pop_size - n_keep, lower, upper)
             pop = np.vstack([kept, fresh])
         weight = None
@@ -497,10 +507,10 @@ class EvolutionaryClustering(TemporalEstimator):
         rank, _ = engine.rank_and_crowding(F_union)
         first = rank == 0
         pseudo = self._choose_knee(engine, X, F_union, (counts_union > 0).sum(axis=1), first)
-        X_common = np.ascontiguousarray(X[common_curr])
+        X_common = _rows(X, common_curr)
         pseudo_labels, _ = engine.assign(X_common, union[pseudo])
         return _smoothness.smoothness_weight(
-            history.snapshot.X[common_prev],
+            _rows(history.snapshot.X, common_prev),
             history.labels[common_prev],
             X_common,
             pseudo_labels,
@@ -515,11 +525,7 @@ class EvolutionaryClustering(TemporalEstimator):
     def _previous_fitness(self, engine, snapshot, history, union, common_prev, common_curr) -> np.ndarray:
         """f^{t-1} of every solution after the reverse decode-encode (t -> t-1)."""
         moved = union.copy()
-        engine.recentre(
-            np.ascontiguousarray(snapshot.X[common_curr]),
-            np.ascontiguousarray(history.snapshot.X[common_prev]),
-            moved,
-        )
+        engine.recentre(_rows(snapshot.X, common_curr), _rows(history.snapshot.X, common_prev), moved)
         F_previous, _ = self._objectives(engine, history.snapshot.X, moved)
         return F_previous
 

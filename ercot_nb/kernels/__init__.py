@@ -15,6 +15,7 @@ twins.  Both expose the same functions with the same signatures:
 ``nondominated_rank``    fast non-dominated sort
 ``nondominated_rank_two`` the same for two objectives, by a sweep
 ``crowding_distance``    crowding distance within each front
+``environmental_selection`` rank, crowding and the survivors (two objectives)
 ``stacking_em_step``     one EM update of the smoothness stacking weight
 ``stacking_em_loop``     EM steps until convergence, in one call
 ``smoothness_pair_alphas`` the stacking weight of every matched pair of a step
@@ -42,6 +43,7 @@ KERNEL_NAMES = (
     "nondominated_rank",
     "nondominated_rank_two",
     "crowding_distance",
+    "environmental_selection",
     "stacking_em_step",
     "stacking_em_loop",
     "smoothness_pair_alphas",

@@ -161,6 +161,15 @@ def crowding_distance(F, rank, order, crowding):
     order[:] = np.argsort(rank, kind="mergesort")
 
 
+def environmental_selection(F, scratch, rank, order, crowding, chosen, chosen_rank, chosen_crowding):
+    nondominated_rank_two(F, scratch, rank)
+    crowding_distance(F, rank, order, crowding)
+    survivors = np.lexsort((np.arange(len(F)), -crowding, rank))[:len(chosen)]
+    chosen[:] = survivors
+    chosen_rank[:] = rank[survivors]
+    chosen_crowding[:] = crowding[survivors]
+
+
 def stacking_em_step(density_ratio, alpha):
     return float(np.mean(1.0 / (1.0 + density_ratio * ((1.0 - alpha) / alpha))))
 
