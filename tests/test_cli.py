@@ -173,7 +173,7 @@ def test_run_shows_a_preview_of_step_0_while_the_kernels_compile(kernels_compili
     """A fresh install's `ercot-nb run`: the first step's partition on stderr before the compilation
     ends; stdout (the summary) and the labels are those of the run itself."""
     done = kernels_compiling
-    from ercot_nb import _firstrun
+    from ercot_nb.kernels import _firstrun
 
     real_preview = _firstrun.preview_first_step
 
@@ -182,7 +182,7 @@ def test_run_shows_a_preview_of_step_0_while_the_kernels_compile(kernels_compili
         done.set()  # the compilation ends after the preview
         return called
 
-    import ercot_nb._estimator as estimator_module
+    import ercot_nb.base as estimator_module
 
     monkeypatch = pytest.MonkeyPatch()
     monkeypatch.setattr(estimator_module, "preview_first_step", preview_then_compiled)

@@ -99,8 +99,8 @@ def test_fresh_process_with_empty_cache_previews_before_compiling(tmp_path):
 _USED = """
 import json
 from ercot_nb import ERCOT, datasets
-from ercot_nb import _firstrun
-from ercot_nb._kernels import KERNEL_NAMES, get_backend
+from ercot_nb.kernels import _firstrun
+from ercot_nb.kernels import KERNEL_NAMES, get_backend
 ERCOT(seed=0).fit(datasets.load("syn1", seed=0)[:3])
 kernels = get_backend("numba")
 print(json.dumps({"used": [name for name in KERNEL_NAMES if getattr(kernels, name).signatures],

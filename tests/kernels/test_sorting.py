@@ -154,9 +154,10 @@ def test_engine_selection_is_one_kernel_call():
     """Per generation the selection costs one call of compiled code, not three (rank, crowding, lexsort)."""
     from types import SimpleNamespace
 
-    from ercot_nb._engine import EAConfig, Engine
+    from ercot_nb.evolution._engine import EAConfig, Engine
 
-    engine = Engine(EAConfig(2, 1, 4, 1, 0.9, 0.1, 20.0, False), backend="numba")
+    engine = Engine(EAConfig(2, 1, 4, 1, 0.9, 0.1, 20.0, False, refine=True, separation="active",
+                             reseed_empty=False, precision="float64"), backend="numba")
     calls = []
 
     def counted(name):

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 _PROBE = """
 import json, sys
 from ercot_nb.widgets import Explorer  # noqa: F401 (the app notebook's import)
-import ercot_nb.widgets.explorer  # noqa: F401 (resolves the lazy name: Plotly's FigureWidget)
+import ercot_nb.widgets.apps.explorer  # noqa: F401 (resolves the lazy name: Plotly's FigureWidget)
 loaded = {name: name in sys.modules for name in ("nbformat", "jsonschema", "plotly.io._renderers")}
 import plotly.io._renderers as renderers
 loaded["installed"] = bool(renderers.nbformat)  # Plotly's own check, before its mime renderer
