@@ -118,6 +118,11 @@ class AFFECT(TemporalBaseline):
 
     _algorithm_name = "AFFECT"
 
+    @classmethod
+    def _unit_test_params(cls) -> dict:
+        """Candidates k = 2..4."""
+        return {"max_clusters": 4}
+
     def __init__(
         self,
         n_clusters: int | None = None,

@@ -238,6 +238,11 @@ class E2SC(TemporalBaseline):
 
     _algorithm_name = "E2SC"
 
+    @classmethod
+    def _unit_test_params(cls) -> dict:
+        """Candidates k = 2..4."""
+        return {"max_clusters": 4}
+
     def __init__(
         self,
         n_clusters: int | None = None,

@@ -86,6 +86,11 @@ class KMeansCOT(TemporalBaseline):
 
     _algorithm_name = "k-meansCOT"
 
+    @classmethod
+    def _unit_test_params(cls) -> dict:
+        """Three clusters (k-meansCOT needs k)."""
+        return {"n_clusters": 3}
+
     def __init__(
         self,
         n_clusters: int | None = None,

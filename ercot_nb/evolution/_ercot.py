@@ -57,6 +57,11 @@ class _EvolutionaryClustering(TemporalEstimator):
     _uses_history = False
     _accumulates = False
 
+    @classmethod
+    def _unit_test_params(cls) -> dict:
+        """A population of 10 and 40 evaluations per step (4 generations)."""
+        return {"pop_size": 10, "n_evaluations": 40}
+
     # Parameters shared by all variants are declared in subclasses' __init__ so
     # that get_params() reflects exactly each estimator's signature.
 

@@ -15,12 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from .app_harness import CHROMIUM, app_server, chromium, scratch_env
+from .app_harness import app_server, chromium, scratch_env
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="Debian's chromium is not installed at /usr/bin/chromium (.ci/run installs it)",
-)
 
 SEEN = """() => JSON.stringify({
     plots: document.querySelectorAll('.js-plotly-plot').length,

@@ -18,12 +18,10 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-from .app_harness import CHROMIUM, REPO, app_server, chromium, scratch_env
+from .app_harness import REPO, app_server, chromium, scratch_env
 
 from ercot_nb.widgets.serve.launcher import APPS, TUTORIAL_FILES, tutorial_files
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="the browser tests need /usr/bin/chromium")
 
 
 def run(*command, **kwargs) -> str:
