@@ -1,6 +1,8 @@
 """Pareto view: a step's final population in objective space, its knee, and its animation."""
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Sequence
 from typing import Any
 
@@ -55,6 +57,7 @@ def _min_max(values: np.ndarray) -> np.ndarray:
     return np.where(finite, (masked - low) / span, 1.0)
 
 
+@functools.lru_cache(maxsize=4096)
 def _k_color(k: int, k_max: int) -> str:
     # Viridis without its pale yellow end, which vanishes on white
     position = 0.0 if k_max <= 1 else 0.85 * (k - 1) / (k_max - 1)

@@ -96,6 +96,7 @@ class PartitionLayer:
         self._id_texts: dict[int, np.ndarray] = {}
         self._members: dict[tuple[int, int], StepResult] = {}
         self._free_label: int | None = None
+        self._traces: dict[tuple, list] = {}
         if max_points is not None and (isinstance(max_points, bool) or not isinstance(max_points, (int, np.integer))
                                        or max_points < 1):
             raise ValueError(f"max_points must be None or an int >= 1, got {max_points!r}")
@@ -366,7 +367,14 @@ class PartitionLayer:
                     f"{self.title(t, member)}<br><sup>marker opacity: agreement, the share of {who} "
                     "that put the point in this cluster (faint: unsure)</sup>"
                 )
-        traces = self.traces(t, labels, webgl, None if member is None else partition, shares)
+        if shares is None:  # a member with the knee's (or another member's) partition: the same traces
+            key = (t, tuple(labels), bool(webgl), partition.aligned_labels.tobytes(),
+                   np.asarray(partition.centroids).tobytes(), member is None)
+            if key not in self._traces:
+                self._traces[key] = self.traces(t, labels, webgl, None if member is None else partition)
+            traces = list(self._traces[key])  # shared trace objects: parts are not changed in place
+        else:
+            traces = self.traces(t, labels, webgl, None if member is None else partition, shares)
         return Parts(traces, self.layout(title or self.title(t, member)))
 
     def fixed_labels(self, member: int | None = None, t: int = 0) -> list[int]:

@@ -333,8 +333,11 @@ def _replace(parts: Parts, base: Parts) -> Change:
     if missing:
         raise ValueError(f"the parts lack the base's layout entries {missing}: a view's layout keeps its keys")
     layout = {key: value for key, value in parts.layout.items()
-              if key not in base.layout or _plain_json(value) != _plain_json(base.layout[key])}
+              if key in _STEP_LAYOUT or key not in base.layout or _plain_json(value) != _plain_json(base.layout[key])}
     return Change(data=list(parts.traces), layout=layout)
+
+
+_STEP_LAYOUT = ("title", "annotations")  # always part of a default change, so that changes are absolute
 
 
 def _plain_json(value: Any) -> str:

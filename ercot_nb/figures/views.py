@@ -173,8 +173,20 @@ class ParetoView(View):
         return _with_click(parts, CLICK_MEMBER, is_member_trace)
 
     def member_change(self, data: ViewData, t: int, member: int | None, **options: Any) -> Change:
-        selected = self.parts(data, t, member, **options).trace(SELECTED)
-        return Change(traces={SELECTED: {key: selected[key] for key in ("x", "y", "customdata", "showlegend")}})
+        """Only the ring around the selected member: its point, as the step's member traces draw it."""
+        t = step_index(data.result, t)
+        knee = data.memo((self.key, "step", t, repr(sorted(options.items()))), lambda: self.parts(data, t, None, **options))
+        if member is None or member == data.result[t].knee:
+            return Change(traces={SELECTED: {"x": [], "y": [], "customdata": [], "showlegend": False}})
+        for trace in knee.traces:
+            if trace.name != SELECTED and is_member_trace(trace.name) and trace.customdata is not None:
+                rows = [i for i, row in enumerate(trace.customdata) if int(row[0]) == int(member)]
+                if rows:
+                    i = rows[0]
+                    return Change(traces={SELECTED: {"x": [trace.x[i]], "y": [trace.y[i]],
+                                                     "customdata": [list(trace.customdata[i])], "showlegend": True}})
+        raise ValueError(f"step {t}: member {member} is not in the final population "
+                         f"({len(data.result[t].population)} members)")
 
     def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
         return [pareto_animation(data.result, accumulated=self.with_defaults(options)["accumulated"])]
