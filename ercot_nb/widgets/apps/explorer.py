@@ -189,11 +189,7 @@ class Explorer(W.VBox):
                                   precheck=lambda: self.picker.pending)
         self.scrubber = TimeScrubber().follow(state)
         self.run_choice = RunChoice(state)
-        self.estimators: dict[str, Any] = {}  # run name -> its fitted estimator (for adopt)
-        self.agreements: dict[str, Any] = {}  # consensus run name -> its seeds' Ensemble
         self.runner.on_finish(self._keep_estimator)
-        state.observe(self._forget_runs, names="dataset")  # its runs are dropped
-        state.observe(self._show_run_agreement, names="run")
         if self.pareto is not None:
             self.pareto.on_use(lambda step, member: self.adopt(step, member))
         if result is not None:
@@ -245,6 +241,16 @@ class Explorer(W.VBox):
     def result(self) -> ClusteringResult | None:
         """The run shown, or None while the data is previewed."""
         return self.state.result
+
+    @property
+    def estimators(self) -> dict[str, Any]:
+        """The fitted estimator behind each run made here, by run name (the state's)."""
+        return self.state.estimators
+
+    @property
+    def agreements(self) -> dict[str, Any]:
+        """The seeds' runs of each consensus made by "How sure?", by run name (the state's)."""
+        return self.state.agreements
 
     @property
     def step(self) -> int:
@@ -422,34 +428,21 @@ class Explorer(W.VBox):
         ensemble : Ensemble or None
             :func:`ercot_nb.ensemble.ensemble` of runs on the current data,
             e.g. ``ensemble(ERCOT(), explorer.dataset, seeds=range(5))``;
-            drawn on the run shown, and dropped when another run is shown
-            or other data is loaded (a consensus made by "How sure?" gets
-            its agreement back whenever it is shown).
+            drawn on the run shown, whenever it is shown (the state keeps
+            it with the run, see :attr:`AppState.agreements`), and dropped
+            when other data is loaded; None draws the run plainly again.
         """
-        if self.partition is not None:
-            self.partition.show_agreement(ensemble)
+        self.state.set_agreement(self.state.run, ensemble)
 
     def _keep_estimator(self, job: FitJob) -> None:
-        name = self.runner.names.get(id(job))
+        name = job.run_name
         if name is None or job.state == "failed":
             return
         estimator = job.estimator
         if isinstance(estimator, SeedEnsemble):  # a consensus has no population to continue
-            self.agreements[name] = estimator.ensemble
-            if self.state.run == name:
-                self.show_agreement(estimator.ensemble)
+            self.state.set_agreement(name, estimator.ensemble)
             return
-        self.estimators[name] = estimator.estimator if isinstance(estimator, Adoption) else estimator
-
-    def _forget_runs(self, change: Any = None) -> None:
-        self.estimators.clear()
-        self.agreements.clear()
-
-    def _show_run_agreement(self, change: Any = None) -> None:
-        """A consensus run is drawn with its agreement, any other run without."""
-        ensemble = self.agreements.get(self.state.run)
-        if self.partition is not None and (ensemble is not None or self.partition.agreement is not None):
-            self.show_agreement(ensemble)
+        self.state.keep_estimator(name, estimator.estimator if isinstance(estimator, Adoption) else estimator)
 
     def select_run(self, name: str | None) -> None:
         """Show run ``name`` (None: the dataset) at the current step (like "show run")."""
