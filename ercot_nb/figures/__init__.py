@@ -56,23 +56,30 @@ from ..data import TemporalDataset
 from ..result import ClusteringResult
 from .export import report_figures, save_html
 from .flows import (
-    MEMBERSHIP_SORTS, cluster_flows, cluster_moves, membership_figure, sankey_colors, sankey_nodes,
+    FLOW, MEMBERSHIP_SORTS, cluster_flows, cluster_moves, membership_figure, sankey_colors, sankey_nodes,
     sankey_figure, sankey_parts, sankey_title,
 )
 from .images import frame_image, is_video, segmentation_image
 from .layers import Parts, shape_index, trace_index, update_by_name
-from .lines import alpha_figure, alpha_parts, n_clusters_figure, scores_figure, scores_parts
+from .lines import (
+    ALPHA, PAIRS, alpha_figure, alpha_parts, n_clusters_figure, n_clusters_parts, scores_figure, scores_parts,
+)
 from .overview import overview_figure, overview_parts
-from .pareto import pareto_animation, pareto_comparison_figure, pareto_figure, pareto_frame, pareto_parts
+from .pareto import (
+    KNEE, SELECTED, is_member_trace, pareto_animation, pareto_comparison_figure, pareto_figure, pareto_frame,
+    pareto_parts, step_k_max,
+)
 from .partition import (
-    PartitionLayer, member_partition, partition_3d_figure, partition_animation, partition_figure,
+    CENTROIDS, ENTERED, LEFT, PartitionLayer, cluster_name, member_partition, partition_3d_figure, partition_animation, partition_figure,
     partition_parts,
 )
-from .style import TEMPLATE, WEBGL_THRESHOLD, cluster_colors, label_color
+from .protocol import CLICK_MEMBER, CLICK_STEP, Change, Patch, View, ViewData, click_meta
+from .style import CURRENT_STEP, TEMPLATE, WEBGL_THRESHOLD, cluster_colors, label_color, plain_times, time_axis
 from .video import (
-    VIDEO_MAX_PIXELS, VIDEO_MAX_WIDTH, VideoLayer, video_parts, video_segmentation_animation,
+    FRAME, TRUTH, VIDEO_MAX_PIXELS, VIDEO_MAX_WIDTH, VideoLayer, video_parts, video_segmentation_animation,
     video_segmentation_figure,
 )
+from .views import VIEWS, cluster_sizes, cluster_sizes_figure, cluster_sizes_parts, view, views_for
 
 __all__ = [
     "WEBGL_THRESHOLD",
@@ -123,6 +130,38 @@ __all__ = [
     "sankey_parts",
     "video_parts",
     "overview_parts",
+    "n_clusters_parts",
+    # one definition per view: the protocol and the registry (ercot_nb.figures.views)
+    "View",
+    "ViewData",
+    "Change",
+    "Patch",
+    "CLICK_STEP",
+    "CLICK_MEMBER",
+    "click_meta",
+    "VIEWS",
+    "view",
+    "views_for",
+    "cluster_sizes",
+    "cluster_sizes_parts",
+    "cluster_sizes_figure",
+    # trace and shape role names (what front ends update by name)
+    "CURRENT_STEP",
+    "ALPHA",
+    "PAIRS",
+    "KNEE",
+    "SELECTED",
+    "FLOW",
+    "FRAME",
+    "TRUTH",
+    "CENTROIDS",
+    "ENTERED",
+    "LEFT",
+    "cluster_name",
+    "is_member_trace",
+    "step_k_max",
+    "plain_times",
+    "time_axis",
 ]
 
 

@@ -18,7 +18,7 @@ from .style import (
 
 __all__ = [
     "ALPHA", "PAIRS", "METRICS", "LABEL_FREE_SCORES", "LABEL_FREE_DEFAULT", "labels_of", "score_trace_name", "alpha_parts",
-    "alpha_figure", "scores_parts", "scores_figure", "n_clusters_figure",
+    "alpha_figure", "scores_parts", "scores_figure", "n_clusters_parts", "n_clusters_figure",
 ]
 
 NO_ALPHA = ("no smoothness weight: this run has no α at any step (a consensus, an algorithm "
@@ -365,28 +365,14 @@ def scores_figure(
                         sample_size=sample_size, seed=seed, tables=tables).figure()
 
 
-def n_clusters_figure(
+def n_clusters_parts(
     result: ClusteringResult,
     dataset: TemporalDataset | None = None,
     *,
     title: str | None = None,
-) -> go.Figure:
-    """Chosen number of clusters at every step, and the true number if known.
-
-    Parameters
-    ----------
-    result : ClusteringResult
-        The run (a fitted estimator with ``result_`` is accepted too).
-    dataset : TemporalDataset, optional
-        When it has labels, a dashed ``"true"`` line shows the number of
-        distinct true labels per step.
-    title : str, optional
-        Figure title.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-    """
+    t: int | None = None,
+) -> Parts:
+    """Parts of :func:`n_clusters_figure`; ``t`` marks the current step (a shape named ``"current step"``)."""
     result = as_result(result)
     times = plain_times(result.times)
     chosen = result.n_clusters
@@ -410,4 +396,31 @@ def n_clusters_figure(
         xaxis=time_axis(times),
         yaxis=dict(title=dict(text="number of clusters"), dtick=1, range=[0, top + 1]),
     )
-    return Parts(traces, layout).figure()
+    if t is not None:
+        layout["shapes"] = [current_step_line(times[step_index(result, t)])]
+    return Parts(traces, layout)
+
+
+def n_clusters_figure(
+    result: ClusteringResult,
+    dataset: TemporalDataset | None = None,
+    *,
+    title: str | None = None,
+) -> go.Figure:
+    """Chosen number of clusters at every step, and the true number if known.
+
+    Parameters
+    ----------
+    result : ClusteringResult
+        The run (a fitted estimator with ``result_`` is accepted too).
+    dataset : TemporalDataset, optional
+        When it has labels, a dashed ``"true"`` line shows the number of
+        distinct true labels per step.
+    title : str, optional
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    return n_clusters_parts(result, dataset, title=title).figure()

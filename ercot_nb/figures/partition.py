@@ -24,6 +24,7 @@ SCENE_MARGIN = dict(l=10, r=10, t=60, b=10)
 
 __all__ = [
     "ENTERED", "LEFT", "CENTROIDS", "MIN_OPACITY", "cluster_name", "step_agreement", "PartitionLayer",
+    "shown_positions",
     "partition_parts",
     "partition_figure", "partition_3d_figure", "partition_animation", "member_partition",
 ]
@@ -56,6 +57,9 @@ class PartitionLayer:
         The run (a fitted estimator with ``result_`` is accepted too).
     features, projection, show_centroids, webgl
         As in :func:`partition_figure`.
+    max_points : int, optional
+        At most this many samples per step are drawn: the same ids at every
+        step where they persist (see :func:`shown_positions`); None draws all.
     """
 
     def __init__(
@@ -67,6 +71,7 @@ class PartitionLayer:
         projection: str | None = None,
         show_centroids: bool = True,
         webgl: bool | None = None,
+        max_points: int | None = None,
     ) -> None:
         if not isinstance(dataset, TemporalDataset):
             raise TypeError(f"dataset must be a TemporalDataset, got {type(dataset).__name__}")
@@ -90,6 +95,22 @@ class PartitionLayer:
         self.webgl = webgl
         self._id_texts: dict[int, np.ndarray] = {}
         self._members: dict[tuple[int, int], StepResult] = {}
+        self._free_label: int | None = None
+        if max_points is not None and (isinstance(max_points, bool) or not isinstance(max_points, (int, np.integer))
+                                       or max_points < 1):
+            raise ValueError(f"max_points must be None or an int >= 1, got {max_points!r}")
+        self.max_points_shown = max_points
+        self._shown = None if max_points is None else shown_positions(dataset, len(self.result), int(max_points))
+        self.subsampled = self._shown is not None and any(
+            len(keep) < dataset[t].n_samples for t, keep in enumerate(self._shown))
+
+    def shown(self, t: int) -> np.ndarray | None:
+        """Mask of step t's samples drawn (None: all)."""
+        if self._shown is None:
+            return None
+        mask = np.zeros(self.dataset[t].n_samples, dtype=bool)
+        mask[self._shown[t]] = True
+        return mask
 
     @property
     def is_3d(self) -> bool:
@@ -118,7 +139,10 @@ class PartitionLayer:
             return self.result[t]
         key = (t, int(member))
         if key not in self._members:
-            self._members[key] = self.result.member_partition(self.dataset[t].X, t, member)
+            if self._free_label is None:  # once per layer: a scan of every step per member is quadratic
+                self._free_label = self.result.first_free_label()
+            self._members[key] = self.result.member_partition(self.dataset[t].X, t, member,
+                                                              free_label=self._free_label)
         return self._members[key]
 
     def entered(self, t: int) -> np.ndarray:
@@ -208,8 +232,10 @@ class PartitionLayer:
             return dict(zip("xyz", (v[rows] for v in values)))
 
         traces: list[go.Scatter | go.Scattergl | go.Scatter3d] = []
+        keep = self.shown(t)
         for label in labels:
-            members = np.flatnonzero(step.aligned_labels == label)
+            members = np.flatnonzero(step.aligned_labels == label if keep is None else
+                                     (step.aligned_labels == label) & keep)
             hover, token = self.id_hover(t, members, webgl)
             marker: dict[str, Any] = dict(color=label_color(label), size=size, opacity=0.85)
             extra = ""
@@ -232,7 +258,7 @@ class PartitionLayer:
                 legendgroup=cluster_name(label), marker=marker,
                 hovertemplate=f"id {token}<br>cluster {int(label)}{extra}<extra></extra>", **hover,
             ))
-        new = np.flatnonzero(self.entered(t))
+        new = np.flatnonzero(self.entered(t) if keep is None else self.entered(t) & keep)
         hover, token = self.id_hover(t, new, webgl)
         traces.append(scatter(
             **xyz(coords, new), mode="markers", name=ENTERED,
@@ -240,6 +266,8 @@ class PartitionLayer:
             hovertemplate=f"id {token}<br>new at this step<extra></extra>", **hover,
         ))
         gone = self.left(t)
+        if self._shown is not None and t > 0:
+            gone = gone[self.shown(t - 1)[gone]]
         previous = self._coords[t - 1] if t > 0 else tuple(v[:0] for v in coords)
         hover, token = self.id_hover(max(t - 1, 0), gone, webgl)
         traces.append(scatter(
@@ -347,6 +375,24 @@ class PartitionLayer:
         if member is not None:
             labels |= {int(k) for k in np.unique(self.partition(t, member).aligned_labels)}
         return sorted(labels)
+
+
+def shown_positions(dataset: TemporalDataset, n_steps: int, cap: int) -> list[np.ndarray]:
+    """Per step, the positions of the samples drawn: all, or ``cap`` chosen by a fixed id ranking.
+
+    Each id gets one random rank (seed 0); a step shows its ``cap``
+    lowest-ranked samples, so an id that persists stays shown.
+    """
+    steps = [dataset[t] for t in range(n_steps)]
+    if all(s.n_samples <= cap for s in steps):
+        return [np.arange(s.n_samples) for s in steps]
+    all_ids = np.unique(np.concatenate([np.asarray(s.ids).astype(str) for s in steps]))
+    rank = np.random.default_rng(0).permutation(len(all_ids))
+    shown = []
+    for s in steps:
+        ranks = rank[np.searchsorted(all_ids, np.asarray(s.ids).astype(str))]
+        shown.append(np.sort(np.argsort(ranks, kind="stable")[:cap]))
+    return shown
 
 
 def partition_parts(

@@ -1,0 +1,337 @@
+"""The view protocol: what one view is, what it draws, and how it changes with the step.
+
+The views themselves and their registry are in :mod:`ercot_nb.figures.views`.
+
+A *view* (the partition, the Pareto front, alpha over time, ...) is defined
+once, here, as a :class:`View`.  The static figures
+(:func:`~ercot_nb.figures.report_figures`), the live widgets
+(:mod:`ercot_nb.widgets`) and the offline page (:mod:`ercot_nb.page`) are
+thin front ends: they iterate :data:`VIEWS`, keep the views that
+:meth:`View.applies` to the data, and show what the view returns.  None of
+them knows a view by name.
+
+The protocol
+------------
+What a view draws from is a :class:`ViewData` (the run, the dataset, the runs
+compared); *where* it is drawn is a step ``t`` and optionally a ``member``
+of that step's final population; how is given by the view's ``options``
+(keyword arguments, defaults in :attr:`View.options`).
+
+* :meth:`View.parts` -- the figure of one step (and member) as
+  :class:`~ercot_nb.figures.layers.Parts`: traces named by role and a plain
+  layout dict.  The static figure of that step is ``parts(...).figure()``.
+* :meth:`View.base` -- what a live front end shows first (the parts of step
+  0 with the trace layout kept over all steps).
+* :meth:`View.step_change` -- a :class:`Change` from the base to step ``t``
+  (knee shown): new values by trace name, shape name and layout path, or a
+  whole new trace list (``data``) where the traces themselves differ per
+  step.  A change holds *absolute* values, so applying the change of any
+  step to the base, or to the view at any other step, gives that step.
+* :meth:`View.member_change` -- a :class:`Change` from step ``t`` (knee) to
+  ``member`` of step ``t`` (views with :attr:`View.member` only).
+
+The invariant every front end relies on (and the conformance tests check)::
+
+    view.step_change(data, t).apply(view.base(data))             ~ view.parts(data, t)
+    view.member_change(data, t, m).apply(view.parts(data, t))    ~ view.parts(data, t, m)
+
+(equal plotly JSON, traces compared by name).  :meth:`Change.apply` is the
+reference implementation of applying a change; ``Change.data`` replaces the
+trace list, ``traces`` sets ``{property path: value}`` of named traces
+(a :class:`Patch` value replaces single entries of the *base's* array),
+``shapes`` sets properties of named layout shapes, ``layout`` sets layout
+paths (``"title.text"``).
+
+Clicks are declared on the traces, as data: a trace whose ``meta`` holds
+``{"click": "step"}`` selects the step of the clicked point (point ``i`` is
+step ``i``, or ``meta["steps"][i]`` when given); ``{"click": "member"}``
+selects the population member in ``customdata[0]`` of the clicked point
+(see :data:`CLICK_STEP`, :data:`CLICK_MEMBER`, :func:`click_meta`).
+
+Adding a view is one subclass of :class:`View` appended to :data:`VIEWS`
+(see :class:`~ercot_nb.figures.views.ClusterSizesView`).
+"""
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.utils import PlotlyJSONEncoder
+
+from ..data import TemporalDataset
+from ..result import ClusteringResult
+from .layers import Parts, shape_index, trace_index
+
+__all__ = [
+    "CLICK_STEP", "CLICK_MEMBER", "click_meta", "ViewData", "Patch", "Change", "View",
+]
+
+CLICK_STEP = "step"
+"""``meta["click"]`` of a trace whose points select a step (point ``i`` is step ``i``)."""
+CLICK_MEMBER = "member"
+"""``meta["click"]`` of a trace whose points select the member in their ``customdata[0]``."""
+
+
+def click_meta(action: str, steps: Sequence[int] | None = None) -> dict[str, Any]:
+    """The ``meta`` of a clickable trace (see the module docstring).
+
+    Parameters
+    ----------
+    action : {"step", "member"}
+    steps : sequence of int, optional
+        For ``"step"``: the step of each point, when point ``i`` is not step ``i``.
+    """
+    if action not in (CLICK_STEP, CLICK_MEMBER):
+        raise ValueError(f"click action must be {CLICK_STEP!r} or {CLICK_MEMBER!r}, got {action!r}")
+    meta: dict[str, Any] = {"click": action}
+    if steps is not None:
+        meta["steps"] = [int(s) for s in steps]
+    return meta
+
+
+@dataclass(frozen=True)
+class ViewData:
+    """What a view draws from.
+
+    Parameters
+    ----------
+    result : ClusteringResult
+        The run shown (a fitted estimator with ``result_`` is accepted too).
+    dataset : TemporalDataset, optional
+        The data the run was fitted on (partition, video, scores need it).
+    runs : mapping of str to ClusteringResult, optional
+        Runs compared in the score views; default ``{algorithm: result}``.
+    """
+
+    result: ClusteringResult
+    dataset: TemporalDataset | None = None
+    runs: Mapping[str, Any] | None = None
+    _memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def memo(self, key: Any, make: Any) -> Any:
+        """``make()`` computed once per key for this data (views keep per-run work here)."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
+
+    def __post_init__(self) -> None:
+        inner = getattr(self.result, "result_", self.result)
+        if not isinstance(inner, ClusteringResult):
+            raise TypeError(f"result must be a ClusteringResult or a fitted estimator, got {type(self.result).__name__}")
+        object.__setattr__(self, "result", inner)
+        if self.dataset is not None and not isinstance(self.dataset, TemporalDataset):
+            raise TypeError(f"dataset must be a TemporalDataset, got {type(self.dataset).__name__}")
+        if self.dataset is not None and len(self.dataset) < len(inner):
+            raise ValueError(f"the result has {len(inner)} steps but the dataset only {len(self.dataset)}")
+        if not len(inner):
+            raise ValueError("the result has no steps to show; fit it first")
+
+    @property
+    def n_steps(self) -> int:
+        """Steps of the run."""
+        return len(self.result)
+
+    @property
+    def compared(self) -> dict[str, Any]:
+        """The runs compared: ``runs``, or the run alone under its algorithm's name."""
+        return dict(self.runs) if self.runs else {self.result.algorithm: self.result}
+
+    @property
+    def has_population(self) -> bool:
+        """Whether any step keeps a final population (ERCOT does; baselines and consensus do not)."""
+        return any(len(step.population) for step in self.result)
+
+    @property
+    def is_video(self) -> bool:
+        """Whether the dataset is a video (pixels placed by id)."""
+        return self.dataset is not None and bool(self.dataset.is_video)
+
+    @property
+    def has_labels(self) -> bool:
+        """Whether the dataset has ground-truth labels."""
+        return self.dataset is not None and bool(self.dataset.has_labels)
+
+    @property
+    def n_features(self) -> int:
+        """Features of the dataset (0 without one)."""
+        return 0 if self.dataset is None else int(self.dataset.n_features)
+
+
+@dataclass(frozen=True)
+class Patch:
+    """New values at some positions of an array of the view's base parts.
+
+    ``index`` and ``values`` have the same length; the rest of the array is
+    the base's.  Keeps the change of one step small where a long array
+    (e.g. every Sankey node's colour) changes in a few places.
+    """
+
+    index: list[int]
+    values: list[Any]
+
+    def __post_init__(self) -> None:
+        if len(self.index) != len(self.values):
+            raise ValueError(f"a patch needs as many values as positions, got {len(self.values)} and {len(self.index)}")
+
+    def on(self, base: Sequence[Any]) -> list[Any]:
+        """The base array with this patch applied."""
+        out = list(base)
+        for i, value in zip(self.index, self.values):
+            out[i] = value
+        return out
+
+
+@dataclass(frozen=True)
+class Change:
+    """What changes in a view between two selections, by name (see the module docstring).
+
+    Attributes
+    ----------
+    traces : dict of str to dict
+        Trace name -> ``{property path: value}`` (``"marker.color"``); a
+        :class:`Patch` value edits the base's array.
+    shapes : dict of str to dict
+        Layout shape name -> ``{property: value}``.
+    layout : dict
+        Layout path -> value (``"title.text"``).
+    data : list of traces, optional
+        The whole trace list, replacing the current one (applied first).
+    """
+
+    traces: dict[str, dict[str, Any]] = field(default_factory=dict)
+    shapes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    layout: dict[str, Any] = field(default_factory=dict)
+    data: list[Any] | None = None
+
+    def apply(self, parts: Parts, base: Parts | None = None) -> Parts:
+        """The parts with this change applied (a new :class:`Parts`; ``parts`` is unchanged).
+
+        ``base`` holds the arrays :class:`Patch` values edit (default ``parts``).
+        """
+        base = base or parts
+        traces = list(self.data) if self.data is not None else list(parts.traces)
+        traces = [go.Figure(data=[t]).data[0] if isinstance(t, dict) else copy.deepcopy(t) for t in traces]
+        for name, values in self.traces.items():
+            index = trace_index(traces, name)
+            trace = traces[index]
+            for path, value in values.items():
+                if isinstance(value, Patch):
+                    value = value.on(_get(base.trace(name), path))
+                trace[path] = value
+        layout = copy.deepcopy(parts.layout)
+        for name, values in self.shapes.items():
+            shape = layout["shapes"][shape_index(layout, name)]
+            shape.update(values)
+        for path, value in self.layout.items():
+            _set(layout, path, value)
+        return Parts(traces, layout)
+
+    @property
+    def empty(self) -> bool:
+        """Whether nothing changes."""
+        return not (self.traces or self.shapes or self.layout or self.data is not None)
+
+
+def _get(obj: Any, path: str) -> Any:
+    for key in path.split("."):
+        obj = obj[key]
+    return obj
+
+
+def _set(layout: dict[str, Any], path: str, value: Any) -> None:
+    keys = path.split(".")
+    node = layout
+    for key in keys[:-1]:
+        node = node.setdefault(key, {})
+    node[keys[-1]] = value
+
+
+class View:
+    """One view, defined once (subclass it; see the module docstring).
+
+    Class attributes
+    ----------------
+    key : str
+        Stable identifier (a page element id, a widget tab, a test id).
+    title, hint : str
+        Heading and one-line explanation a front end may show.
+    member : bool
+        Whether the selected population member changes the view.
+    wide : bool
+        Whether a front end should give it the whole width.
+    options : dict
+        The view's options and their defaults (keyword arguments of every method).
+    """
+
+    key: str = ""
+    title: str = ""
+    hint: str = ""
+    member: bool = False
+    wide: bool = False
+    options: Mapping[str, Any] = {}
+
+    # ------------------------------------------------------------ to override
+    def applies(self, data: ViewData) -> bool:
+        """Whether the view has something to show for ``data``."""
+        return True
+
+    def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
+        """The view at step ``t`` (and ``member``, None: the knee)."""
+        raise NotImplementedError
+
+    def base(self, data: ViewData, **options: Any) -> Parts:
+        """What a live front end shows first: the parts of step 0."""
+        return self.parts(data, 0, None, **options)
+
+    def step_change(self, data: ViewData, t: int, **options: Any) -> Change:
+        """From the base (or any step) to step ``t``; default: the whole trace list and the layout
+        entries that differ from the base's."""
+        return _replace(self.parts(data, t, None, **options), self._base(data, options))
+
+    def member_change(self, data: ViewData, t: int, member: int | None, **options: Any) -> Change:
+        """From step ``t`` (knee) to ``member`` of step ``t``; default: the whole trace list and the
+        layout entries that differ from the base's."""
+        return _replace(self.parts(data, t, member, **options), self._base(data, options))
+
+    def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
+        """The static figures of the whole run (default: the parts of step 0 as a figure)."""
+        return [self.parts(data, 0, None, **options).figure()]
+
+    # ---------------------------------------------------------------- helpers
+    def _base(self, data: ViewData, options: Mapping[str, Any]) -> Parts:
+        """:meth:`base` made once per data and options."""
+        key = (self.key, "base", json.dumps(options, sort_keys=True, default=repr))
+        return data.memo(key, lambda: self.base(data, **options))
+
+    def figure(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> go.Figure:
+        """The view at step ``t`` (and ``member``) as a ``plotly.graph_objects.Figure``."""
+        return self.parts(data, t, member, **options).figure()
+
+    def with_defaults(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """``options`` completed with the view's defaults (unknown names are an error)."""
+        unknown = sorted(set(options) - set(self.options))
+        if unknown:
+            raise TypeError(f"view {self.key!r}: unknown option(s) {unknown}; it takes {sorted(self.options)}")
+        return {**self.options, **options}
+
+    def __repr__(self) -> str:
+        return f"<view {self.key!r}: {self.title}>"
+
+
+def _replace(parts: Parts, base: Parts) -> Change:
+    """The whole trace list, and each top-level layout entry that is not the base's."""
+    missing = sorted(set(base.layout) - set(parts.layout))
+    if missing:
+        raise ValueError(f"the parts lack the base's layout entries {missing}: a view's layout keeps its keys")
+    layout = {key: value for key, value in parts.layout.items()
+              if key not in base.layout or _plain_json(value) != _plain_json(base.layout[key])}
+    return Change(data=list(parts.traces), layout=layout)
+
+
+def _plain_json(value: Any) -> str:
+    return json.dumps(value, cls=PlotlyJSONEncoder, sort_keys=True)

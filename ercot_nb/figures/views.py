@@ -1,0 +1,400 @@
+"""The views and their registry: each view of a run defined once (see :mod:`.protocol`).
+
+:data:`VIEWS` lists every view in reading order.  The static report
+(:func:`~ercot_nb.figures.report_figures`), the offline page
+(:mod:`ercot_nb.page`) and the widgets iterate it and keep the views that
+apply to the data (:func:`views_for`); none of them names a view.
+
+==============  ==============================================  ==========================
+key             shows                                           applies to
+==============  ==============================================  ==========================
+``partition``   the samples of a step coloured by cluster       a dataset, not a video
+``partition3d`` the same in 3-D (first three features)          3+ features, not a video
+``video``       frame, segmentation and ground truth            a video dataset
+``pareto``      the final population and its knee               runs with a population
+``alpha``       the smoothness weight over time                 every run
+``n_clusters``  chosen (and true) number of clusters            every run
+``sizes``       each cluster's number of samples over time      every run
+``ri``, ``nmi`` accuracy against the ground truth per step      a dataset with labels
+``flows``       cluster flow between steps (Sankey)             every run
+==============  ==============================================  ==========================
+
+A new view is one :class:`~.protocol.View` subclass added to :data:`VIEWS`
+(:class:`ClusterSizesView` below was added so).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .flows import FLOW, cluster_flows, sankey_colors, sankey_figure, sankey_nodes, sankey_parts, sankey_title
+from .layers import Parts
+from .lines import ALPHA, PAIRS, alpha_figure, alpha_parts, n_clusters_parts, scores_figure, scores_parts
+from .pareto import SELECTED, is_member_trace, pareto_animation, pareto_parts, step_k_max
+from .partition import PartitionLayer, cluster_name, partition_animation
+from .protocol import (
+    CLICK_MEMBER, CLICK_STEP, Change, Patch, View, ViewData, click_meta,
+)
+from .style import (
+    CURRENT_STEP, INK, base_layout, counted, escape, label_color, plain_times, step_index, time_axis,
+)
+from .video import VIDEO_MAX_PIXELS, VideoLayer, video_segmentation_animation
+
+__all__ = [
+    "VIEWS", "view", "views_for", "PartitionView", "VideoView", "ParetoView", "AlphaView",
+    "NClustersView", "ClusterSizesView", "ScoresView", "FlowsView", "cluster_sizes",
+    "cluster_sizes_parts", "cluster_sizes_figure",
+    # the protocol, re-exported
+    "View", "ViewData", "Change", "Patch", "CLICK_STEP", "CLICK_MEMBER", "click_meta",
+]
+
+
+def _with_click(parts: Parts, action: str, names: Any = None) -> Parts:
+    """Declare the traces named ``names`` (default: all) clickable with ``action``."""
+    for trace in parts.traces:
+        if names is None or (callable(names) and names(trace.name)) or (not callable(names) and trace.name in names):
+            trace.meta = click_meta(action)
+    return parts
+
+
+def _line_step_change(data: ViewData, t: int, times: list[Any]) -> Change:
+    t = step_index(data.result, t)
+    return Change(shapes={CURRENT_STEP: {"x0": times[t], "x1": times[t]}})
+
+
+# --------------------------------------------------------------------- partition
+class PartitionView(View):
+    """The partition of one step (or of a member of its final population), 2-D or 3-D.
+
+    Options: ``features``, ``projection`` (2-D view; default PCA for 3+
+    features), ``show_centroids``, ``webgl``, ``max_points`` (at most this
+    many samples per step drawn, a fixed choice of ids; None: all).
+    """
+
+    member = True
+
+    def __init__(self, dims: int) -> None:
+        self.dims = dims
+        self.key = "partition" if dims == 2 else "partition3d"
+        self.title = "Partition" if dims == 2 else "Partition in 3-D"
+        self.hint = ("Each point is a sample, coloured by its cluster (a cluster keeps its colour over time); "
+                     "X marks the centroids." if dims == 2 else
+                     "The first three features; drag to rotate. Colours follow the aligned cluster labels.")
+        self.options = {"features": None, "show_centroids": True, "webgl": None, "max_points": None}
+        if dims == 2:
+            self.options["projection"] = None
+
+    def applies(self, data: ViewData) -> bool:
+        return data.dataset is not None and not data.is_video and (self.dims == 2 or data.n_features >= 3)
+
+    def layer(self, data: ViewData, **options: Any) -> PartitionLayer:
+        """The run's partition layer with these options (made once per data)."""
+        o = self.with_defaults(options)
+        projection = "3d" if self.dims == 3 else o.get("projection") or ("pca" if data.n_features >= 3 else None)
+        features = None if o["features"] is None else tuple(o["features"])
+        key = (self.key, projection, features, o["show_centroids"], o["webgl"], o["max_points"])
+        return data.memo(key, lambda: PartitionLayer(
+            data.dataset, data.result, features=features, projection=projection,
+            show_centroids=o["show_centroids"], webgl=o["webgl"], max_points=o["max_points"]))
+
+    def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
+        return self.layer(data, **options).parts(t, member)
+
+    def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
+        o = self.with_defaults(options)
+        projection = "3d" if self.dims == 3 else o.get("projection") or ("pca" if data.n_features >= 3 else None)
+        return [partition_animation(data.dataset, data.result, projection=projection, features=o["features"],
+                                    show_centroids=o["show_centroids"], webgl=o["webgl"])]
+
+
+# ------------------------------------------------------------------------- video
+class VideoView(View):
+    """A video frame, its segmentation (of the knee or a member) and the ground truth."""
+
+    key = "video"
+    title = "Video frame and segmentation"
+    hint = "Grey pixels are absent at this step. The truth's colours are matched to the shown clusters."
+    member = True
+    wide = True
+    options = {"truth": True, "max_pixels": VIDEO_MAX_PIXELS}
+
+    def applies(self, data: ViewData) -> bool:
+        return data.is_video
+
+    def layer(self, data: ViewData, **options: Any) -> VideoLayer:
+        o = self.with_defaults(options)
+        return data.memo((self.key, o["truth"], o["max_pixels"]), lambda: VideoLayer(
+            data.dataset, data.result, truth=o["truth"], max_pixels=o["max_pixels"]))
+
+    def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
+        return self.layer(data, **options).parts(t, member)
+
+    def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
+        o = self.with_defaults(options)
+        return [video_segmentation_animation(data.result, data.dataset, truth=o["truth"],
+                                             max_pixels=o["max_pixels"])]
+
+
+# ------------------------------------------------------------------------ pareto
+class ParetoView(View):
+    """The final population of a step on its two objectives; click a member to show its partition."""
+
+    key = "pareto"
+    title = "Pareto front"
+    hint = ("Final population on the accumulated objectives (min-max normalised). Filled: first front, "
+            "click one to show its partition; hollow: dominated; star: the knee (chosen).")
+    member = True
+    options = {"accumulated": True}
+
+    def applies(self, data: ViewData) -> bool:
+        return data.has_population
+
+    def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
+        o = self.with_defaults(options)
+        k_max = data.memo((self.key, "k_max"), lambda: max(step_k_max(s) for s in data.result))
+        parts = pareto_parts(data.result, t, accumulated=o["accumulated"], selected=member, fixed=True,
+                             k_max=k_max)
+        return _with_click(parts, CLICK_MEMBER, is_member_trace)
+
+    def member_change(self, data: ViewData, t: int, member: int | None, **options: Any) -> Change:
+        selected = self.parts(data, t, member, **options).trace(SELECTED)
+        return Change(traces={SELECTED: {key: selected[key] for key in ("x", "y", "customdata", "showlegend")}})
+
+    def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
+        return [pareto_animation(data.result, accumulated=self.with_defaults(options)["accumulated"])]
+
+
+# ------------------------------------------------------------------ time lines
+class AlphaView(View):
+    """The smoothness weight alpha over time (and alpha_i of every matched cluster pair)."""
+
+    key = "alpha"
+    title = "Smoothness weight alpha"
+    hint = ("Weight of the previous step in the accumulated fitness (none at the first step); "
+            "grey rings: the weight of each matched cluster pair.")
+
+    def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
+        parts = alpha_parts(data.result, show_pairs=True, t=t)
+        _with_click(parts, CLICK_STEP, (ALPHA,))
+        if PAIRS in parts.names:
+            steps = [s.t for s in data.result for v in np.asarray(s.alpha_pairs, dtype=float) if np.isfinite(v)]
+            parts.trace(PAIRS).meta = click_meta(CLICK_STEP, steps)
+        return parts
+
+    def step_change(self, data: ViewData, t: int, **options: Any) -> Change:
+        t = step_index(data.result, t)
+        times = data.memo("times", lambda: plain_times(data.result.times))
+        alpha = float(data.result[t].alpha)
+        change = _line_step_change(data, t, times)
+        change.traces[CURRENT_STEP] = {"x": [times[t]], "y": [alpha if np.isfinite(alpha) else None]}
+        return change
+
+    def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
+        return [alpha_figure(data.result, show_pairs=True)]
+
+
+class NClustersView(View):
+    """The chosen number of clusters per step (and the true number, with labels)."""
+
+    key = "n_clusters"
+    title = "Number of clusters"
+    hint = "Clusters of the chosen (knee) partition at each step; dashed: the true number."
+
+    def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
+        return _with_click(n_clusters_parts(data.result, data.dataset, t=t), CLICK_STEP)
+
+    def step_change(self, data: ViewData, t: int, **options: Any) -> Change:
+        return _line_step_change(data, t, data.memo("times", lambda: plain_times(data.result.times)))
+
+    def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
+        return [n_clusters_parts(data.result, data.dataset).figure()]
+
+
+class ScoresView(View):
+    """One accuracy score (RI or NMI) against the ground truth, per step."""
+
+    def __init__(self, metric: str) -> None:
+        self.metric = metric
+        self.key = metric.lower()
+        names = {"RI": "Rand index", "NMI": "normalised mutual information"}
+        self.title = f"Accuracy against the ground truth: {metric}"
+        self.hint = f"{names[metric]} ({metric}) of the chosen partition against the true labels, per step."
+
+    def applies(self, data: ViewData) -> bool:
+        return data.has_labels
+
+    def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
+        runs = {name: run for name, run in data.compared.items()}
+        return _with_click(scores_parts(data.dataset, runs, self.metric, t=t, label_free=False), CLICK_STEP)
+
+    def step_change(self, data: ViewData, t: int, **options: Any) -> Change:
+        times = data.memo("dataset times", lambda: plain_times(data.dataset.times))
+        return _line_step_change(data, t, times)
+
+    def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
+        return [scores_figure(data.dataset, data.compared, self.metric)]
+
+
+# ------------------------------------------------------------------------- flows
+class FlowsView(View):
+    """Cluster flow between steps (Sankey); the step in focus stands out."""
+
+    key = "flows"
+    title = "Cluster flow over time"
+    hint = ("Each column is a step, each block a cluster (its size is its sample count); bands show how "
+            "many samples go from a cluster to the next step's clusters.")
+    wide = True
+
+    def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
+        return sankey_parts(data.result, t=t)
+
+    def _tables(self, data: ViewData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        def make():
+            nodes = sankey_nodes(data.result)
+            flows = cluster_flows(data.result)
+            return (np.asarray(nodes["node_label"], dtype=np.int64), np.asarray(nodes["node_step"], dtype=np.int64),
+                    np.array([f["source"] for f in flows], dtype=np.int64),
+                    np.array([f["t"] for f in flows], dtype=np.int64))
+        return data.memo((self.key, "tables"), make)
+
+    def step_change(self, data: ViewData, t: int, **options: Any) -> Change:
+        """Only the colours of step ``t``'s nodes and links (and of the base's step 0) change."""
+        t = step_index(data.result, t)
+        node_label, node_step, link_source, link_step = self._tables(data)
+        nodes = np.flatnonzero(np.isin(node_step, (0, t)))
+        links = np.flatnonzero(np.isin(link_step, (0, 1, t, t + 1)))
+        node_colors, link_colors = sankey_colors(node_label[nodes].tolist(), node_step[nodes].tolist(),
+                                                 link_source[links].tolist(), link_step[links].tolist(), t)
+        return Change(
+            traces={FLOW: {"node.color": Patch(nodes.tolist(), node_colors),
+                           "link.color": Patch(links.tolist(), link_colors)}},
+            layout={"title.text": sankey_title(data.result, t)},
+        )
+
+    def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
+        return [sankey_figure(data.result)]
+
+
+# ------------------------------------------------------------- cluster sizes
+def cluster_sizes(result: Any) -> tuple[list[int], np.ndarray]:
+    """Each aligned cluster's number of samples at every step.
+
+    Returns
+    -------
+    labels : list of int
+        The aligned labels used at any step, sorted.
+    sizes : ndarray of shape (n_labels, n_steps)
+        ``sizes[i, t]``: samples of cluster ``labels[i]`` at step ``t`` (0 where absent).
+    """
+    result = ViewData(result).result
+    labels = sorted({int(k) for step in result for k in np.unique(step.aligned_labels)})
+    row = {label: i for i, label in enumerate(labels)}
+    sizes = np.zeros((len(labels), len(result)), dtype=np.int64)
+    for step in result:
+        present, counts = np.unique(step.aligned_labels, return_counts=True)
+        sizes[[row[int(k)] for k in present], step.t] = counts
+    return labels, sizes
+
+
+def cluster_sizes_parts(result: Any, *, t: int | None = None, title: str | None = None) -> Parts:
+    """Parts of :func:`cluster_sizes_figure`: one stacked area per aligned cluster (``"cluster k"``)."""
+    result = ViewData(result).result
+    times = plain_times(result.times)
+    labels, sizes = cluster_sizes(result)
+    traces = [go.Scatter(
+        x=times, y=sizes[i], mode="lines", name=cluster_name(label), stackgroup="sizes",
+        line=dict(color=label_color(label), width=0.5), fillcolor=label_color(label),
+        hovertemplate=f"time %{{x}}<br>cluster {label}: %{{y}} samples<extra></extra>",
+        meta=click_meta(CLICK_STEP),
+    ) for i, label in enumerate(labels)]
+    top = int(sizes.sum(axis=0).max()) if sizes.size else 1
+    layout = base_layout(
+        "line", title or f"{escape(result.algorithm)}: samples per cluster over time",
+        xaxis=time_axis(times),
+        yaxis=dict(title=dict(text="samples (stacked by cluster)"), range=[0, top * 1.05 + 0.5]),
+        legend=dict(itemsizing="constant"),
+    )
+    if t is not None:
+        t = step_index(result, t)
+        layout["shapes"] = [dict(type="line", name=CURRENT_STEP, xref="x", yref="paper", x0=times[t], x1=times[t],
+                                 y0=0, y1=1, line=dict(color=INK, width=1.5, dash="dot"))]
+        layout["title"]["text"] += f"<br><sup>time {escape(result[t].time)}: " \
+                                   f"{counted(int(sizes[:, t].astype(bool).sum()), 'cluster')}</sup>"
+    return Parts(traces, layout)
+
+
+def cluster_sizes_figure(result: Any, *, t: int | None = None, title: str | None = None) -> go.Figure:
+    """Each aligned cluster's number of samples per step, stacked and coloured like the partition.
+
+    Works for any run, with or without ground truth (only the run's labels
+    are used); a cluster keeps its colour and place in the stack over time.
+
+    Parameters
+    ----------
+    result : ClusteringResult
+        The run (a fitted estimator with ``result_`` is accepted too).
+    t : int, optional
+        The current step, marked by a dotted vertical line.
+    title : str, optional
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    return cluster_sizes_parts(result, t=t, title=title).figure()
+
+
+class ClusterSizesView(View):
+    """Each aligned cluster's number of samples over time (stacked areas); the current step marked."""
+
+    key = "sizes"
+    title = "Cluster sizes over time"
+    hint = "Samples of each cluster per step, stacked, in the partition's colours; click a step to go there."
+
+    def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
+        return cluster_sizes_parts(data.result, t=t)
+
+    def step_change(self, data: ViewData, t: int, **options: Any) -> Change:
+        t = step_index(data.result, t)
+        times = data.memo("times", lambda: plain_times(data.result.times))
+        return Change(shapes={CURRENT_STEP: {"x0": times[t], "x1": times[t]}},
+                      layout={"title.text": self._title(data, t)})
+
+    def _title(self, data: ViewData, t: int) -> str:
+        sizes = data.memo((self.key, "sizes"), lambda: cluster_sizes(data.result)[1])
+        return (f"{escape(data.result.algorithm)}: samples per cluster over time<br><sup>time "
+                f"{escape(data.result[t].time)}: {counted(int(sizes[:, t].astype(bool).sum()), 'cluster')}</sup>")
+
+    def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
+        return [cluster_sizes_figure(data.result)]
+
+
+# ---------------------------------------------------------------------- registry
+VIEWS: tuple[View, ...] = (
+    PartitionView(2), PartitionView(3), VideoView(), ParetoView(), AlphaView(), NClustersView(),
+    ClusterSizesView(), ScoresView("RI"), ScoresView("NMI"), FlowsView(),
+)
+"""Every view, in reading order; front ends iterate it (see :func:`views_for`)."""
+
+
+def view(key: str) -> View:
+    """The registered view with ``key``.
+
+    Raises
+    ------
+    KeyError
+        If no view has that key (the keys are listed).
+    """
+    for item in VIEWS:
+        if item.key == key:
+            return item
+    raise KeyError(f"no view {key!r}; views: {[item.key for item in VIEWS]}")
+
+
+def views_for(data: ViewData) -> Iterator[View]:
+    """The registered views that apply to ``data``, in order."""
+    return (item for item in VIEWS if item.applies(data))
