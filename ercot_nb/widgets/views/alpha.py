@@ -16,8 +16,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ... import figures
-from ...figures.lines import ALPHA, PAIRS
-from ...figures.style import CURRENT_STEP, plain_times, time_axis
+from ...figures import ALPHA, CURRENT_STEP, PAIRS, plain_times, time_axis
 from ...result import ClusteringResult
 from .._state import AppState
 from ._base import FigureView, Parts, placeholder_parts

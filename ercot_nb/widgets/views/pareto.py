@@ -9,7 +9,7 @@ import ipywidgets as W
 import plotly.graph_objects as go
 
 from ... import figures
-from ...figures.pareto import is_member_trace, step_k_max
+from ...figures import is_member_trace, step_k_max
 from ...result import ClusteringResult
 from .._state import AppState
 from ._base import FigureView, Parts, placeholder_parts

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from ... import figures
 from ...events import lifecycle_events
-from ...figures.flows import FLOW
+from ...figures import FLOW
 from ...result import ClusteringResult
 from .._state import AppState
 from ._base import FigureView, Parts, placeholder_parts

@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ... import figures
-from ...figures.style import CURRENT_STEP, plain_times
+from ...figures import CURRENT_STEP, plain_times
 from ...data import TemporalDataset
 from ...metrics import label_free_steps
 from ...result import ClusteringResult

@@ -6,7 +6,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from ... import figures
-from ...figures.video import FRAME
+from ...figures import FRAME
 from ...data import TemporalDataset
 from ...result import ClusteringResult
 from .._state import AppState
