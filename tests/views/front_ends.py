@@ -5,7 +5,9 @@
   applied as ``ercot_nb/page/explorer.js`` does (base, then the step's change, then the
   member's change; typed arrays, gathered member traces and patches unpacked), a line-for-line
   port of its ``decode``/``gathered``/``apply``;
-* the widget: see test_conformance.py (the live view of ercot_nb.widgets).
+* the widget: ``ercot_nb.widgets.RegistryView`` (the live front end of any registered
+  view), moved to the step and member through its state as an app moves it; its figure
+  size (``width``, ``height``) is the widget's own and left out.
 
 :func:`plain` turns any of them into plain JSON (typed arrays as lists, NaN as None) and
 :func:`assert_same` compares two, floats to float32 precision (the page stores them so).
@@ -76,6 +78,31 @@ def static_json(view, data, t: int, member: int | None = None) -> dict[str, Any]
     """The registry's static figure of ``view`` at step ``t`` (and ``member``)."""
     parts = view.parts(data, t, member)
     return figure_json(list(parts.traces), parts.layout)
+
+
+# ---------------------------------------------------------------- the widget
+SIZE = ("width", "height")
+
+
+def widget_for(view, data):
+    """The live widget of ``view`` drawing ``data``'s run at step 0."""
+    from ercot_nb.widgets import RegistryView
+
+    return RegistryView(view, data.result, dataset=data.dataset)
+
+
+def widget_json(widget, t: int, member: int | None = None) -> dict[str, Any]:
+    """What the widget shows once the state is at step ``t`` (and ``member``), without its size."""
+    widget.state.set_step(t)
+    widget.state.select_member(member)
+    figure = widget.figure
+    layout = {key: value for key, value in figure.layout.to_plotly_json().items() if key not in SIZE}
+    return figure_json(list(figure.data), layout)
+
+
+def without_size(shown: dict[str, Any]) -> dict[str, Any]:
+    """A figure's JSON without the figure size (a widget sizes itself)."""
+    return {**shown, "layout": {key: value for key, value in shown["layout"].items() if key not in SIZE}}
 
 
 # ---------------------------------------------------------------- the offline page

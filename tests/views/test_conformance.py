@@ -5,13 +5,14 @@ view of :data:`ercot_nb.figures.VIEWS` against the view protocol (ercot_nb/figur
 on every kind of data of tests/views/conftest.py (2-D, 3-D, video, one step, a consensus run,
 a run without a population):
 
-* the static figure (``view.figure``) and the offline page (``page_data``, applied as
-  explorer.js applies it) show the same traces and layout at the first, a middle and the
-  last step, and for a front member other than the knee, whether the page reaches the step
-  from the base or from another step;
+* the static figure (``view.figure``), the offline page (``page_data``, applied as
+  explorer.js applies it) and the live widget (``ercot_nb.widgets.RegistryView``, moved by
+  its state) show the same traces and layout at the first, a middle and the last step, and
+  for a front member other than the knee; a live front end may reach a step from any other;
 * the front ends list the same views: those that apply (``view.applies``), in the
-  registry's order; a view that does not apply to a kind is absent from all of them, and the
-  views apply to the kinds the registry's table says.
+  registry's order; a view that does not apply to a kind is absent from the page and the
+  report, and its widget says "not shown for this data or run"; the views apply to the
+  kinds the registry's table says.
 """
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ from ercot_nb.figures import VIEWS, report_figures, views_for
 from ercot_nb.page import page_data
 
 from .conftest import KINDS
-from .front_ends import assert_same, figure_json, page_entry, page_json, static_json
+from .front_ends import (
+    assert_same, figure_json, page_entry, page_json, static_json, widget_for, widget_json, without_size,
+)
 
 KEYS = [view.key for view in VIEWS]
 
@@ -129,3 +132,23 @@ def test_a_step_change_applies_to_any_step_not_only_the_base(kind, key, view_dat
     at_last = apply({"data": base["data"], "layout": base["layout"]}, decode(entry["steps"][last]), base)
     back = apply(at_last, decode(entry["steps"][0]), base)
     assert_same(figure_json(back["data"], back["layout"]), static_json(view, data, 0), f"{kind}/{key}: last -> 0")
+
+
+@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_widget_shows_the_static_figure(kind, key, view_data, page_of):
+    data = view_data(kind)
+    view = next(view for view in VIEWS if view.key == key)
+    widget = widget_for(view, data)
+    if not view.applies(data):
+        notes = [a.text for a in widget.figure.layout.annotations or ()]
+        assert not widget.figure.data and notes == [f"{view.title}: not shown for this data or run."], notes
+        return
+    selections = [(t, None) for t in [*steps_of(data), 0]]  # forth and back again
+    if view.member and data.has_population:
+        found = member_of(page_entry(page_of(kind), key), data)
+        assert found is not None, f"{kind}: no front member besides the knee is on the page"
+        selections += [found, (found[0], None)]  # the member, then the knee again
+    for t, member in selections:
+        assert_same(widget_json(widget, t, member), without_size(static_json(view, data, t, member)),
+                    f"{kind}/{key} widget at step {t}" + ("" if member is None else f", member {member}"))
