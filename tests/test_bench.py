@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from ercot_nb import bench
 
@@ -18,6 +19,7 @@ def test_applications_report_measures_one_case():
     assert row.traced_peak_MiB > 0 and np.isfinite(row.rss_growth_MiB)
 
 
+@pytest.mark.slow
 def test_applications_report_compares_each_precision_in_its_own_precision():
     # "ERCOT float32" is ERCOT with precision="float32"; its KMeans ratio is
     # measured with float32 samples on both sides, on its own row.

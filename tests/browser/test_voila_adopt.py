@@ -5,7 +5,7 @@ step 5, click a member of the first front with another number of clusters
 than the knee, press the button, and check that the run shown continues from
 that member: the Sankey's clusters and flows before step 5 are unchanged and
 those after it changed.  Then "Run the seeds" (3 seeds) shows their
-consensus, each point drawn with its agreement as opacity.  Uses the harness of ``test_voila_explorer.py``.
+consensus, each point drawn with its agreement as opacity.  Uses the fixtures of tests/browser/conftest.py.
 """
 from __future__ import annotations
 

@@ -128,6 +128,7 @@ def test_the_sdist_carries_the_solutions_for_the_teacher_command(tmp_path):
     assert sorted(p.name for p in (tmp_path / "key" / "solutions").iterdir()) == [f"{n}.py" for n in NAMES]
 
 
+@pytest.mark.slow
 def test_the_wheel_holds_no_solution_or_answer(built):
     wheel, _ = built
     with zipfile.ZipFile(wheel) as archive:

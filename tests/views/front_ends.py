@@ -62,22 +62,31 @@ def plain(value: Any) -> Any:
     return value
 
 
-def figure_json(traces: list[Any], layout: dict[str, Any]) -> dict[str, Any]:
-    """Traces and layout through plotly's own validation, as plain JSON (no uids)."""
-    figure = go.Figure(data=[go.Figure(data=[t]).data[0] if isinstance(t, dict) else t for t in traces],
-                       layout=layout)
-    out = plain(json.loads(figure.to_json()))
-    for trace in out["data"]:
+def figure_json(traces: list[Any], layout: Any, *, validate: bool = False) -> dict[str, Any]:
+    """Traces and layout as plain JSON: traces as plotly serialises them (no uids); the layout
+    as given, or through plotly's validation with ``validate`` (for a layout a widget holds, in
+    which ``title="..."`` has become ``title={"text": "..."}``)."""
+    data = [plain(t.to_plotly_json() if hasattr(t, "to_plotly_json") else t) for t in traces]
+    for trace in data:
         trace.pop("uid", None)
-    out["layout"].pop("template", None)  # the same template object everywhere; compared elsewhere
-    return out
+    if hasattr(layout, "to_plotly_json"):
+        layout = layout.to_plotly_json()
+    elif validate:
+        layout = go.Layout(layout).to_plotly_json()
+    shown = plain({key: value for key, value in layout.items() if key != "template"})
+    return {"data": data, "layout": shown}  # the template: the same object everywhere
 
 
 # ---------------------------------------------------------------- the static figure
-def static_json(view, data, t: int, member: int | None = None) -> dict[str, Any]:
-    """The registry's static figure of ``view`` at step ``t`` (and ``member``)."""
-    parts = view.parts(data, t, member)
-    return figure_json(list(parts.traces), parts.layout)
+def static_json(view, data, t: int, member: int | None = None, *, validate: bool = False) -> dict[str, Any]:
+    """The registry's static figure of ``view`` at step ``t`` (and ``member``); made once per data.
+
+    ``validate``: its layout through plotly's validation, to compare with a widget's."""
+    def make() -> dict[str, Any]:
+        parts = view.parts(data, t, member)
+        return figure_json(list(parts.traces), parts.layout, validate=validate)
+
+    return copy.deepcopy(data.memo(("conformance: static json", view.key, t, member, validate), make))
 
 
 # ---------------------------------------------------------------- the widget
@@ -97,7 +106,7 @@ def widget_json(widget, t: int, member: int | None = None) -> dict[str, Any]:
     widget.state.select_member(member)
     figure = widget.figure
     layout = {key: value for key, value in figure.layout.to_plotly_json().items() if key not in SIZE}
-    return figure_json(list(figure.data), layout)
+    return figure_json(list(figure.data), layout)  # validated by the widget
 
 
 def without_size(shown: dict[str, Any]) -> dict[str, Any]:

@@ -86,8 +86,8 @@ def test_every_front_end_lists_the_views_that_apply_in_registry_order(kind, view
     data = view_data(kind)
     expected = [view.key for view in VIEWS if view.applies(data)]
     assert [entry["key"] for entry in page_of(kind)["views"]] == expected
-    report = [figure_json(list(f.data), f.layout.to_plotly_json()) for f in report_figures(data.result, data.dataset)]
-    from_views = [figure_json(list(f.data), f.layout.to_plotly_json())
+    report = [figure_json(list(f.data), f.layout) for f in report_figures(data.result, data.dataset)]
+    from_views = [figure_json(list(f.data), f.layout)
                   for view in VIEWS if view.applies(data) for f in view.report(data)]
     assert len(report) == len(from_views), (
         f"{kind}: report_figures gives {len(report)} figures, the views' reports {len(from_views)}")
@@ -150,5 +150,5 @@ def test_the_widget_shows_the_static_figure(kind, key, view_data, page_of):
         assert found is not None, f"{kind}: no front member besides the knee is on the page"
         selections += [found, (found[0], None)]  # the member, then the knee again
     for t, member in selections:
-        assert_same(widget_json(widget, t, member), without_size(static_json(view, data, t, member)),
+        assert_same(widget_json(widget, t, member), without_size(static_json(view, data, t, member, validate=True)),
                     f"{kind}/{key} widget at step {t}" + ("" if member is None else f", member {member}"))
