@@ -13,12 +13,8 @@ import plotly.io as pio
 from .._files import atomic_write_text, check_outputs
 from ..data import TemporalDataset
 from ..result import ClusteringResult
-from .flows import sankey_figure
-from .lines import alpha_figure, n_clusters_figure, scores_figure
-from .pareto import pareto_animation
-from .partition import partition_animation
 from .style import as_result
-from .video import video_segmentation_animation
+from .views import ViewData, views_for
 
 __all__ = ["report_figures", "save_html"]
 
@@ -40,31 +36,17 @@ def report_figures(result: ClusteringResult, dataset: TemporalDataset | None = N
     Returns
     -------
     list of plotly.graph_objects.Figure
-        Partition (PCA and 3-D) or video animation (with ``dataset``), Pareto animation
-        (runs with a population), alpha with per-cluster alpha_i, number of
-        clusters, RI and NMI (with labelled data) and the cluster flow.
+        The report figures of every view of :data:`~ercot_nb.figures.views.VIEWS`
+        that applies, in its order: partition (PCA and 3-D) or video animation
+        (with ``dataset``), Pareto animation (runs with a population), alpha with
+        per-cluster alpha_i, number of clusters, cluster sizes over time, RI
+        and NMI (with labelled data) and the cluster flow.
     """
     result = as_result(result)
     if not len(result):
         raise ValueError("the result has no steps to show")
-    figs: list[go.Figure] = []
-    if dataset is not None:
-        if dataset.is_video:
-            figs.append(video_segmentation_animation(result, dataset))
-        else:
-            figs.append(partition_animation(dataset, result, projection="pca"
-                                            if dataset.n_features >= 3 else None))
-            if dataset.n_features >= 3:
-                figs.append(partition_animation(dataset, result, projection="3d"))
-    if any(len(step.population) for step in result):
-        figs.append(pareto_animation(result))
-    figs.append(alpha_figure(result, show_pairs=True))
-    figs.append(n_clusters_figure(result, dataset))
-    if dataset is not None and dataset.has_labels:
-        for metric in ("RI", "NMI"):
-            figs.append(scores_figure(dataset, {result.algorithm: result}, metric))
-    figs.append(sankey_figure(result))
-    return figs
+    data = ViewData(result, dataset)
+    return [figure for item in views_for(data) for figure in item.report(data)]
 
 
 # plotly.js's only CDN address is the default map-data (topojson) URL of geo

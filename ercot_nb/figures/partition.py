@@ -14,7 +14,7 @@ from .animation import animation_figure
 from .layers import Parts
 from .projection import Plane
 from .style import (
-    INK, MUTED, WEBGL_THRESHOLD, as_result, base_layout, counted, escape, label_color, padded_range,
+    INK, MUTED, UNCHECKED, WEBGL_THRESHOLD, as_result, base_layout, counted, escape, label_color, padded_range,
     plain_times, rgba, step_index,
 )
 
@@ -96,6 +96,7 @@ class PartitionLayer:
         self._id_texts: dict[int, np.ndarray] = {}
         self._members: dict[tuple[int, int], StepResult] = {}
         self._free_label: int | None = None
+        self._traces: dict[tuple, list] = {}
         if max_points is not None and (isinstance(max_points, bool) or not isinstance(max_points, (int, np.integer))
                                        or max_points < 1):
             raise ValueError(f"max_points must be None or an int >= 1, got {max_points!r}")
@@ -137,7 +138,8 @@ class PartitionLayer:
         """Step ``t`` of the run, or its partition by population ``member`` (cached)."""
         if member is None:
             return self.result[t]
-        key = (t, int(member))
+        # members with the same chromosome have the same partition: computed once
+        key = (t, np.ascontiguousarray(self.result[t].population[int(member)], dtype=np.float64).tobytes())
         if key not in self._members:
             if self._free_label is None:  # once per layer: a scan of every step per member is quadratic
                 self._free_label = self.result.first_free_label()
@@ -254,6 +256,7 @@ class PartitionLayer:
                     hover = dict(hover, customdata=shares)
                     extra = "<br>agreement %{customdata:.2f}"
             traces.append(scatter(
+                **UNCHECKED,
                 **xyz(coords, members), mode="markers", name=cluster_name(label),
                 legendgroup=cluster_name(label), marker=marker,
                 hovertemplate=f"id {token}<br>cluster {int(label)}{extra}<extra></extra>", **hover,
@@ -261,6 +264,7 @@ class PartitionLayer:
         new = np.flatnonzero(self.entered(t) if keep is None else self.entered(t) & keep)
         hover, token = self.id_hover(t, new, webgl)
         traces.append(scatter(
+                **UNCHECKED,
             **xyz(coords, new), mode="markers", name=ENTERED,
             marker=dict(symbol="circle-open", size=size + 6, color=INK, line=dict(width=1.5)),
             hovertemplate=f"id {token}<br>new at this step<extra></extra>", **hover,
@@ -271,6 +275,7 @@ class PartitionLayer:
         previous = self._coords[t - 1] if t > 0 else tuple(v[:0] for v in coords)
         hover, token = self.id_hover(max(t - 1, 0), gone, webgl)
         traces.append(scatter(
+                **UNCHECKED,
             **xyz(previous, gone), mode="markers", name=LEFT,
             marker=dict(symbol=left_symbol, size=size + 4, color=MUTED, line=dict(width=1.5)),
             hovertemplate=f"id {token}<br>gone at this step (last position)<extra></extra>",
@@ -292,7 +297,7 @@ class PartitionLayer:
             positions = self.plane.project(step.centroids)
         scatter = go.Scatter3d if self.is_3d else go.Scatter
         return scatter(
-            **dict(zip("xyz", positions)), mode="markers", name=CENTROIDS,
+            **UNCHECKED, **dict(zip("xyz", positions)), mode="markers", name=CENTROIDS,
             marker=dict(
                 symbol="diamond" if self.is_3d else "x", size=8 if self.is_3d else 16,
                 color=[label_color(k) for k in aligned_of], line=dict(width=1.5, color=INK),
@@ -366,7 +371,14 @@ class PartitionLayer:
                     f"{self.title(t, member)}<br><sup>marker opacity: agreement, the share of {who} "
                     "that put the point in this cluster (faint: unsure)</sup>"
                 )
-        traces = self.traces(t, labels, webgl, None if member is None else partition, shares)
+        if shares is None:  # a member with the knee's (or another member's) partition: the same traces
+            key = (t, tuple(labels), bool(webgl), partition.aligned_labels.tobytes(),
+                   np.asarray(partition.centroids).tobytes(), member is None)
+            if key not in self._traces:
+                self._traces[key] = self.traces(t, labels, webgl, None if member is None else partition)
+            traces = list(self._traces[key])  # shared trace objects: parts are not changed in place
+        else:
+            traces = self.traces(t, labels, webgl, None if member is None else partition, shares)
         return Parts(traces, self.layout(title or self.title(t, member)))
 
     def fixed_labels(self, member: int | None = None, t: int = 0) -> list[int]:

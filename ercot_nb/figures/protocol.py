@@ -298,6 +298,10 @@ class View:
         layout entries that differ from the base's."""
         return _replace(self.parts(data, t, member, **options), self._base(data, options))
 
+    def notes(self, data: ViewData, **options: Any) -> list[str]:
+        """Sentences a front end should show about what the view leaves out (plain text)."""
+        return []
+
     def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
         """The static figures of the whole run (default: the parts of step 0 as a figure)."""
         return [self.parts(data, 0, None, **options).figure()]
@@ -329,8 +333,11 @@ def _replace(parts: Parts, base: Parts) -> Change:
     if missing:
         raise ValueError(f"the parts lack the base's layout entries {missing}: a view's layout keeps its keys")
     layout = {key: value for key, value in parts.layout.items()
-              if key not in base.layout or _plain_json(value) != _plain_json(base.layout[key])}
+              if key in _STEP_LAYOUT or key not in base.layout or _plain_json(value) != _plain_json(base.layout[key])}
     return Change(data=list(parts.traces), layout=layout)
+
+
+_STEP_LAYOUT = ("title", "annotations")  # always part of a default change, so that changes are absolute
 
 
 def _plain_json(value: Any) -> str:

@@ -103,6 +103,13 @@ class PartitionView(View):
     def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
         return self.layer(data, **options).parts(t, member)
 
+    def notes(self, data: ViewData, **options: Any) -> list[str]:
+        layer = self.layer(data, **options)
+        if not layer.subsampled:
+            return []
+        return [f"The scatter plots show at most {layer.max_points_shown:,} of the {layer.max_points:,} "
+                "samples per step (a fixed random choice of ids); the other views use all samples."]
+
     def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
         o = self.with_defaults(options)
         projection = "3d" if self.dims == 3 else o.get("projection") or ("pca" if data.n_features >= 3 else None)
@@ -132,6 +139,12 @@ class VideoView(View):
     def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
         return self.layer(data, **options).parts(t, member)
 
+    def notes(self, data: ViewData, **options: Any) -> list[str]:
+        layer, o = self.layer(data, **options), self.with_defaults(options)
+        if layer.stride == 1:
+            return []
+        return [f"Video images are shown at 1/{layer.stride} resolution (at most {o['max_pixels']:,} pixels each)."]
+
     def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
         o = self.with_defaults(options)
         return [video_segmentation_animation(data.result, data.dataset, truth=o["truth"],
@@ -159,9 +172,36 @@ class ParetoView(View):
                              k_max=k_max)
         return _with_click(parts, CLICK_MEMBER, is_member_trace)
 
+    def _knee(self, data: ViewData, t: int, options: dict[str, Any]) -> Parts:
+        """The parts of step ``t`` (knee), kept for the member changes of the same step."""
+        key = (self.key, "last step", repr(sorted(options.items())))
+        cached = data.memo(key, dict)
+        if t not in cached:
+            cached.clear()
+            cached[t] = self.parts(data, t, None, **options)
+        return cached[t]
+
+    def step_change(self, data: ViewData, t: int, **options: Any) -> Change:
+        t = step_index(data.result, t)
+        parts = self._knee(data, t, options)
+        return Change(data=list(parts.traces), layout={"title": parts.layout["title"],
+                                                       "annotations": parts.layout["annotations"]})
+
     def member_change(self, data: ViewData, t: int, member: int | None, **options: Any) -> Change:
-        selected = self.parts(data, t, member, **options).trace(SELECTED)
-        return Change(traces={SELECTED: {key: selected[key] for key in ("x", "y", "customdata", "showlegend")}})
+        """Only the ring around the selected member: its point, as the step's member traces draw it."""
+        t = step_index(data.result, t)
+        knee = self._knee(data, t, options)
+        if member is None or member == data.result[t].knee:
+            return Change(traces={SELECTED: {"x": [], "y": [], "customdata": [], "showlegend": False}})
+        for trace in knee.traces:
+            if trace.name != SELECTED and is_member_trace(trace.name) and trace.customdata is not None:
+                rows = [i for i, row in enumerate(trace.customdata) if int(row[0]) == int(member)]
+                if rows:
+                    i = rows[0]
+                    return Change(traces={SELECTED: {"x": [trace.x[i]], "y": [trace.y[i]],
+                                                     "customdata": [list(trace.customdata[i])], "showlegend": True}})
+        raise ValueError(f"step {t}: member {member} is not in the final population "
+                         f"({len(data.result[t].population)} members)")
 
     def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
         return [pareto_animation(data.result, accumulated=self.with_defaults(options)["accumulated"])]

@@ -1,0 +1,163 @@
+"""The view registry (ercot_nb.figures.views): each view defined once, the same content by every route.
+
+For every kind of data (2-D, 3-D, video, one step, a consensus run, a run
+without a population) every view that applies obeys the protocol's
+invariant: its change to step t applied to its base gives its parts at t,
+and its change to a member applied to step t gives the member's parts.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from plotly.utils import PlotlyJSONEncoder
+
+from ercot_nb import ERCOT, datasets, figures
+from ercot_nb.ensemble import consensus
+from ercot_nb.figures import VIEWS, Change, Patch, ViewData, view, views_for
+from ercot_nb.result import ClusteringResult
+
+FAST = dict(pop_size=12, n_evaluations=36)
+
+
+def plain(parts) -> tuple[dict, dict]:
+    def enc(value):
+        return json.loads(json.dumps(value, cls=PlotlyJSONEncoder))
+    return {t.name: enc(t.to_plotly_json()) for t in parts.traces}, enc(parts.layout)
+
+
+def _kinds():
+    syn3 = datasets.load("syn3", seed=0)[:3]
+    syn4 = datasets.load("syn4", seed=0)[:3]
+    video = datasets.load("video_mo", seed=0, scale=0.25, n_frames=2)
+    runs = [ERCOT(seed=s, **FAST).fit(syn3).result_ for s in (0, 1)]
+    return {
+        "2-D": (syn3, runs[0]),
+        "3-D": (syn4, ERCOT(seed=0, **FAST).fit(syn4).result_),
+        "video": (video, ERCOT(seed=0, **FAST).fit(video).result_),
+        "one step": (syn3[:1], ERCOT(seed=0, **FAST).fit(syn3[:1]).result_),
+        "consensus": (syn3, consensus(runs).to_result(syn3)),
+        "no population": (syn3, ClusteringResult.from_labels(syn3)),
+    }
+
+
+@pytest.fixture(scope="module")
+def kinds():
+    return _kinds()
+
+
+KINDS = ["2-D", "3-D", "video", "one step", "consensus", "no population"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_view_changes_to_what_it_draws_at_every_step_and_member(kinds, kind):
+    dataset, result = kinds[kind]
+    data = ViewData(result, dataset)
+    shown = list(views_for(data))
+    assert shown, kind
+    for item in shown:
+        base = item.base(data)
+        for t in range(len(result)):
+            at_t = item.parts(data, t)
+            got = item.step_change(data, t).apply(base)
+            assert plain(got) == plain(at_t), (kind, item.key, t)
+            # absolute changes: from another step too
+            other = item.step_change(data, (t + 1) % len(result)).apply(base)
+            assert plain(item.step_change(data, t).apply(other, base)) == plain(at_t), (kind, item.key, t)
+            step = result[t]
+            if item.member and len(step.population):
+                member = next((int(m) for m in np.flatnonzero(step.first_front) if m != step.knee), None)
+                if member is not None:
+                    expected = item.parts(data, t, member)
+                    assert plain(item.member_change(data, t, member).apply(at_t, base)) == plain(expected), \
+                        (kind, item.key, t, member)
+        figures_ = item.report(data)
+        assert figures_ and all(hasattr(f, "to_plotly_json") for f in figures_)
+
+
+def test_which_views_apply_to_which_data(kinds):
+    keys = {kind: [v.key for v in views_for(ViewData(kinds[kind][1], kinds[kind][0]))] for kind in KINDS}
+    assert keys["2-D"] == ["partition", "pareto", "alpha", "n_clusters", "sizes", "ri", "nmi", "flows"]
+    assert keys["3-D"][:3] == ["partition", "partition3d", "pareto"]
+    assert "video" in keys["video"] and "partition" not in keys["video"]
+    assert "pareto" not in keys["no population"] and "pareto" not in keys["consensus"]
+    bare = [v.key for v in views_for(ViewData(kinds["2-D"][1]))]  # no dataset: no partition, no scores
+    assert bare == ["pareto", "alpha", "n_clusters", "sizes", "flows"]
+    assert [v.key for v in VIEWS] == ["partition", "partition3d", "video", "pareto", "alpha", "n_clusters",
+                                      "sizes", "ri", "nmi", "flows"]
+
+
+def test_clicks_are_declared_on_the_traces(kinds):
+    dataset, result = kinds["2-D"]
+    data = ViewData(result, dataset)
+    pareto = view("pareto").parts(data, 1)
+    members = [t for t in pareto.traces if t.meta is not None]
+    assert members and all(t.meta == {"click": "member"} for t in members)
+    assert all(figures.is_member_trace(t.name) for t in members)
+    alpha = view("alpha").parts(data, 1)
+    assert alpha.trace(figures.ALPHA).meta == {"click": "step"}
+    if figures.PAIRS in alpha.names:
+        pairs = alpha.trace(figures.PAIRS)
+        assert len(pairs.meta["steps"]) == len(pairs.x)
+        assert [result.times[s] for s in pairs.meta["steps"]] == list(pairs.x)
+    with pytest.raises(ValueError, match="click action"):
+        figures.click_meta("zoom")
+
+
+def test_bad_view_use_is_named(kinds):
+    dataset, result = kinds["2-D"]
+    with pytest.raises(KeyError, match="no view 'nope'; views: \\['partition'"):
+        view("nope")
+    with pytest.raises(TypeError, match="view 'partition': unknown option\\(s\\) \\['colour'\\]"):
+        view("partition").parts(ViewData(result, dataset), 0, colour="red")
+    with pytest.raises(TypeError, match="ClusteringResult or a fitted estimator"):
+        ViewData("run")
+    with pytest.raises(ValueError, match="the dataset only 1"):
+        ViewData(result, dataset[:1])
+    with pytest.raises(ValueError, match="as many values as positions"):
+        Patch([1, 2], ["a"])
+
+
+def test_a_patch_edits_the_base_array_only_where_it_says():
+    import plotly.graph_objects as go
+
+    a, b, c, y, z = "#000000", "#111111", "#222222", "#eeeeee", "#ffffff"
+    base = figures.Parts([go.Scatter(name="s", marker=dict(color=[a, b, c]))], {})
+    moved = Change(traces={"s": {"marker.color": Patch([2], [z])}}).apply(base)
+    assert list(moved.trace("s").marker.color) == [a, b, z]
+    again = Change(traces={"s": {"marker.color": Patch([0], [y])}}).apply(moved, base)
+    assert list(again.trace("s").marker.color) == [y, b, c]  # the base's, not the last shown
+
+
+# ------------------------------------------------------------ the new view: cluster sizes
+def test_cluster_sizes_count_each_aligned_cluster_per_step(kinds):
+    dataset, result = kinds["2-D"]
+    labels, sizes = figures.cluster_sizes(result)
+    for step in result:
+        expected = {int(k): int(n) for k, n in zip(*np.unique(step.aligned_labels, return_counts=True))}
+        assert {k: int(sizes[i, step.t]) for i, k in enumerate(labels) if sizes[i, step.t]} == expected
+    assert (sizes.sum(axis=0) == [s.n_samples for s in result]).all()
+    fig = figures.cluster_sizes_figure(result, t=1)
+    for i, label in enumerate(labels):
+        trace = next(tr for tr in fig.data if tr.name == f"cluster {label}")
+        assert trace.fillcolor == figures.label_color(label) and list(trace.y) == sizes[i].tolist()
+    shape = fig.layout.shapes[0]
+    assert shape.name == figures.CURRENT_STEP and shape.x0 == result.times[1]
+
+
+def test_cluster_sizes_work_without_ground_truth_and_escape_names(kinds):
+    dataset, _ = kinds["2-D"]
+    bare = ClusteringResult.from_labels(dataset, [np.zeros(s.n_samples, dtype=int) for s in dataset],
+                                        algorithm="<b>x</b>")
+    fig = figures.cluster_sizes_figure(bare, t=0)
+    assert [t.name for t in fig.data] == ["cluster 0"] and "<b>x" not in fig.layout.title.text
+
+
+def test_cluster_sizes_appear_in_the_report_and_the_page(kinds):
+    from ercot_nb.page import page_data
+
+    dataset, result = kinds["2-D"]
+    titles = [f.layout.title.text for f in figures.report_figures(result, dataset)]
+    assert any("samples per cluster over time" in t for t in titles)
+    assert "sizes" in [v["key"] for v in page_data(result, dataset)["views"]]
