@@ -14,5 +14,10 @@ from ._snapshot import Snapshot, common_ids
 from ._validation import (ARITHMETIC_LIMIT, FLOAT32_LIMIT, FLOAT32_MIN_LEVELS, check_arithmetic_range,
                           check_float32_range)
 
-__all__ = ["Snapshot", "TemporalDataset", "common_ids", "check_arithmetic_range", "check_float32_range",
+__all__ = ["Snapshot", "TemporalDataset", "common_ids", "is_video", "check_arithmetic_range", "check_float32_range",
            "ARITHMETIC_LIMIT", "FLOAT32_LIMIT", "FLOAT32_MIN_LEVELS", "RANGE_RATIO_WARNING"]
+
+
+def is_video(dataset: object) -> bool:
+    """Whether ``dataset`` is a video (see :attr:`TemporalDataset.is_video`); False for non-datasets."""
+    return isinstance(dataset, TemporalDataset) and dataset.is_video

@@ -45,8 +45,8 @@ class Parts(NamedTuple):
         return self.traces[trace_index(self.traces, name)]
 
     def figure(self) -> go.Figure:
-        """The parts as a ``plotly.graph_objects.Figure``."""
-        return go.Figure(data=list(self.traces), layout=self.layout)
+        """The parts as a ``plotly.graph_objects.Figure`` (every trace property checked by plotly)."""
+        return go.Figure(data=[trace.to_plotly_json() for trace in self.traces], layout=self.layout)
 
 
 def trace_index(traces: Any, name: str) -> int:

@@ -14,7 +14,7 @@ from ..result import ClusteringResult, StepResult
 from .animation import animation_figure
 from .layers import Parts
 from .style import (
-    INK, MUTED, TEMPLATE, as_result, base_layout, counted, escape, message_annotation, plain_times,
+    INK, MUTED, TEMPLATE, UNCHECKED, as_result, base_layout, counted, escape, message_annotation, plain_times,
     step_index,
 )
 
@@ -81,7 +81,7 @@ def _marker_key(shown: bool = True) -> list[go.Scatter]:
     ``shown=False`` keeps the traces (a view updates them in place) out of the legend.
     """
     return [
-        go.Scatter(x=[None], y=[None], mode="markers", name=name, legendgroup="markers",
+        go.Scatter(**UNCHECKED, x=[None], y=[None], mode="markers", name=name, legendgroup="markers",
                    legendgrouptitle=dict(text="markers") if index == 0 else None, showlegend=shown,
                    marker=dict(symbol=symbol, size=size, color=MUTED, line=dict(width=1.5, color=INK)),
                    hoverinfo="skip")
@@ -122,7 +122,7 @@ def _traces(
 
     front_order = members[front][np.argsort(F[front, 0], kind="stable")] if has_population else members
     traces: list[go.Scatter] = [
-        go.Scatter(x=F[front_order, 0], y=F[front_order, 1], mode="lines", name=FRONT_LINE,
+        go.Scatter(**UNCHECKED, x=F[front_order, 0], y=F[front_order, 1], mode="lines", name=FRONT_LINE,
                    line=dict(color=MUTED, width=1, shape="hv"), hoverinfo="skip",
                    showlegend=has_population)  # no population: nothing of the legend is drawn
     ]
@@ -130,6 +130,7 @@ def _traces(
         chosen = members[n_clusters == k] if has_population else members
         on_front = front[chosen]
         traces.append(go.Scatter(
+            **UNCHECKED,
             x=F[chosen, 0], y=F[chosen, 1], mode="markers", name=k_name(k),
             showlegend=bool(len(chosen)) if fixed else None,
             marker=dict(
@@ -144,6 +145,7 @@ def _traces(
     knee = int(step.knee)
     knee_points = [knee] if has_population and knee >= 0 else []
     traces.append(go.Scatter(
+        **UNCHECKED,
         x=F[knee_points, 0], y=F[knee_points, 1], mode="markers", name=KNEE, showlegend=has_population,
         marker=dict(symbol="star", size=22, color="#D62728", line=dict(width=1.5, color=INK)),
         customdata=[[i, int(n_clusters[i]), *raw[i]] for i in knee_points],
@@ -156,6 +158,7 @@ def _traces(
     picked = [int(selected)] if show_selected else []
     if fixed or show_selected:
         traces.append(go.Scatter(
+            **UNCHECKED,
             x=F[picked, 0], y=F[picked, 1], mode="markers", name=SELECTED,
             showlegend=bool(picked) if fixed else None,
             marker=dict(symbol="circle-open", size=24, color=INK, line=dict(width=2.5)),

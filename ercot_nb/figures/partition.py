@@ -9,12 +9,12 @@ import plotly.graph_objects as go
 
 from ..data import TemporalDataset, common_ids
 from ..ensemble import step_agreement
-from ..result import ClusteringResult, StepResult
+from ..result import ClusteringResult, StepResult, member_partition
 from .animation import animation_figure
 from .layers import Parts
 from .projection import Plane
 from .style import (
-    INK, MUTED, WEBGL_THRESHOLD, as_result, base_layout, counted, escape, label_color, padded_range,
+    INK, MUTED, UNCHECKED, WEBGL_THRESHOLD, as_result, base_layout, counted, escape, label_color, padded_range,
     plain_times, rgba, step_index,
 )
 
@@ -138,7 +138,8 @@ class PartitionLayer:
         """Step ``t`` of the run, or its partition by population ``member`` (cached)."""
         if member is None:
             return self.result[t]
-        key = (t, int(member))
+        # members with the same chromosome have the same partition: computed once
+        key = (t, np.ascontiguousarray(self.result[t].population[int(member)], dtype=np.float64).tobytes())
         if key not in self._members:
             if self._free_label is None:  # once per layer: a scan of every step per member is quadratic
                 self._free_label = self.result.first_free_label()
@@ -255,6 +256,7 @@ class PartitionLayer:
                     hover = dict(hover, customdata=shares)
                     extra = "<br>agreement %{customdata:.2f}"
             traces.append(scatter(
+                **UNCHECKED,
                 **xyz(coords, members), mode="markers", name=cluster_name(label),
                 legendgroup=cluster_name(label), marker=marker,
                 hovertemplate=f"id {token}<br>cluster {int(label)}{extra}<extra></extra>", **hover,
@@ -262,6 +264,7 @@ class PartitionLayer:
         new = np.flatnonzero(self.entered(t) if keep is None else self.entered(t) & keep)
         hover, token = self.id_hover(t, new, webgl)
         traces.append(scatter(
+                **UNCHECKED,
             **xyz(coords, new), mode="markers", name=ENTERED,
             marker=dict(symbol="circle-open", size=size + 6, color=INK, line=dict(width=1.5)),
             hovertemplate=f"id {token}<br>new at this step<extra></extra>", **hover,
@@ -272,6 +275,7 @@ class PartitionLayer:
         previous = self._coords[t - 1] if t > 0 else tuple(v[:0] for v in coords)
         hover, token = self.id_hover(max(t - 1, 0), gone, webgl)
         traces.append(scatter(
+                **UNCHECKED,
             **xyz(previous, gone), mode="markers", name=LEFT,
             marker=dict(symbol=left_symbol, size=size + 4, color=MUTED, line=dict(width=1.5)),
             hovertemplate=f"id {token}<br>gone at this step (last position)<extra></extra>",
@@ -293,7 +297,7 @@ class PartitionLayer:
             positions = self.plane.project(step.centroids)
         scatter = go.Scatter3d if self.is_3d else go.Scatter
         return scatter(
-            **dict(zip("xyz", positions)), mode="markers", name=CENTROIDS,
+            **UNCHECKED, **dict(zip("xyz", positions)), mode="markers", name=CENTROIDS,
             marker=dict(
                 symbol="diamond" if self.is_3d else "x", size=8 if self.is_3d else 16,
                 color=[label_color(k) for k in aligned_of], line=dict(width=1.5, color=INK),
@@ -537,37 +541,6 @@ def partition_3d_figure(
         ``go.Scatter3d`` traces (WebGL) named as in :func:`partition_figure`.
     """
     return partition_figure(dataset, result, t, features=features, projection="3d", **options)
-
-
-def member_partition(
-    dataset: TemporalDataset,
-    result: ClusteringResult,
-    t: int,
-    member: int,
-) -> StepResult:
-    """Partition of step ``t`` by another member of its final population.
-
-    Shorthand for :meth:`ClusteringResult.member_partition <ercot_nb.result.ClusteringResult.member_partition>` with step
-    ``t``'s data: a cluster shared with the knee keeps its label and colour.
-
-    Parameters
-    ----------
-    dataset : TemporalDataset
-        The data the result was fitted on.
-    result : ClusteringResult
-        The run (a fitted estimator with ``result_`` is accepted too).
-    t : int
-        0-based step index (negative counts from the end).
-    member : int
-        Index into step ``t``'s final population.
-
-    Returns
-    -------
-    StepResult
-    """
-    result = as_result(result)
-    t = step_index(result, t)
-    return result.member_partition(dataset[t].X, t, member)
 
 
 def partition_animation(

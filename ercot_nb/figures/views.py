@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from .flows import FLOW, cluster_flows, sankey_colors, sankey_figure, sankey_nodes, sankey_parts, sankey_title
+from ..result import cluster_flows
+from .flows import FLOW, sankey_colors, sankey_figure, sankey_nodes, sankey_parts, sankey_title
 from .layers import Parts
 from .lines import ALPHA, PAIRS, alpha_figure, alpha_parts, n_clusters_parts, scores_figure, scores_parts
 from .pareto import SELECTED, is_member_trace, pareto_animation, pareto_parts, step_k_max
@@ -172,10 +173,25 @@ class ParetoView(View):
                              k_max=k_max)
         return _with_click(parts, CLICK_MEMBER, is_member_trace)
 
+    def _knee(self, data: ViewData, t: int, options: dict[str, Any]) -> Parts:
+        """The parts of step ``t`` (knee), kept for the member changes of the same step."""
+        key = (self.key, "last step", repr(sorted(options.items())))
+        cached = data.memo(key, dict)
+        if t not in cached:
+            cached.clear()
+            cached[t] = self.parts(data, t, None, **options)
+        return cached[t]
+
+    def step_change(self, data: ViewData, t: int, **options: Any) -> Change:
+        t = step_index(data.result, t)
+        parts = self._knee(data, t, options)
+        return Change(data=list(parts.traces), layout={"title": parts.layout["title"],
+                                                       "annotations": parts.layout["annotations"]})
+
     def member_change(self, data: ViewData, t: int, member: int | None, **options: Any) -> Change:
         """Only the ring around the selected member: its point, as the step's member traces draw it."""
         t = step_index(data.result, t)
-        knee = data.memo((self.key, "step", t, repr(sorted(options.items()))), lambda: self.parts(data, t, None, **options))
+        knee = self._knee(data, t, options)
         if member is None or member == data.result[t].knee:
             return Change(traces={SELECTED: {"x": [], "y": [], "customdata": [], "showlegend": False}})
         for trace in knee.traces:

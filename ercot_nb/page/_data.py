@@ -19,6 +19,10 @@ in a compact encoding the page decodes generically:
 * a member trace drawing the same points as the step's knee traces (a
   regrouping of them) travels as ``{"gather": {"paths": [...], "index":
   typed}}``: its arrays are those of the step's traces at these rows;
+* a trace of a change's ``data`` named like a trace of the base holds only
+  what differs from it (``"inherit": true``; a null value removes a property);
+* members whose view draws the same traces (one partition) share them: their
+  change's ``data`` is an index into ``member_data[t]``;
 * a :class:`~ercot_nb.figures.Patch` travels as ``{"patch": [...],
   "values": [...]}``.
 
@@ -29,6 +33,7 @@ at every step where they persist); the page says so.
 from __future__ import annotations
 
 import base64
+import json
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -138,14 +143,47 @@ def _gathered(trace: dict[str, Any], knee: list[dict[str, Any]], cache: dict) ->
     return out
 
 
-def _change(change: Change, knee: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
+def _inherit(trace: dict[str, Any], base: dict[str, str]) -> dict[str, Any]:
+    """A JSON trace as its differences from the base's trace of the same name (``"inherit": true``)."""
+    own = base.get(trace.get("name"))
+    if own is None:
+        return trace
+    out = {key: value for key, value in trace.items()
+           if key == "name" or json.dumps(value, sort_keys=True) != own.get(key)}
+    out.update({key: None for key in own if key not in trace})
+    out["inherit"] = True
+    return out
+
+
+def _by_name(parts_json: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """Per trace name of the base, each property's JSON (what a trace may inherit)."""
+    return {trace["name"]: {key: json.dumps(value, sort_keys=True) for key, value in trace.items()}
+            for trace in parts_json["data"] if trace.get("name") is not None}
+
+
+def _change(change: Change, knee: list[dict[str, Any]] | None = None, shared: dict | None = None,
+            base: dict[str, dict[str, str]] | None = None) -> dict[str, Any] | None:
+    """A change as JSON.  With ``shared``, member trace lists already stored for the step (the
+    same trace objects: members with one partition) become their index in ``shared["data"]``."""
     if change.empty:
         return None
     out: dict[str, Any] = {}
     if change.data is not None:
-        traces = [_trace(t) for t in change.data]
-        cache: dict = {}
-        out["data"] = [_gathered(t, knee, cache) for t in traces] if knee else [_plain(t) for t in traces]
+        key = tuple(id(t) for t in change.data)
+        if shared is not None and key in shared["index"]:
+            out["data"] = shared["index"][key]
+        else:
+            traces = [_trace(t) for t in change.data]
+            cache: dict = {}
+            data = [_gathered(t, knee, cache) for t in traces] if knee else [_plain(t) for t in traces]
+            if base:
+                data = [_inherit(t, base) for t in data]
+            if shared is None:
+                out["data"] = data
+            else:
+                shared["index"][key] = out["data"] = len(shared["data"])
+                shared["data"].append(data)
+                shared["keep"].append(change.data)  # the ids stay those of live objects
     if change.traces:
         out["traces"] = _plain(change.traces)
     if change.shapes:
@@ -231,15 +269,18 @@ def page_data(
         base = item.base(source, **opts)
         entry: dict[str, Any] = {"key": item.key, "title": item.title, "hint": item.hint, "wide": item.wide,
                                  "base": _parts(base), "steps": []}
+        inherit = _by_name(entry["base"])
         if item.member:
-            entry["members"] = []
+            entry["members"], entry["member_data"] = [], []
         for t in range(n_steps):
             change = item.step_change(source, t, **opts)
-            entry["steps"].append(_change(change))
+            entry["steps"].append(_change(change, base=inherit))
             if item.member:
                 knee = [_trace(tr) for tr in (change.data if change.data is not None else base.traces)]
-                entry["members"].append({str(m): _change(item.member_change(source, t, m, **opts), knee)
+                shared: dict[str, Any] = {"index": {}, "data": [], "keep": []}
+                entry["members"].append({str(m): _change(item.member_change(source, t, m, **opts), knee, shared, inherit)
                                          for m in stored[t]})
+                entry["member_data"].append(shared["data"])
         views.append(entry)
     if dataset is None:
         notes.append("No dataset was given, so the partition plot is missing: "

@@ -113,10 +113,22 @@ function main(DATA) {
     return out;
   }
 
+  /** A trace given as its differences from the base's trace of the same name ({inherit: true}). */
+  function inherited(trace, base) {
+    if (!trace.inherit) { return trace; }
+    var out = Object.assign({}, base.data[byName(base.data, trace.name)]);
+    Object.keys(trace).forEach(function (key) {
+      if (key === "inherit") { return; }
+      if (trace[key] === null) { delete out[key]; } else { out[key] = trace[key]; }
+    });
+    return out;
+  }
+
   /** parts with a change applied (a Python Change, see ercot_nb/figures/protocol.py). */
   function apply(parts, change, base) {
     if (!change) { return parts; }
-    var data = change.data ? change.data.map(function (t) { return gathered(t, parts.data); }) : parts.data.slice();
+    var data = change.data ? change.data.map(function (t) { return gathered(inherited(t, base), parts.data); })
+                           : parts.data.slice();
     var layout = parts.layout;
     Object.keys(change.traces || {}).forEach(function (name) {
       var i = byName(data, name), values = change.traces[name];
@@ -164,6 +176,9 @@ function main(DATA) {
       var key = kind + t + ":" + member;
       if (!decoded.has(key)) {
         var raw = kind === "step" ? spec.steps[t] : spec.members[t][String(member)];
+        if (raw && typeof raw.data === "number") {   // trace list shared by members of one partition
+          raw = Object.assign({}, raw, { data: spec.member_data[t][raw.data] });
+        }
         decoded.set(key, raw ? decode(raw) : null);
       }
       return decoded.get(key);

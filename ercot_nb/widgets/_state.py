@@ -29,13 +29,18 @@ import traitlets
 from ..data import TemporalDataset
 from ..result import ClusteringResult
 
-__all__ = ["AppState", "Status", "LEVELS", "DatasetCheck", "RUN_NUMBER", "OWN_RUN", "run_number"]
+__all__ = ["AppState", "Status", "LEVELS", "DatasetCheck", "RUN_NUMBER", "OWN_RUN", "run_number", "clamp_step"]
 
 LEVELS = ("", "info", "success", "warning", "error")
 """Status levels; ``""`` is no message."""
 
 RUN_NUMBER = "{n}"
 """Placeholder for the run's number in a name given to :meth:`AppState.add_run`."""
+
+
+def clamp_step(step: int, n_steps: int) -> int:
+    """``step`` within ``[0, n_steps - 1]`` (0 when there is no step): the one clamp of the apps."""
+    return min(max(int(step), 0), max(int(n_steps) - 1, 0))
 
 
 OWN_RUN = "run"
@@ -177,7 +182,7 @@ class AppState(traitlets.HasTraits):
             In ``[0, len(result) - 1]`` (0 for an empty run).
         """
         n = len(result) if result is not None else (len(self.dataset) if self.dataset is not None else 0)
-        return min(max(int(self.step), 0), max(n - 1, 0))
+        return clamp_step(self.step, n)
 
     @classmethod
     def of(cls, dataset: TemporalDataset | None = None, result: Any = None, *,
@@ -350,7 +355,7 @@ class AppState(traitlets.HasTraits):
             self.member = None
             self.run = name
             self.n_done = n
-            self.step = min(max(target, 0), max(n - 1, 0))
+            self.step = clamp_step(target, n)
 
     def grow(self, name: str) -> None:
         """Show the steps run ``name`` added since the last call (O(1): counters move).
@@ -371,7 +376,7 @@ class AppState(traitlets.HasTraits):
     def set_step(self, step: int) -> None:
         """Show ``step`` (clamped to the steps available); the member choice is dropped."""
         with self.lock:
-            step = min(max(int(step), 0), max(self.n_done - 1, 0))
+            step = clamp_step(step, self.n_done)
             if step != self.step:
                 with self.hold_trait_notifications():
                     self.member = None

@@ -10,20 +10,89 @@ import numpy as np
 import pytest
 
 from ercot_nb import ERCOT, TemporalDataset, datasets, figures
+from ercot_nb.figures.style import escape
 from ercot_nb.page import ExplorerPage, page_data
 
 HOSTILE = '</script><img src=x onerror="alert(1)">&amp;\u2028<!--'
 
 
-def decode(packed: dict) -> np.ndarray:
-    dtype = np.dtype(packed["dtype"]).newbyteorder("<")
-    return np.frombuffer(base64.b64decode(packed["b64"]), dtype=dtype)
+def decode(value):
+    """The page's JSON with its typed arrays as numpy arrays (as explorer.js decodes them)."""
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    if isinstance(value, dict):
+        if isinstance(value.get("bdata"), str):
+            array = np.frombuffer(base64.b64decode(value["bdata"]), np.dtype(value["dtype"]).newbyteorder("<"))
+            return array.reshape([int(n) for n in value["shape"].split(",")]) if "shape" in value else array
+        return {k: decode(v) for k, v in value.items()}
+    return value
 
 
-def same_partition(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two labelings group the samples identically (a one-to-one renaming)."""
-    pairs = set(zip(a.tolist(), b.tolist()))
-    return len(pairs) == len(set(a.tolist())) == len(set(b.tolist()))
+def gathered(trace: dict, knee: list[dict]) -> dict:
+    if "gather" not in trace:
+        return trace
+    paths, index = trace["gather"]["paths"], np.asarray(trace["gather"]["index"], dtype=int)
+    holders = [t for t in knee if all(p in t for p in paths)]
+    out = {k: v for k, v in trace.items() if k != "gather"}
+    for p in paths:
+        pool = [v for t in holders for v in list(t[p])]
+        out[p] = [pool[i] for i in index]
+    return out
+
+
+def inherited(trace: dict, base: list[dict]) -> dict:
+    if not trace.get("inherit"):
+        return trace
+    out = dict(next(b for b in base if b.get("name") == trace["name"]))
+    for key, value in trace.items():
+        if key != "inherit":
+            if value is None:
+                out.pop(key, None)
+            else:
+                out[key] = value
+    return out
+
+
+def shown(entry: dict, t: int, member: int | None = None) -> list[dict]:
+    """A view's traces at step t (and member) as the page applies its data (data changes only)."""
+    base = data = decode(entry["base"])["data"]
+    step = decode(entry["steps"][t])
+    if step and "data" in step:
+        data = [inherited(tr, base) for tr in step["data"]]
+    for name, values in ((step or {}).get("traces") or {}).items():
+        trace = next(tr for tr in data if tr.get("name") == name)
+        for path, value in values.items():
+            if "." not in path and not (isinstance(value, dict) and "patch" in value):
+                trace[path] = value
+    if member is not None:
+        change = decode(entry["members"][t][str(member)])
+        if change and isinstance(change.get("data"), int):
+            change["data"] = decode(entry["member_data"][t][change["data"]])
+        if change and "data" in change:
+            data = [gathered(inherited(tr, base), data) for tr in change["data"]]
+    return data
+
+
+def by_view(page: dict) -> dict:
+    return {v["key"]: v for v in page["views"]}
+
+
+def same_content(page_traces: list[dict], parts) -> None:
+    """The page's traces hold the static parts' names and points (floats to float32 precision)."""
+    assert [t.get("name") for t in page_traces] == parts.names
+    for got, want in zip(page_traces, parts.traces):
+        for path in ("x", "y", "z", "text"):
+            value = getattr(want, path, None)
+            if value is None:
+                continue
+            if path == "text" and isinstance(value, str):
+                assert got[path] == value
+                continue
+            expected, actual = list(value), list(got[path])
+            if expected and isinstance(expected[0], (float, int, np.floating, np.integer)):
+                np.testing.assert_allclose(np.asarray(actual, float), np.asarray(expected, float), rtol=1e-5, atol=1e-6)
+            else:
+                assert [str(v) for v in actual] == [str(v) for v in expected], (want.name, path)
 
 
 @pytest.fixture(scope="module")
@@ -32,43 +101,53 @@ def syn3_run():
     return data, ERCOT(seed=0, pop_size=30, n_evaluations=90).fit(data).result_
 
 
-def test_steps_hold_aligned_labels_and_member_partitions(syn3_run):
+def test_every_view_of_the_page_shows_the_static_figure_of_each_step_and_member(syn3_run):
     data, result = syn3_run
     page = page_data(result, data)
     assert page["n_steps"] == 4 and page["times"] == [str(t) for t in data.times[:4]]
+    source = figures.ViewData(result, data)
+    keys = [v.key for v in figures.views_for(source)]
+    assert [v["key"] for v in page["views"]] == keys
     stored = 0
-    for step, entry, where in zip(result, page["steps"], page["scatter"]["steps"]):
-        assert where["ids"] == [str(i) for i in step.ids]
-        np.testing.assert_array_equal(decode(entry["knee_part"]["labels"]), step.aligned_labels)
-        xy = decode(where["xy"]).reshape(-1, 2)
-        np.testing.assert_allclose(xy, data[step.t].X, rtol=1e-6)  # two features: as they are
-        pareto = entry["pareto"]
-        front = np.flatnonzero(step.first_front)
-        assert pareto["front"] == step.first_front.tolist()
-        for member in front:
-            index = pareto["part"][member]
-            assert index >= 0, "every front member is stored under the cap"
-            if member == step.knee or entry["parts"][index] is None:
-                assert same_partition(step.labels, result.labels_of_member(data[step.t].X, step.t, int(member)))
+    for item in figures.views_for(source):
+        entry = by_view(page)[item.key]
+        options = {k: v for k, v in {"max_points": 5000, "max_pixels": figures.VIDEO_MAX_PIXELS}.items()
+                   if k in item.options}
+        for step in result:
+            same_content(shown(entry, step.t), item.parts(source, step.t, **options))
+            if not item.member:
+                assert "members" not in entry
                 continue
-            shown = decode(entry["parts"][index]["labels"])
-            assert same_partition(shown, result.labels_of_member(data[step.t].X, step.t, int(member)))
-            np.testing.assert_array_equal(
-                shown, figures.member_partition(data, result, step.t, int(member)).aligned_labels
-            )
-            stored += 1
+            for member in np.flatnonzero(step.first_front):
+                if member == step.knee:
+                    continue
+                assert str(member) in entry["members"][step.t], "every front member is stored under the cap"
+                if item.key == "partition":
+                    same_content(shown(entry, step.t, int(member)), item.parts(source, step.t, int(member)))
+                    stored += 1
     assert stored > 0
-    assert page["notes"] == []
-    assert len(page["colors"]) > max(int(s.aligned_labels.max()) for s in result)
+    assert page["notes"] == [] and page["knees"] == [int(s.knee) for s in result]
+
+
+def test_member_partition_traces_are_the_members_own(syn3_run):
+    data, result = syn3_run
+    entry = by_view(page_data(result, data))["partition"]
+    step = result[2]
+    member = next(int(m) for m in np.flatnonzero(step.first_front) if m != step.knee)
+    traces = shown(entry, 2, member)
+    own = figures.member_partition(data, result, 2, member)
+    by_id = {str(i): k for i, k in zip(step.ids, own.aligned_labels)}
+    for trace in traces:
+        if trace["name"].startswith("cluster "):
+            assert {by_id[str(i)] for i in trace["text"]} <= {int(trace["name"].split()[1])}
 
 
 def test_member_cap_spreads_along_the_front_and_says_so(syn3_run):
     data, result = syn3_run
     page = page_data(result, data, max_members=3)
-    for step, entry in zip(result, page["steps"]):
-        stored = {m for m in np.flatnonzero(step.first_front) if entry["pareto"]["part"][m] >= 0}
-        assert step.knee in stored
-        assert len(entry["parts"]) <= 4  # three spread members and the knee
+    for step, members in zip(result, by_view(page)["partition"]["members"]):
+        distinct = {result[step.t].population[int(m)].tobytes() for m in members}
+        assert len(distinct) <= 3
     assert any("more than 3 distinct members" in note for note in page["notes"])
 
 
@@ -79,14 +158,17 @@ def test_subsampling_keeps_persisting_ids_and_is_stated():
     data = TemporalDataset.from_arrays(X, ids=ids, name="many")
     result = ERCOT(seed=0, pop_size=10, n_evaluations=20).fit(data).result_
     page = page_data(result, data, max_points=500)
-    shown = [set(s["ids"]) for s in page["scatter"]["steps"]]
-    assert all(len(s) == 500 for s in shown)
-    assert shown[0] == shown[2]  # same ids at every step where they persist
+    entry = by_view(page)["partition"]
+    ids_shown = [{str(i) for tr in shown(entry, t) if tr["name"].startswith("cluster ") for i in tr["text"]}
+                 for t in range(3)]
+    assert all(len(s) == 500 for s in ids_shown)
+    assert ids_shown[0] == ids_shown[2]  # same ids at every step where they persist
     assert any("at most 500 of the 1,200 samples" in note for note in page["notes"])
-    for step, entry, where in zip(result, page["steps"], page["scatter"]["steps"]):
-        position = {str(i): p for p, i in enumerate(step.ids)}
-        rows = [position[i] for i in where["ids"]]
-        np.testing.assert_array_equal(decode(entry["knee_part"]["labels"]), step.aligned_labels[rows])
+    for step in result:
+        label = {str(i): int(k) for i, k in zip(step.ids, step.aligned_labels)}
+        for tr in shown(entry, step.t):
+            if tr["name"].startswith("cluster "):
+                assert {label[str(i)] for i in tr["text"]} == {int(tr["name"].split()[1])}
 
 
 def test_hostile_strings_stay_data(tmp_path):
@@ -106,8 +188,9 @@ def test_hostile_strings_stay_data(tmp_path):
     block = re.search(r'<script type="application/json" id="ercot-data"[^>]*>(.*?)</script>', text, re.S).group(1)
     data_back = json.loads(block)
     assert data_back["dataset"] == HOSTILE and data_back["times"][0] == HOSTILE + "t1"
-    assert data_back["scatter"]["steps"][0]["ids"][0] == f"{HOSTILE}0"
-    assert data_back["scatter"]["axes3"][0] == HOSTILE
+    partition = by_view(data_back)["partition3d"]["base"]
+    assert escape(f"{HOSTILE}0") in [i for tr in partition["data"] for i in (tr.get("text") or [])]
+    assert partition["layout"]["scene"]["xaxis"]["title"]["text"] == escape(HOSTILE)
     assert f"<title>{html.escape(HOSTILE + ' on ' + HOSTILE)}</title>" in text
 
 
@@ -125,7 +208,7 @@ def test_to_html_writes_the_page(syn3_run, tmp_path):
     path = result.to_html(tmp_path / "sub" / "run.html", data)
     assert path.read_text(encoding="utf-8") == ExplorerPage(result, data).to_html_string()
     bare = page_data(result)
-    assert "scatter" not in bare and "No dataset was given" in bare["notes"][0]
+    assert "partition" not in by_view(bare) and "No dataset was given" in bare["notes"][0]
 
 
 def test_packed_page_holds_plotly_and_the_data(syn3_run):
@@ -177,7 +260,10 @@ def test_large_run_page_is_capped_and_linear(tmp_path):
     assert size < PAGE_SIZE_LIMIT
     assert len(ExplorerPage(result, data, compress=False).to_html_string().encode()) < PLAIN_PAGE_SIZE_LIMIT
     page = page_data(result, data)
-    assert all(len(s["ids"]) == 5000 for s in page["scatter"]["steps"])
+    entry = by_view(page)["partition"]
+    # WebGL traces carry integer ids as customdata, others as text
+    assert all(sum(len(tr["text"] if "text" in tr else tr["customdata"]) for tr in shown(entry, t)
+                   if tr["name"].startswith("cluster ")) == 5000 for t in range(steps))
     assert any("at most 5,000 of the 20,000 samples" in note for note in page["notes"])
     # linear in steps: the data of 10 steps is about twice that of 5
     half = len(json.dumps(page_data(_first(result, 5), data)))
@@ -198,10 +284,12 @@ def test_run_without_population_has_no_front_but_every_other_view():
     data = datasets.load("syn3", seed=0)[:3]
     result = KMeansCOT(n_clusters=4, seed=0).fit(data).result_
     page = page_data(result, data)
-    assert all(s["pareto"] is None and s["parts"] == [] for s in page["steps"])
-    for step, entry in zip(result, page["steps"]):
-        np.testing.assert_array_equal(decode(entry["knee_part"]["labels"]), step.aligned_labels)
-    assert page["series"]["RI"] and page["sankey"]["value"]
+    views = by_view(page)
+    assert "pareto" not in views and all(m == {} for m in views["partition"]["members"])
+    assert {"partition", "alpha", "n_clusters", "sizes", "ri", "nmi", "flows"} <= set(views)
+    source = figures.ViewData(result, data)
+    for step in result:
+        same_content(shown(views["partition"], step.t), figures.view("partition").parts(source, step.t))
 
 
 def test_explorer_to_html_writes_the_page_of_its_run(syn3_run, tmp_path):

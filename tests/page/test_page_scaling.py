@@ -70,12 +70,18 @@ def test_page_content_is_that_of_member_partitions_computed_without_shortcuts(mo
     monkeypatch.setattr(ClusteringResult, "member_partition", rescanning)
     slow = page_data(result, data, max_members=3)
     assert partitioned and fast == slow
-    xy = np.vstack([np.frombuffer(base64.b64decode(s["xy"]["b64"]), "<f4").reshape(-1, 2)
-                    for s in fast["scatter"]["steps"]]
-                   + [np.column_stack([e["knee_part"]["centroids"]["x"], e["knee_part"]["centroids"]["y"]])
-                      for e in fast["steps"]])
-    for axis, (low, high) in enumerate(fast["scatter"]["ranges2"]):
+    partition = next(v for v in fast["views"] if v["key"] == "partition")
+    xy = np.vstack([np.column_stack([_floats(tr["x"]), _floats(tr["y"])])
+                    for step in partition["steps"] for tr in step["data"] if "x" in tr])
+    layout = partition["base"]["layout"]
+    for axis, (low, high) in enumerate((layout["xaxis"]["range"], layout["yaxis"]["range"])):
         assert low < xy[:, axis].min() and xy[:, axis].max() < high
+
+
+def _floats(values) -> np.ndarray:
+    if isinstance(values, dict):  # a plotly.js typed array
+        return np.frombuffer(base64.b64decode(values["bdata"]), np.dtype(values["dtype"]).newbyteorder("<"))
+    return np.asarray(values, dtype=float)
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -12,8 +12,10 @@ name: a view added to the registry is shown by the apps as it is.
 """
 from __future__ import annotations
 
+import html
 from typing import Any
 
+import ipywidgets as W
 import plotly.graph_objects as go
 
 from ... import figures
@@ -85,7 +87,10 @@ class RegistryView(FigureView):
         self._data: tuple[tuple[Any, ...], ViewData | None] = ((), None)  # the ViewData drawn, by content
         self._base: Parts | None = None  # what the figure was built from
         self._use_state(AppState.of(dataset, result, step=step))
+        self.notes = W.HTML()
         super().__init__(self._content_parts(), width=width, height=height)
+        self.children = [*self.children, self.notes]
+        self._show_notes()
         self._connect_clicks()
 
     @property
@@ -128,8 +133,16 @@ class RegistryView(FigureView):
 
     def _draw_content(self) -> None:
         self._show(self._content_parts())
+        self._show_notes()
         self._connect_clicks()
         self._draw_step()
+
+    def _show_notes(self) -> None:
+        """What the view says it leaves out (plain text, escaped), under the figure."""
+        notes = self.view.notes(self.view_data(), **self.options) if self._base is not None else []
+        value = "".join(f"<small>{html.escape(note)}</small><br>" for note in notes)
+        if self.notes.value != value:
+            self.notes.value = value
 
     def _draw_step(self) -> None:
         base = self._base
