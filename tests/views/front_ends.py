@@ -3,8 +3,8 @@
 * the static figure: ``view.figure(data, t, member)`` of the registry;
 * the offline page: the view's entry of :func:`ercot_nb.page.page_data`, decoded and
   applied as ``ercot_nb/page/explorer.js`` does (base, then the step's change, then the
-  member's change; typed arrays, gathered member traces and patches unpacked), a line-for-line
-  port of its ``decode``/``gathered``/``apply``;
+  member's change; typed arrays, inherited and gathered traces, shared member trace lists and
+  patches unpacked), a line-for-line port of its ``decode``/``inherited``/``gathered``/``apply``;
 * the widget: ``ercot_nb.widgets.RegistryView`` (the live front end of any registered
   view), moved to the step and member through its state as an app moves it; its figure
   size (``width``, ``height``) is the widget's own and left out.
@@ -150,12 +150,26 @@ def _gathered(trace: dict[str, Any], source: list[dict[str, Any]]) -> dict[str, 
     return out
 
 
+def _inherited(trace: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
+    if not trace.get("inherit"):
+        return trace
+    out = dict(base["data"][_by_name(base["data"], trace["name"])])
+    for key, value in trace.items():
+        if key == "inherit":
+            continue
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = value
+    return out
+
+
 def apply(parts: dict[str, Any], change: dict[str, Any] | None, base: dict[str, Any]) -> dict[str, Any]:
     """``parts`` ({"data", "layout"}) with a decoded page change applied (explorer.js ``apply``)."""
     if not change:
         return parts
-    data = ([_gathered(t, parts["data"]) for t in change["data"]] if change.get("data") is not None
-            else list(parts["data"]))
+    data = ([_gathered(_inherited(t, base), parts["data"]) for t in change["data"]]
+            if change.get("data") is not None else list(parts["data"]))
     layout = parts["layout"]
     for name, values in (change.get("traces") or {}).items():
         i = _by_name(data, name)
@@ -192,7 +206,10 @@ def page_json(entry: dict[str, Any], t: int, member: int | None = None) -> dict[
         assert "members" in entry, f"the page's view {entry['key']!r} does not follow the member"
         stored = entry["members"][t]
         assert str(member) in stored, f"member {member} of step {t} is not on the page ({sorted(stored)})"
-        parts = apply(parts, decode(stored[str(member)]), base)
+        raw = stored[str(member)]
+        if raw and isinstance(raw.get("data"), int):  # a trace list shared by members of one partition
+            raw = {**raw, "data": entry["member_data"][t][raw["data"]]}
+        parts = apply(parts, decode(raw), base)
     return figure_json(parts["data"], parts["layout"])
 
 
