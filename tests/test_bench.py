@@ -7,6 +7,7 @@ import pytest
 from ercot_nb import bench
 
 
+@pytest.mark.slow
 def test_applications_report_measures_one_case():
     report = bench.applications_report([("bird_flocks", {"n_steps": 3})], algorithms=("ERCOT",))
     assert report.shape[0] == 1

@@ -26,6 +26,17 @@ REPO = Path(__file__).resolve().parents[2]
 PLOTS_READY = "() => document.querySelectorAll('.js-plotly-plot').length >= 1"
 
 
+def _explorer_plots() -> int:
+    """Figures of the Explorer app: one per view it shows (it iterates the view registry)."""
+    from ercot_nb.widgets.apps.explorer import VIEWS
+
+    return len(VIEWS)
+
+
+EXPLORER_PLOTS = _explorer_plots()
+EXPLORER_READY = f"() => document.querySelectorAll('.js-plotly-plot').length === {EXPLORER_PLOTS}"
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -132,8 +143,9 @@ def record_errors(page, errors: list[str]) -> None:
             and "Failed to load resource" not in msg.text else None)
 
 
-def open_app(context, url: str, errors: list[str] | None = None, plots: int = 5, timeout: float = 120_000):
-    """The app's page once its ``plots`` figures are drawn.
+def open_app(context, url: str, errors: list[str] | None = None, plots: int = EXPLORER_PLOTS,
+             timeout: float = 120_000):
+    """The app's page once its ``plots`` figures are drawn (default: the Explorer's).
 
     Page errors and console errors go to ``errors`` when given (the ``browser_context``
     fixture of tests/browser/conftest.py records them already). Voila runs the notebook

@@ -15,12 +15,11 @@ import json
 import os
 import re
 
-from .app_harness import app_server, chromium, kernels, server_process, tiny_notebook, wait_until
+from .app_harness import EXPLORER_READY, app_server, chromium, kernels, server_process, tiny_notebook, wait_until
 
 
 LOADS = int(os.environ.get("ERCOT_NB_APP_LOADS", "3"))
 CULL_IDLE = 20  # seconds; the culler looks every CULL_IDLE // 4 s
-EXPLORER_READY = "() => document.querySelectorAll('.js-plotly-plot').length === 5"
 
 
 def mib(process) -> float:
