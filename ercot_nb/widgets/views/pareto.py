@@ -178,8 +178,8 @@ class ParetoView(FigureView):
     def select(self, member: int | None) -> None:
         """Pick ``member`` of the current step (None or the knee: back to the knee).
 
-        A view that follows an :class:`~ercot_nb.widgets._state.AppState`
-        sets the state's member (and draws it from there).  Registered
+        The state's member changes (every view of the state draws it, this
+        one too: :attr:`selected` is the state's).  Registered
         handlers (:meth:`on_select`) are called with the member, or None for
         the knee.
         """
