@@ -336,7 +336,8 @@ def _public_number_arguments(fitted):
     from ercot_nb.events import lifecycle_events, step_events
     from ercot_nb.hypervolume import front_hypervolume, hypervolume_2d
     from ercot_nb.metrics import label_free_steps, silhouette
-    from ercot_nb.params import dataset_params, estimator_params
+    from ercot_nb.algorithms import estimator_params
+    from ercot_nb.datasets import dataset_params
 
     data = TemporalDataset.from_frame(_table(["t1", "t2", "t3"]), "time", "id")
     X = data[0].X

@@ -13,7 +13,7 @@ import pytest
 
 from ercot_nb import algorithms
 from ercot_nb.data import TemporalDataset
-from ercot_nb.params import estimator_params
+from ercot_nb.algorithms import estimator_params
 from ercot_nb.result import ClusteringResult, StepResult
 
 ALGORITHMS = algorithms.available()

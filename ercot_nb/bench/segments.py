@@ -20,6 +20,7 @@ import pandas as pd
 from scipy import stats
 
 from .. import ERCOT, datasets
+from ..evolution import FINAL_PARTITIONS
 from ..metrics import mean_scores
 
 VIDEO_CASES: dict[str, dict[str, Any]] = {
@@ -28,7 +29,6 @@ VIDEO_CASES: dict[str, dict[str, Any]] = {
 """The video scenes and their sizes (video_bt at half, video_rc at a quarter of the paper's)."""
 CHECK_CASES: dict[str, dict[str, Any]] = {**{f"syn{i}": {} for i in range(1, 9)}, "bird_flocks": {}}
 """Data sets on which the mixture must not do worse than the paper's partition."""
-FINAL_PARTITIONS: tuple[str, ...] = ("nearest", "mixture")
 REFERENCES: tuple[str, ...] = ("k-means, true k", "Gaussian mixture, true k")
 
 

@@ -41,6 +41,8 @@ import time
 import numba
 import numpy as np
 
+from ..evolution import PRECISIONS
+
 
 def _timed(function, spent: list):
     def timed(*args, **kwargs):
@@ -111,7 +113,7 @@ def main(argv=None) -> int:  # pragma: no cover - a manual run on a many-core ma
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"cores in this process's CPU set: {cores}, numba threads available: "
           f"{numba.config.NUMBA_NUM_THREADS}, load average before: {os.getloadavg()[0]:.2f}")
-    for precision in ("float64", "float32"):
+    for precision in PRECISIONS:
         for row in thread_scaling(n_samples, precision=precision):
             print(f"{precision} {n_samples} x 3, {row['threads']:2d} threads: {row['s_per_step']:.4f} s/step, "
                   f"speed-up {row['speed_up']:.2f}x "

@@ -32,10 +32,10 @@ from ..params import check_argument
 from ..result import ClusteringResult
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._ercot import _EvolutionaryClustering
+    from ._ercot import EvolutionaryClustering
 
 
-def adopt(estimator: "_EvolutionaryClustering", t: int, member: int, *,
+def adopt(estimator: "EvolutionaryClustering", t: int, member: int, *,
           callback: Callable[[Any], Any] | None = None) -> ClusteringResult:
     """Continue ``estimator``'s run from step ``t`` with ``member`` as that step's partition.
 

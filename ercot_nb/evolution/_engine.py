@@ -19,12 +19,27 @@ import numpy as np
 from ..kernels._firstrun import interruptible_backend
 from ..kernels import get_backend
 
+# Choice sets of the search's settings, with words for a user interface (the values stay what runs).
+SEPARATIONS = ("active", "nonempty")
+"""Centroids ``f_sep`` is measured over (``separation=``)."""
+SEPARATION_WORDS = {"active": "active centroids", "nonempty": "non-empty clusters"}
+EMPTY_CLUSTERS = ("keep", "reseed")
+"""What the refinement does with an active centroid without members (``empty_clusters=``)."""
+EMPTY_WORDS = {"keep": "keep", "reseed": "reseed"}
+PRECISIONS = ("float64", "float32")
+"""Floating-point types of the sample-centroid distances (``precision=``)."""
+PRECISION_WORDS = {"float64": "double (float64)", "float32": "single (float32, faster)"}
+
 _NULL_CONTEXT = contextlib.nullcontext()  # reusable: one per process, not one per call
 
 
 @dataclass(frozen=True)
 class EAConfig:
     """Settings of the evolutionary search at one time step.
+
+    Derived from an estimator's parameters by :meth:`from_params` (their specs,
+    on :class:`~ercot_nb.evolution.EvolutionaryClustering`, say what each means);
+    the fields hold what the kernels need, with no default of their own.
 
     Attributes
     ----------
@@ -45,14 +60,13 @@ class EAConfig:
     fixed_clusters : bool
         Every mask is pinned active (known number of clusters).
     refine : bool
-        Apply one Lloyd step to every offspring (Remark 2 of the paper).
-    separation : {"active", "nonempty"}
-        Centroids that f_sep measures: every active one (the paper's text) or
-        only those with members (ghost centroids ignored).
+        The estimator's ``refine``.
+    separation : str
+        The estimator's ``separation`` (one of :data:`~ercot_nb.evolution.SEPARATIONS`).
     reseed_empty : bool
-        In the refinement, move an empty active centroid onto the farthest sample.
-    precision : {"float64", "float32"}
-        Floating-point type the clustering kernels read the samples in.
+        ``empty_clusters == "reseed"``.
+    precision : str
+        The estimator's ``precision`` (one of :data:`~ercot_nb.evolution.PRECISIONS`).
     """
 
     n_max: int
@@ -63,10 +77,43 @@ class EAConfig:
     mutation_rate_per_gene: float
     mutation_eta: float
     fixed_clusters: bool
-    refine: bool = True
-    separation: str = "active"
-    reseed_empty: bool = False
-    precision: str = "float64"
+    refine: bool
+    separation: str
+    reseed_empty: bool
+    precision: str
+
+    @classmethod
+    def from_params(cls, params, n_features: int) -> "EAConfig":
+        """The settings of one step, derived from an estimator's parameters (``get_params()``).
+
+        ``n_max`` is ``n_clusters`` when given, else ``max_clusters``;
+        ``n_generations`` is ``n_evaluations // pop_size`` (one less with
+        ``budget_mode="include_init"``); the per-gene mutation probability
+        is ``mutation_rate / n_genes`` with ``mutation_mode="per_solution"``.
+        """
+        fixed = params["n_clusters"] is not None
+        n_max = int(params["n_clusters"] if fixed else params["max_clusters"])
+        n_genes = n_max * (1 + n_features)
+        rate = params["mutation_rate"]
+        if params["mutation_mode"] == "per_solution":
+            rate = rate / n_genes
+        generations = params["n_evaluations"] // params["pop_size"]
+        if params["budget_mode"] == "include_init":
+            generations -= 1
+        return cls(
+            n_max=n_max,
+            n_features=n_features,
+            pop_size=int(params["pop_size"]),
+            n_generations=int(generations),
+            crossover_rate=float(params["crossover_rate"]),
+            mutation_rate_per_gene=float(min(rate, 1.0)),
+            mutation_eta=float(params["mutation_eta"]),
+            fixed_clusters=fixed,
+            refine=bool(params["refine"]),
+            separation=params["separation"],
+            reseed_empty=params["empty_clusters"] == "reseed",
+            precision=params["precision"],
+        )
 
     @property
     def n_genes(self) -> int:
@@ -123,7 +170,7 @@ class Engine:
         Parameters
         ----------
         kernels : namespace
-            A backend (:func:`ercot_nb.kernels.get_backend`).
+            A backend (``ercot_nb.kernels.get_backend``).
         name : str
             A kernel name, e.g. ``"evaluate_population"``.
         work : int

@@ -24,18 +24,18 @@ import numpy as np
 from .. import knee as _knee
 from . import _smoothness
 from ._adopt import adopt
-from ._engine import EAConfig, Engine
-from ..base import TemporalEstimator, seeded_generator
+from ._engine import (EAConfig, EMPTY_CLUSTERS, EMPTY_WORDS, Engine, PRECISION_WORDS, PRECISIONS,
+                      SEPARATION_WORDS, SEPARATIONS)
+from ..base import (EVALUATIONS_LIMIT, POP_SIZE_LIMIT, PROGRESS, SEED, TemporalEstimator,
+                    max_clusters_param, n_clusters_param, seeded_generator)
 from ._history import History
 from ._memory import check_fit_memory
 from ._mixture import Mixture, equal_spread_bic, fit_mixture
 from ._nsga import evolve
-from ..params._mixin import store_params
 from ..data import ARITHMETIC_LIMIT, Snapshot, check_float32_range, common_ids
-from ..params import check_argument
+from ..kernels import BACKEND_WORDS, BACKENDS
+from ..params import Param, check_argument
 from ..result import ClusteringResult, StepResult, compress_labels
-
-from ..params import BUDGET_MODES, EMPTY_CLUSTERS, MUTATION_MODES, SEPARATIONS  # noqa: F401 (re-exported)
 
 MIXTURE_ITERATIONS = 30
 """EM iterations of ``final_partition="mixture"`` at each step."""
@@ -44,13 +44,28 @@ MIXTURE_COVARIANCE = "full"
 MIXTURE_SAMPLES = 3000
 """The mixture's parameters are fitted on a regular subsample of at most this many samples."""
 
+# Choice sets of the estimators' own settings, with words for a user interface.
+MUTATION_MODES = ("per_solution", "per_gene")
+"""How ``mutation_rate`` is read (``mutation_mode=``)."""
+MUTATION_WORDS = {"per_solution": "per solution", "per_gene": "per gene"}
+BUDGET_MODES = ("generations", "include_init")
+"""Whether the initial population counts against ``n_evaluations`` (``budget_mode=``)."""
+BUDGET_WORDS = {"generations": "generations only", "include_init": "initial population counts"}
+FINAL_PARTITIONS = ("nearest", "mixture")
+"""How the chosen member labels the samples (``final_partition=``)."""
+FINAL_PARTITION_WORDS = {"nearest": "nearest centroid (paper)", "mixture": "Gaussian mixture from the knee"}
 
-class _EvolutionaryClustering(TemporalEstimator):
-    """Shared machinery of ERCOT, staticEC and their variants.
 
-    Subclasses set ``_uses_history`` (re-initialise from the previous step)
-    and ``_accumulates`` (fitness accumulation at the last generation), and
-    may override :meth:`_objectives` (penaltyEC does).
+class EvolutionaryClustering(TemporalEstimator):
+    """Shared machinery of ERCOT, staticEC, penaltyEC and their variants.
+
+    A variant declares its ``param_specs`` from the shared ones here
+    (:attr:`search_params`, :attr:`knee_param`, :attr:`keep_fraction_param`,
+    :attr:`run_params`), sets ``_uses_history`` (re-initialise from the
+    previous step) and ``_accumulates`` (fitness accumulation at the last
+    generation), and may override ``_objectives`` (penaltyEC does).
+    Its ``__init__`` and the Parameters section of its docstring are
+    generated from its specs (:class:`ercot_nb.params.ParamsMixin`).
     """
 
     _algorithm_name = "evolutionary"
@@ -62,8 +77,79 @@ class _EvolutionaryClustering(TemporalEstimator):
         """A population of 10 and 40 evaluations per step (4 generations)."""
         return {"pop_size": 10, "n_evaluations": 40}
 
-    # Parameters shared by all variants are declared in subclasses' __init__ so
-    # that get_params() reflects exactly each estimator's signature.
+    search_params: tuple[Param, ...] = (
+        n_clusters_param(2, "Known number of clusters (None: the search chooses 2..max_clusters).",
+                         "Every one of the n_clusters centroid slots is pinned active."),
+        max_clusters_param(8, "Largest number of clusters searched (centroid slots per solution).",
+                           "C_max, used when n_clusters is None."),
+        Param("pop_size", "int", 100, "population size", "Solutions in the population (even).",
+              low=4, high=POP_SIZE_LIMIT, multiple_of=2, doc="N in the paper."),
+        Param("n_evaluations", "int", 1000, "evaluations per step",
+              "Fitness evaluations per time step, at least 2 x pop_size.", low=8, high=EVALUATIONS_LIMIT,
+              doc="G_max = n_evaluations // pop_size reproduction rounds (initialisation not counted, "
+                  "see budget_mode)."),
+        Param("crossover_rate", "float", 0.9, "crossover rate", "Probability of crossover per pair.",
+              low=0.0, high=1.0),
+        Param("mutation_rate", "float", 0.9, "mutation rate",
+              "Expected mutated genes per offspring (per_solution) or per-gene probability (per_gene).",
+              low=0.0, high=1e6,
+              doc="With mutation_mode='per_solution' the per-gene probability is mutation_rate / L, "
+                  "the PlatEMO convention."),
+        Param("mutation_mode", "choice", "per_solution", "mutation mode",
+              "How mutation_rate is read: per solution or per gene.", choices=MUTATION_MODES,
+              labels=MUTATION_WORDS),
+        Param("mutation_eta", "float", 20.0, "mutation eta",
+              "Distribution index of polynomial mutation.", low=0.0, low_open=True, high=1e6),
+        Param("budget_mode", "choice", "generations", "budget mode",
+              "Whether the initial population counts against n_evaluations.", choices=BUDGET_MODES,
+              labels=BUDGET_WORDS,
+              doc="'include_init' spends one generation's worth of evaluations on the initial "
+                  "population (G_max = n_evaluations // pop_size - 1)."),
+        Param("refine", "bool", True, "refine offspring",
+              "One Lloyd step on every offspring before evaluation.", doc="Remark 2 of the paper."),
+        Param("separation", "choice", "active", "separation over",
+              "Centroids the separation objective is measured over.", choices=SEPARATIONS,
+              labels=SEPARATION_WORDS,
+              doc="Every active centroid (the paper's text) or only centroids with members, so that "
+                  "'ghost' centroids placed far from the data cannot improve f_sep."),
+        Param("empty_clusters", "choice", "keep", "empty clusters",
+              "Keep or reseed an active centroid without members.", choices=EMPTY_CLUSTERS,
+              labels=EMPTY_WORDS,
+              doc="The refinement leaves it (the paper) or moves it onto the sample farthest from "
+                  "its centroid."),
+        Param("precision", "choice", "float64", "distance precision",
+              "Floating-point type of the sample-centroid distances (float32: faster, sums stay float64).",
+              choices=PRECISIONS, labels=PRECISION_WORDS,
+              doc="'float32' rounds the samples to single precision and compares distances in float32 "
+                  "(about 1.5x faster per sample-centroid pair with numba); f_cp and the centroid sums "
+                  "are still accumulated in float64, and the population stays float64. The NumPy "
+                  "backend computes float64 distances on the rounded samples. Data that float32 cannot "
+                  "hold is refused before any step runs (see :func:`ercot_nb.data.check_float32_range`): "
+                  "values beyond 1e17, spreads below 1e-17, or a feature with fewer than 1000 float32 "
+                  "values across its range (e.g. Unix times in seconds)."),
+    )
+    """The parameters of the search every variant shares, in signature order."""
+    knee_param = Param("knee", "choice", "ideal", "knee rule",
+                       "Rule choosing the final solution on the first front.", choices=_knee.KNEE_RULES,
+                       labels=_knee.KNEE_WORDS,
+                       doc="See :mod:`ercot_nb.knee`; 'mock' runs n_control_sets extra static searches "
+                           "on structureless data per step.")
+    """``knee``: the rule choosing the final solution."""
+    n_control_sets_param = Param("n_control_sets", "int", 3, "control sets",
+                                 "Control fronts for knee='mock'.", low=1, high=100)
+    """``n_control_sets``: control fronts of the MOCK knee."""
+    keep_fraction_param = Param("keep_fraction", "float", 0.8, "kept fraction",
+                                "Fraction of the previous final population carried over.", low=0.0, high=1.0,
+                                doc="p in the paper.")
+    """``keep_fraction``: the share of the previous population re-initialised from."""
+    run_params: tuple[Param, ...] = (
+        Param("backend", "choice", "numba", "backend",
+              "Compiled numba kernels or their plain NumPy twins.", choices=BACKENDS,
+              labels=BACKEND_WORDS),
+        SEED,
+        PROGRESS,
+    )
+    """``backend``, ``seed`` and ``progress``, last in every signature."""
 
     # -- public API (fit, fit_predict, partial_fit, labels_ ... in TemporalEstimator) --
     def predict(self, X, t: int = -1) -> np.ndarray:
@@ -173,26 +259,7 @@ class _EvolutionaryClustering(TemporalEstimator):
         )
 
     def _config(self, n_features: int) -> EAConfig:
-        n_max = self.n_clusters if self.n_clusters is not None else self.max_clusters
-        n_genes = n_max * (1 + n_features)
-        rate = self.mutation_rate / n_genes if self.mutation_mode == "per_solution" else self.mutation_rate
-        generations = self.n_evaluations // self.pop_size
-        if self.budget_mode == "include_init":
-            generations -= 1
-        return EAConfig(
-            n_max=int(n_max),
-            n_features=n_features,
-            pop_size=int(self.pop_size),
-            n_generations=int(generations),
-            crossover_rate=float(self.crossover_rate),
-            mutation_rate_per_gene=float(min(rate, 1.0)),
-            mutation_eta=float(self.mutation_eta),
-            fixed_clusters=self.n_clusters is not None,
-            refine=bool(self.refine),
-            separation=self.separation,
-            reseed_empty=self.empty_clusters == "reseed",
-            precision=self.precision,
-        )
+        return EAConfig.from_params(self.get_params(), n_features)
 
     def _objectives(self, engine: Engine, X: np.ndarray, pop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Objectives to minimise (f_cp, f_sep) and members per centroid slot."""
@@ -403,94 +470,13 @@ class _EvolutionaryClustering(TemporalEstimator):
         return F_previous
 
 
-_COMMON_DOC = """
-    Parameters
-    ----------
-    n_clusters : int or None, default=None
-        Known number of clusters: every one of the ``n_clusters`` centroid
-        slots is pinned active. ``None`` lets the search choose 2..max_clusters.
-    max_clusters : int, default=8
-        C_max, centroid slots per chromosome when ``n_clusters`` is None.
-    pop_size : int, default=100
-        N, population size (even).
-    n_evaluations : int, default=1000
-        Fitness evaluations per time step; G_max = n_evaluations // pop_size
-        reproduction rounds (initialisation not counted, see ``budget_mode``).
-    crossover_rate : float, default=0.9
-    mutation_rate : float, default=0.9
-        With ``mutation_mode="per_solution"`` the expected number of mutated
-        genes per offspring (per-gene probability mutation_rate / L, the
-        PlatEMO convention); with ``"per_gene"`` the literal probability of
-        each gene.
-    mutation_mode : {"per_solution", "per_gene"}, default="per_solution"
-    mutation_eta : float, default=20
-        Distribution index of polynomial mutation.
-    budget_mode : {"generations", "include_init"}, default="generations"
-        ``"include_init"`` spends one generation's worth of evaluations on
-        the initial population (G_max = n_evaluations // pop_size - 1).
-    refine : bool, default=True
-        One Lloyd step on every offspring before evaluation (Remark 2).
-    separation : {"active", "nonempty"}, default="active"
-        Centroids f_sep is measured over: every active centroid (the paper's
-        text) or only centroids with members, so that "ghost" centroids
-        placed far from the data cannot improve f_sep.
-    empty_clusters : {"keep", "reseed"}, default="keep"
-        What the refinement does with an active centroid that has no
-        members: leave it (the paper) or move one onto the sample farthest
-        from its centroid.
-    precision : {"float64", "float32"}, default="float64"
-        Floating-point type of the sample-centroid distances in the
-        clustering kernels. ``"float32"`` rounds the samples to single
-        precision and compares distances in float32 (about 1.5x faster per
-        sample-centroid pair with numba); f_cp and the centroid sums are
-        still accumulated in float64, and the population stays float64. The
-        NumPy backend computes float64 distances on the rounded samples.
-        Data that float32 cannot hold is refused before any step runs (see
-        :func:`ercot_nb.data.check_float32_range`): values beyond 1e17,
-        spreads below 1e-17, or a feature with fewer than 1000 float32
-        values across its range (e.g. Unix times in seconds).
-    knee : {"ideal", "chord", "mock"}, default="ideal"
-        Rule choosing the final solution on the first front (see
-        ``ercot_nb.knee``); "mock" runs ``n_control_sets`` extra static
-        searches on structureless data per step.
-    n_control_sets : int, default=3
-        Control fronts for ``knee="mock"``.
-    backend : {"numba", "numpy"}, default="numba"
-        Compiled kernels or their plain NumPy twins.
-    seed : int, numpy.random.Generator or None, default=None
-        Seed of every random draw. The same int gives the identical result.
-    progress : bool, default=False
-        Show a progress bar over time steps (tqdm, notebook-aware).
-"""
-
-
-class ERCOT(_EvolutionaryClustering):
-    __doc__ = (
-        """Evolutionary robust clustering over time.
+class ERCOT(EvolutionaryClustering):
+    """Evolutionary robust clustering over time.
 
     NSGA-II on a hybrid mask + centroid encoding minimising compactness
     ``f_cp`` and separation ``f_sep = 1 / min centroid distance``; history
     enters a posteriori through re-initialisation from the previous step and
     fitness accumulation at the last generation with an auto-tuned weight.
-"""
-        + _COMMON_DOC
-        + """    keep_fraction : float, default=0.8
-        p, the fraction of the previous final population carried over.
-    n_folds : int, default=500
-        v, cross-validation folds of the weight tuning (leave-one-out for
-        smaller clusters).
-    alpha_aggregate : {"common", "matched"}, default="common"
-        How per-cluster weights are aggregated (see ``ercot_nb.evolution._smoothness``).
-    final_partition : {"nearest", "mixture"}, default="nearest"
-        How the chosen member labels the samples. ``"nearest"`` (the paper):
-        nearest active centroid, so clusters are cells of similar spread.
-        ``"mixture"``: the knee's clusters start a few EM iterations of a
-        Gaussian mixture (full covariances), whose components may differ in
-        size and spread (video segments: a large textured background beside
-        small objects); where its BIC beats that of equal spherical
-        clusters (the model of the nearest-centroid rule), its labels are
-        the step's partition and history, and ``predict`` labels by
-        largest posterior; elsewhere the paper's labels stay.
 
     Attributes
     ----------
@@ -511,76 +497,48 @@ class ERCOT(_EvolutionaryClustering):
     >>> model = ERCOT(seed=0).fit(data)
     >>> len(model.labels_)
     10
-"""
-    )
+    """
 
     _algorithm_name = "ERCOT"
     _uses_history = True
     _accumulates = True
 
-    def __init__(
-        self,
-        n_clusters: int | None = None,
-        *,
-        max_clusters: int = 8,
-        pop_size: int = 100,
-        n_evaluations: int = 1000,
-        crossover_rate: float = 0.9,
-        mutation_rate: float = 0.9,
-        mutation_mode: str = "per_solution",
-        mutation_eta: float = 20.0,
-        budget_mode: str = "generations",
-        refine: bool = True,
-        separation: str = "active",
-        empty_clusters: str = "keep",
-        precision: str = "float64",
-        knee: str = "ideal",
-        n_control_sets: int = 3,
-        keep_fraction: float = 0.8,
-        n_folds: int = 500,
-        alpha_aggregate: str = "common",
-        final_partition: str = "nearest",
-        backend: str = "numba",
-        seed: int | np.random.Generator | None = None,
-        progress: bool = False,
-    ) -> None:
-        store_params(self, locals())
+    param_specs = EvolutionaryClustering.search_params + (
+        EvolutionaryClustering.knee_param,
+        EvolutionaryClustering.n_control_sets_param,
+        EvolutionaryClustering.keep_fraction_param,
+        Param("n_folds", "int", 500, "CV folds",
+              "Cross-validation folds of the smoothness-weight tuning.", low=2, high=10**6,
+              doc="v in the paper (leave-one-out for smaller clusters)."),
+        Param("alpha_aggregate", "choice", "common", "alpha aggregate",
+              "How per-cluster smoothness weights are aggregated.", choices=_smoothness.AGGREGATES,
+              labels=_smoothness.AGGREGATE_WORDS, doc="See ``ercot_nb.evolution._smoothness``."),
+        Param("final_partition", "choice", "nearest", "final partition",
+              "How the chosen member labels the samples: nearest centroid (the paper), or EM of a Gaussian "
+              "mixture started from its clusters (segments of unequal size and spread).",
+              choices=FINAL_PARTITIONS, labels=FINAL_PARTITION_WORDS,
+              doc="With 'nearest' the clusters are cells of similar spread. With 'mixture' the knee's "
+                  "clusters start a few EM iterations of a Gaussian mixture (full covariances), whose "
+                  "components may differ in size and spread (video segments: a large textured "
+                  "background beside small objects); where its BIC beats that of equal spherical "
+                  "clusters (the model of the nearest-centroid rule), its labels are the step's "
+                  "partition and history, and predict labels by largest posterior; elsewhere the "
+                  "paper's labels stay."),
+    ) + EvolutionaryClustering.run_params
 
 
-class StaticEC(_EvolutionaryClustering):
-    __doc__ = (
-        """staticEC: ERCOT's evolutionary clustering without history.
+class StaticEC(EvolutionaryClustering):
+    """staticEC: ERCOT's evolutionary clustering without history.
 
     Every step starts from a random population and is selected on its own
     objectives only (no re-initialisation from t-1, no accumulation).
-"""
-        + _COMMON_DOC
-    )
+    """
 
     _algorithm_name = "staticEC"
     _uses_history = False
     _accumulates = False
 
-    def __init__(
-        self,
-        n_clusters: int | None = None,
-        *,
-        max_clusters: int = 8,
-        pop_size: int = 100,
-        n_evaluations: int = 1000,
-        crossover_rate: float = 0.9,
-        mutation_rate: float = 0.9,
-        mutation_mode: str = "per_solution",
-        mutation_eta: float = 20.0,
-        budget_mode: str = "generations",
-        refine: bool = True,
-        separation: str = "active",
-        empty_clusters: str = "keep",
-        precision: str = "float64",
-        knee: str = "ideal",
-        n_control_sets: int = 3,
-        backend: str = "numba",
-        seed: int | np.random.Generator | None = None,
-        progress: bool = False,
-    ) -> None:
-        store_params(self, locals())
+    param_specs = EvolutionaryClustering.search_params + (
+        EvolutionaryClustering.knee_param,
+        EvolutionaryClustering.n_control_sets_param,
+    ) + EvolutionaryClustering.run_params

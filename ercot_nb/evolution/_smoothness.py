@@ -39,6 +39,7 @@ from ._stacking import _finite_rows, _stacking_alpha_exact, stacking_em  # noqa:
 
 __all__ = [
     "AGGREGATES",
+    "AGGREGATE_WORDS",
     "SmoothnessWeight",
     "gaussian_cv_loglik",
     "gaussian_loglik",
@@ -49,6 +50,7 @@ __all__ = [
 ]
 
 AGGREGATES = ("common", "matched")
+AGGREGATE_WORDS = {"common": "one common weight", "matched": "per matched cluster"}
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
 

@@ -48,7 +48,7 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
 
-_MASK_ON = 0.5
+from . import MASK_ON as _MASK_ON
 # f_sep = 1 / max(min distance, floor), floor = _MIN_SEPARATION x the data's widest
 # feature range (a unit-free floor: the same clustering in any unit of measurement).
 _MIN_SEPARATION = 1e-12

@@ -15,7 +15,7 @@ from ._compile import lean_pipeline
 
 _LEAN = lean_pipeline(vectorize=False)  # small loops: no vectoriser, one -O2 module pass
 
-_MASK_ON = 0.5
+from . import MASK_ON as _MASK_ON
 
 
 @njit(cache=True, pipeline_class=_LEAN)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-_MASK_ON = 0.5
+from . import MASK_ON as _MASK_ON
 _MIN_SEPARATION = 1e-12  # relative to the widest feature range (see the numba kernel)
 _TINY = np.finfo(np.float64).tiny
 

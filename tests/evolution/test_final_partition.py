@@ -8,7 +8,7 @@ from ercot_nb import ERCOT, TemporalDataset
 from ercot_nb.evolution._ercot import MIXTURE_ITERATIONS
 from ercot_nb.evolution._mixture import fit_mixture
 from ercot_nb.metrics import mean_scores
-from ercot_nb.params import estimator_params
+from ercot_nb.algorithms import estimator_params
 
 FAST = dict(pop_size=20, n_evaluations=100)
 

@@ -78,7 +78,8 @@ def test_rank_hand_made():
 def test_environmental_selection_prefers_fronts_then_spread():
     from ercot_nb.evolution._engine import EAConfig, Engine
 
-    engine = Engine(EAConfig(2, 1, 4, 1, 0.9, 0.1, 20.0, False), backend="numba")
+    engine = Engine(EAConfig(2, 1, 4, 1, 0.9, 0.1, 20.0, False, refine=True, separation="active",
+                             reseed_empty=False, precision="float64"), backend="numba")
     F = np.array([[1, 5], [2, 3], [3, 2], [5, 1], [2.5, 2.6], [6, 6], [7, 7]], dtype=float)
     chosen, rank, crowding = engine.select(F, 4)
     # Front 0 = {0,1,2,3,4}: 5 points for 4 slots; the extremes (0, 3) are infinite,
