@@ -120,6 +120,15 @@ class TemporalEstimator(ParamsMixin):
     _algorithm_name = "estimator"
     _n_positional = 1  # ERCOT(3): n_clusters by position, every other parameter by keyword
 
+    @classmethod
+    def _unit_test_params(cls) -> dict:
+        """Small-budget parameters for tests: a fit of a few steps of a few dozen samples in a blink.
+
+        Each estimator declares its own (as river's estimators do); the test suites build
+        fast estimators from them, never from tables of their own. Not for results.
+        """
+        return {}
+
     def __new__(cls, *args, **kwargs):
         self = super().__new__(cls)
         self._fit_lock = threading.Lock()

@@ -177,6 +177,7 @@ def test_api_reference_documents_every_public_name(site):
 
 
 @pytest.mark.slow
+@pytest.mark.browser
 def test_site_in_chromium_search_and_plotly_figures_work_offline(site):
     from playwright.sync_api import sync_playwright
 

@@ -103,6 +103,11 @@ class AFFECT(TemporalBaseline):
 
     _algorithm_name = "AFFECT"
 
+    @classmethod
+    def _unit_test_params(cls) -> dict:
+        """Candidates k = 2..4."""
+        return {"max_clusters": 4}
+
     param_specs = (
         n_clusters_param(1, "Known number of clusters (None: chosen by silhouette over 2..max_clusters)."),
         max_clusters_param(10, "Largest number of clusters tried.",

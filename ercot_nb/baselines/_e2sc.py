@@ -215,6 +215,11 @@ class E2SC(TemporalBaseline):
 
     _algorithm_name = "E2SC"
 
+    @classmethod
+    def _unit_test_params(cls) -> dict:
+        """Candidates k = 2..4."""
+        return {"max_clusters": 4}
+
     param_specs = (
         n_clusters_param(2, "Known number of clusters (None: chosen by eigengap up to max_clusters)."),
         max_clusters_param(8, "Largest number of clusters the eigengap considers.", "ERCOT's C_max."),

@@ -75,6 +75,11 @@ class KMeansCOT(TemporalBaseline):
 
     _algorithm_name = "k-meansCOT"
 
+    @classmethod
+    def _unit_test_params(cls) -> dict:
+        """Three clusters (k-meansCOT needs k)."""
+        return {"n_clusters": 3}
+
     param_specs = (
         n_clusters_param(1, "Number of clusters k (required by fit).",
                          "None is accepted at construction so that the registry can build the "

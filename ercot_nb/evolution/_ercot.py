@@ -91,6 +91,11 @@ class EvolutionaryClustering(TemporalEstimator):
     _uses_history = False
     _accumulates = False
 
+    @classmethod
+    def _unit_test_params(cls) -> dict:
+        """A population of 10 and 40 evaluations per step (4 generations)."""
+        return {"pop_size": 10, "n_evaluations": 40}
+
     search_params: tuple[Param, ...] = (
         n_clusters_param(2, "Known number of clusters (None: the search chooses 2..max_clusters).",
                          "Every one of the n_clusters centroid slots is pinned active."),

@@ -18,7 +18,13 @@ class                         what it is
 :class:`AlphaView`            smoothness weight alpha (alpha_i on demand)
 :class:`ScoresView`           RI / NMI per step of every run
 :class:`SankeyView`           cluster flow between steps
+:class:`RegistryView`         any view of :data:`ercot_nb.figures.VIEWS` (e.g. sizes)
 ============================  ===================================================
+
+Views render one :class:`~ercot_nb.widgets._state.AppState` and keep no copy
+of it (a view made alone draws a state of its own); the Explorer shows one
+view per registered view (:data:`VIEWS`), so a view added to the registry
+appears there as it is.
 
 Every view has ``static()``: the same content as a plain Plotly figure
 (:mod:`ercot_nb.figures`), which renders without a kernel (nbviewer, HTML
@@ -47,6 +53,7 @@ _LAZY = {
     "AlphaView": ".views.alpha",
     "ScoresView": ".views.scores",
     "SankeyView": ".views.sankey",
+    "RegistryView": ".views.registry",
 }
 
 __all__ = list(_LAZY)
@@ -59,6 +66,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .views.pareto import ParetoView
     from .views.partition import PartitionView
     from .apps.run_panel import RunPanel
+    from .views.registry import RegistryView
     from .views.sankey import SankeyView
     from .views.scores import ScoresView
     from .apps.scrubber import TimeScrubber

@@ -112,6 +112,12 @@ class FitJob:
         Whether steps are reported as they finish (``fit`` takes
         ``callback``); otherwise they all arrive at the end and :meth:`stop`
         only takes effect then.
+    run_name : str or None
+        The name of the job's run in the app's state (``"ERCOT #2"``), set
+        by the :class:`Runner` when the run enters the state; None before.
+    status_before_preview : Status or None
+        While the run shows a provisional first step (see :class:`Runner`'s
+        ``preview``): the status line before it; None otherwise.
     """
 
     def __init__(
@@ -135,6 +141,8 @@ class FitJob:
         self.error: BaseException | None = None
         self.seconds = 0.0
         self.first_step_seconds: float | None = None
+        self.run_name: str | None = None
+        self.status_before_preview: Status | None = None
         self._started = 0.0
         self._stop_requested = threading.Event()
         self._done = threading.Event()
@@ -341,9 +349,7 @@ class Runner:
         self.numbered = numbered
         self.jobs: list[FitJob] = []
         self.job: FitJob | None = None
-        self.names: dict[int, str] = {}  # id(job) -> run name in the state
         self.preview = preview
-        self._previews: dict[int, Status] = {}  # id(job) -> the status before its preview showed
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._start_listeners: list[JobListener] = []
@@ -408,8 +414,6 @@ class Runner:
             on_preview = self._preview_done if self.preview else None
             self.jobs = [FitJob(estimator, dataset, on_step=self._step_done, on_finish=self._finished,
                                 on_preview=on_preview, name=name) for name, estimator in fits]
-            self.names = {}
-            self._previews = {}
             self._stop.clear()
             self._dropped = self._drop_note = ""
             self.state.running = True
@@ -440,7 +444,7 @@ class Runner:
 
     def run_name(self, job: FitJob) -> str:
         """The name of ``job``'s run in the state, or (no step yet) its name without a number."""
-        return self.names.get(id(job)) or unnumbered(job.name)
+        return job.run_name or unnumbered(job.name)
 
     def _on_dataset(self, change: dict[str, Any]) -> None:
         self._dropped = ""
@@ -492,12 +496,12 @@ class Runner:
 
     def previewing(self, job: FitJob) -> bool:
         """Whether ``job``'s run shows its provisional first step (no real step yet)."""
-        return id(job) in self._previews
+        return job.status_before_preview is not None
 
     def _preview_done(self, job: FitJob, step: StepResult) -> None:
         """Show ``job``'s provisional step 0 as its run, until the real steps come."""
         with self.lock:
-            if not self.current(job) or id(job) in self.names or self._stop.is_set():
+            if not self.current(job) or job.run_name is not None or self._stop.is_set():
                 return
             real = job.result
             algorithm = real.algorithm if real is not None else unnumbered(job.name)
@@ -509,34 +513,33 @@ class Runner:
                 name = self.state.add_run(job.name, provisional, select=self.select,
                                           name=None if self.numbered else job.name)
                 self.state.status = Status("info", f"{name}: {PREVIEW_NOTE}", "", "run")
-            self.names[id(job)] = name
-            self._previews[id(job)] = before
+            job.run_name, job.status_before_preview = name, before
 
     def _end_preview(self, job: FitJob, name: str) -> None:
         """The real steps came: the run is the fit's own result from now on."""
-        before = self._previews.pop(id(job))
+        before, job.status_before_preview = job.status_before_preview, None
         result = job.result
         if result is not None and len(result):
             self.state.replace_run(name, result)
         else:  # ended with no step: the preview goes away with its number
             self.state.drop_run(name)
-            del self.names[id(job)]
+            job.run_name = None
         if self.state.status.text.endswith(PREVIEW_NOTE):
             self.state.status = before
 
     def _record(self, job: FitJob) -> str | None:
         """The state's name of ``job``'s run, adding the run at its first step."""
-        name = self.names.get(id(job))
+        name = job.run_name
         if name is not None and self.previewing(job):
             self._end_preview(job, name)
-            name = self.names.get(id(job))
+            name = job.run_name
         if name is None:
             result = job.result
             if result is None or not len(result):
                 return None
             name = self.state.add_run(job.name, result, select=self.select,
                                       name=None if self.numbered else job.name)
-            self.names[id(job)] = name
+            job.run_name = name
         return name
 
     def _step_done(self, job: FitJob, step: StepResult) -> None:
@@ -544,7 +547,7 @@ class Runner:
             if not self.current(job):
                 job.stop()  # the data changed under the run: its steps belong to nothing shown
                 return
-            known = id(job) in self.names and not self.previewing(job)
+            known = job.run_name is not None and not self.previewing(job)
             name = self._record(job)
             if name is not None and known and self.pace.ready():
                 with self.pace.track():  # the views redraw inside: their cost sets the pace
@@ -558,9 +561,9 @@ class Runner:
                 return
             try:
                 if self.previewing(job):  # no real step came (failed or stopped at once)
-                    self._end_preview(job, self.names[id(job)])
+                    self._end_preview(job, job.run_name)
                 if job.state != "failed":
-                    known = id(job) in self.names
+                    known = job.run_name is not None
                     name = self._record(job)  # algorithms without live steps arrive now
                     if name is not None and known:
                         self.state.grow(name)  # the whole run shown

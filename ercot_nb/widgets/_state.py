@@ -29,13 +29,22 @@ import traitlets
 from ..data import TemporalDataset
 from ..result import ClusteringResult
 
-__all__ = ["AppState", "Status", "LEVELS", "DatasetCheck", "RUN_NUMBER", "run_number"]
+__all__ = ["AppState", "Status", "LEVELS", "DatasetCheck", "RUN_NUMBER", "OWN_RUN", "run_number", "clamp_step"]
 
 LEVELS = ("", "info", "success", "warning", "error")
 """Status levels; ``""`` is no message."""
 
 RUN_NUMBER = "{n}"
 """Placeholder for the run's number in a name given to :meth:`AppState.add_run`."""
+
+
+def clamp_step(step: int, n_steps: int) -> int:
+    """``step`` within ``[0, n_steps - 1]`` (0 when there is no step): the one clamp of the apps."""
+    return min(max(int(step), 0), max(int(n_steps) - 1, 0))
+
+
+OWN_RUN = "run"
+"""The name of the run in the state of a view made on its own (:meth:`AppState.of`)."""
 
 
 def run_number(name: str) -> str:
@@ -108,6 +117,14 @@ class AppState(traitlets.HasTraits):
         Whether a run is going on.
     status : Status
         The status line: the answer to the user's last action.
+    estimators : dict of str to estimator
+        The fitted estimator behind each run made in the app, by run name
+        (what "Use this partition from here on" continues and "How sure?"
+        repeats); dropped with its run.
+    agreements : dict of (str or None) to Ensemble
+        Per run name, the runs of several seeds whose agreement the
+        partition view draws as opacity on that run (a consensus of
+        "How sure?"); dropped with its run.
     lock : threading.RLock
         Held by every change (the runner's thread changes the state too).
     checks : list of DatasetCheck
@@ -127,6 +144,8 @@ class AppState(traitlets.HasTraits):
     member = traitlets.Int(None, allow_none=True)
     running = traitlets.Bool(False)
     status = traitlets.Instance(Status, kw=dict())
+    estimators = traitlets.Dict()
+    agreements = traitlets.Dict()
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -144,6 +163,80 @@ class AppState(traitlets.HasTraits):
     def n_steps(self) -> int:
         """Steps the scrubber can reach: the selected run's so far, or the dataset's."""
         return self.n_done
+
+    def step_of(self, result: Any = None) -> int:
+        """The step of ``result`` a view shows: the state's step, clamped to the steps it has.
+
+        The one rule every view follows: a run shorter than the step (one of
+        Compare's runs, a live run) shows its last step; no run (None) counts
+        the dataset's steps.
+
+        Parameters
+        ----------
+        result : ClusteringResult or None
+            A run of the state (or any sized run); None: the dataset.
+
+        Returns
+        -------
+        int
+            In ``[0, len(result) - 1]`` (0 for an empty run).
+        """
+        n = len(result) if result is not None else (len(self.dataset) if self.dataset is not None else 0)
+        return clamp_step(self.step, n)
+
+    @classmethod
+    def of(cls, dataset: TemporalDataset | None = None, result: Any = None, *,
+           runs: dict[str, Any] | None = None, step: int = 0) -> AppState:
+        """A state that shows ``dataset`` and ``result`` (or ``runs``) at ``step``.
+
+        What a view made on its own draws (``AlphaView(result)``): its
+        methods change this state and the view renders it, as it renders an
+        app's.
+
+        Parameters
+        ----------
+        dataset : TemporalDataset, optional
+        result : ClusteringResult, optional
+            The run shown (named :data:`OWN_RUN`).
+        runs : mapping of str to ClusteringResult, optional
+            Runs shown side by side (none selected), instead of ``result``.
+        step : int, default=0
+            The step asked for; a run that has fewer steps shows its last one
+            (:meth:`step_of`) until it grows.
+
+        Returns
+        -------
+        AppState
+        """
+        state = cls()
+        state.show(dataset, result, runs=runs, step=step)
+        return state
+
+    def show(self, dataset: TemporalDataset | None = None, result: Any = None, *,
+             runs: dict[str, Any] | None = None, step: int = 0) -> None:
+        """Show exactly ``dataset`` and ``result`` (or ``runs``) at ``step``: a view's ``load``.
+
+        Unlike :meth:`set_dataset`, nothing is checked and the step is kept
+        as asked (a run shorter than ``step`` shows its last step, see
+        :meth:`step_of`).  The member choice and the agreements are dropped.
+        """
+        with self.lock:
+            if runs is None:
+                runs = {OWN_RUN: result} if result is not None else {}
+                name = OWN_RUN if result is not None else None
+            else:
+                runs, name = dict(runs), None
+            shown = runs.get(name) if name is not None else None
+            n = len(shown) if shown is not None else (len(dataset) if dataset is not None else 0)
+            with self.hold_trait_notifications():
+                self.member = None
+                self.agreements = {}
+                self.runs = runs
+                self.run = name
+                self.dataset = dataset
+                self.n_done = n
+                self.step = max(int(step), 0)
+                self.revision += 1
 
     # -- changes -------------------------------------------------------------------------------
     def set_dataset(self, dataset: TemporalDataset, name: str = "",
@@ -171,6 +264,8 @@ class AppState(traitlets.HasTraits):
                 self.member = None
                 self.run = None
                 self.runs = {}
+                self.estimators = {}
+                self.agreements = {}
                 self.step = 0
                 self.n_done = len(dataset)
                 self.dataset_name = name
@@ -239,6 +334,8 @@ class AppState(traitlets.HasTraits):
             runs = {key: value for key, value in self.runs.items() if key != name}
             with self.hold_trait_notifications():
                 self.runs = runs
+                self.estimators = {key: value for key, value in self.estimators.items() if key != name}
+                self.agreements = {key: value for key, value in self.agreements.items() if key != name}
                 if name == self.run:
                     self._select_run(None, None)
                 self.revision += 1
@@ -258,7 +355,7 @@ class AppState(traitlets.HasTraits):
             self.member = None
             self.run = name
             self.n_done = n
-            self.step = min(max(target, 0), max(n - 1, 0))
+            self.step = clamp_step(target, n)
 
     def grow(self, name: str) -> None:
         """Show the steps run ``name`` added since the last call (O(1): counters move).
@@ -279,7 +376,7 @@ class AppState(traitlets.HasTraits):
     def set_step(self, step: int) -> None:
         """Show ``step`` (clamped to the steps available); the member choice is dropped."""
         with self.lock:
-            step = min(max(int(step), 0), max(self.n_done - 1, 0))
+            step = clamp_step(step, self.n_done)
             if step != self.step:
                 with self.hold_trait_notifications():
                     self.member = None
@@ -295,13 +392,27 @@ class AppState(traitlets.HasTraits):
         if member is not None:
             if result is None or not len(result):
                 raise ValueError("there is no run to pick a front member from; run an algorithm first")
-            step = result[min(self.step, len(result) - 1)]
+            step = result[self.step_of(result)]
             if not 0 <= int(member) < len(step.population):
                 raise ValueError(f"member {member} is not in step {step.t}'s population "
                                  f"of {len(step.population)}")
             if int(member) == step.knee:
                 member = None
         self.member = None if member is None else int(member)
+
+    def keep_estimator(self, name: str, estimator: Any) -> None:
+        """Remember the fitted ``estimator`` behind run ``name`` (see :attr:`estimators`)."""
+        with self.lock:
+            if name in self.runs:
+                self.estimators = {**self.estimators, name: estimator}
+
+    def set_agreement(self, name: str | None, ensemble: Any) -> None:
+        """Draw run ``name`` with the agreement of ``ensemble``'s runs (None: plainly again)."""
+        with self.lock:
+            agreements = {key: value for key, value in self.agreements.items() if key != name}
+            if ensemble is not None:
+                agreements[name] = ensemble
+            self.agreements = agreements
 
     def say(self, level: str, text: str, details: str = "", action: str = "") -> None:
         """Set the status line."""

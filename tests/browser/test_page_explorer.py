@@ -10,7 +10,6 @@ import base64
 import gzip
 import html
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,13 +17,6 @@ import pytest
 from ercot_nb import ERCOT, TemporalDataset, datasets, figures
 from ercot_nb.page import VIDEO_MAX_PIXELS, ExplorerPage
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="Debian's chromium is not installed at /usr/bin/chromium (.ci/run installs it)",
-)
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 HOSTILE = '</script><img src=x onerror="alert(1)"><b>bold</b>'
 
 # the aligned label and colour of every point of the partition traces, by id
@@ -39,15 +31,6 @@ READ_PARTITION = """(id) => {
 }"""
 SOURCES = "() => document.getElementById('video').data.map((d) => d.source)"
 VIEW_STEPS = "() => Array.from(document.querySelectorAll('[data-step]')).map((e) => [e.id, e.dataset.step])"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    with playwright_api.sync_playwright() as driver:
-        chromium = driver.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 class Tab:
@@ -181,9 +164,9 @@ def syn4_page(tmp_path_factory):
     return data, result, path
 
 
-def test_slider_member_click_and_play_drive_every_view(browser, syn4_page, tmp_path):
+def test_slider_member_click_and_play_drive_every_view(offline_browser, syn4_page, tmp_path):
     data, result, path = syn4_page
-    tab = Tab(browser, path.as_uri())
+    tab = Tab(offline_browser, path.as_uri())
     try:
         tab.ready()
         page_data = tab.data()
@@ -236,11 +219,11 @@ def test_slider_member_click_and_play_drive_every_view(browser, syn4_page, tmp_p
         tab.close()
 
 
-def test_video_page_shows_frames_and_member_segmentation(browser, tmp_path):
+def test_video_page_shows_frames_and_member_segmentation(offline_browser, tmp_path):
     data = datasets.load("video_mo", seed=0, scale=0.25, n_frames=3)
     result = ERCOT(seed=0, pop_size=30, n_evaluations=90).fit(data).result_
     path = ExplorerPage(result, data).save(tmp_path / "video.html")
-    tab = Tab(browser, path.as_uri())
+    tab = Tab(offline_browser, path.as_uri())
     try:
         tab.ready()
         page_data = tab.data()
@@ -268,7 +251,7 @@ def test_video_page_shows_frames_and_member_segmentation(browser, tmp_path):
         tab.close()
 
 
-def test_strings_from_data_are_shown_as_text(browser, tmp_path):
+def test_strings_from_data_are_shown_as_text(offline_browser, tmp_path):
     rng = np.random.default_rng(0)
     ids = [f"{HOSTILE}{i}" for i in range(40)]
     data = TemporalDataset.from_arrays(
@@ -277,7 +260,7 @@ def test_strings_from_data_are_shown_as_text(browser, tmp_path):
     )
     result = ERCOT(seed=0, pop_size=10, n_evaluations=20).fit(data).result_
     path = ExplorerPage(result, data, compress=False).save(tmp_path / "hostile.html")  # plain JSON and script
-    tab = Tab(browser, path.as_uri())
+    tab = Tab(offline_browser, path.as_uri())
     try:
         tab.ready()
         assert tab.page.inner_text("#page-title") == f"ERCOT on {HOSTILE}: explorer"
@@ -291,7 +274,7 @@ def test_strings_from_data_are_shown_as_text(browser, tmp_path):
         tab.close()
 
 
-def test_inline_repr_renders_in_an_nbconvert_export(browser, syn4_page, tmp_path):
+def test_inline_repr_renders_in_an_nbconvert_export(offline_browser, syn4_page, tmp_path):
     nbformat = pytest.importorskip("nbformat")
     nbconvert = pytest.importorskip("nbconvert")
     from nbclient import NotebookClient
@@ -310,7 +293,7 @@ def test_inline_repr_renders_in_an_nbconvert_export(browser, syn4_page, tmp_path
     body, _ = nbconvert.HTMLExporter().from_notebook_node(nb)
     exported = tmp_path / "exported.html"
     exported.write_text(body, encoding="utf-8")
-    tab = Tab(browser, exported.as_uri())
+    tab = Tab(offline_browser, exported.as_uri())
     try:
         tab.page.wait_for_selector("iframe.ercot-nb-explorer-page", timeout=60_000)
         frame = next(f for f in tab.page.frames if f.url == "about:srcdoc")

@@ -60,6 +60,7 @@ print(json.dumps(compiled))
 """
 
 
+@pytest.mark.slow
 def test_first_fit_compiles_each_kernel_once_and_no_helper_but_the_shared_loop(tmp_path):
     # Cold start: every numba function compiled separately costs a fixed ~0.2 s
     # (typing, LLVM, machine code) and is optimised again in each caller, so
@@ -90,6 +91,7 @@ def _same(a, b):
         assert s.alpha == t.alpha or (np.isnan(s.alpha) and np.isnan(t.alpha))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("precision", ["float64", "float32"])
 def test_parallel_kernels_give_the_serial_result_on_any_thread_count(monkeypatch, precision):
     data = datasets.load("syn1", seed=0)[:3]

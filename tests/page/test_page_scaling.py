@@ -33,6 +33,7 @@ def _calls(function, *args) -> int:
     return count
 
 
+@pytest.mark.slow
 def test_page_data_work_grows_linearly_with_the_steps():
     small, large = (_calls(page_data, *_long_run(n)) for n in (24, 96))
     # 4x the steps: about 4x the calls (it was about 16x: every member partition rescanned every step)
@@ -104,6 +105,7 @@ def test_labels_of_members_equals_labels_of_member_row_by_row(seed):
         np.testing.assert_array_equal(row, result.labels_of_member(X, 1, int(member)), err_msg=str(member))
 
 
+@pytest.mark.slow
 def test_the_speed_bench_times_page_data_of_a_long_run():
     from ercot_nb.bench.speed import page_data_seconds
 

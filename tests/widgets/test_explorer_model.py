@@ -307,6 +307,26 @@ class ExplorerMachine(RuleBasedStateMachine):
         assert {name for name in app.runs} == set(app.run_choice.options)
 
     @invariant()
+    def every_view_draws_the_one_state(self):
+        # each view of the Explorer (one per registered view) renders the app's state and keeps no
+        # copy of it: its step, member and run are the state's, and its instance holds none of them
+        app, state = self.app, self.app.state
+        copies = {"result", "dataset", "runs", "step", "member", "_step", "_member", "_selected",
+                  "_requested", "agreement", "_agreement_result"}
+        for view in app.views:
+            name = type(view).__name__
+            assert view.state is state, name
+            assert not copies & set(vars(view)), (name, copies & set(vars(view)))
+            run = view.state_run()
+            assert view.step == state.step_of(run if run is not None else None) == min(
+                state.step, len(run if run is not None else state.dataset) - 1), name
+            if not isinstance(view, PartitionView) and hasattr(view, "view") and run is not None:
+                data = figures.ViewData(run, state.dataset, {k: r for k, r in state.runs.items() if len(r)})
+                if view.view.applies(data):  # a registered view: its own static parts at this step
+                    static = view.view.parts(data, view.step, view.member)
+                    assert view.figure.layout.title.text == static.layout["title"]["text"], name
+
+    @invariant()
     def views_name_the_current_dataset_and_run(self):
         app, state = self.app, self.app.state
         data, result = state.dataset, state.result

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ercot_nb import figures
-from ercot_nb.widgets import Explorer
+from ercot_nb.widgets import VIEWS, Explorer
 
 FAST = {"pop_size": 20, "n_evaluations": 40}
 
@@ -109,8 +109,12 @@ def test_scrubbing_reuses_one_figure_per_view(explorer):
 def test_static_copies_match_the_views(explorer):
     explorer.step = 6
     statics = explorer.static()
-    assert len(statics) == 5
-    partition, pareto, alpha, scores, sankey = statics
+    assert len(statics) == len(explorer.views) == len(VIEWS)  # one per view, in layout order
+    shown = dict(zip(VIEWS, statics))
+    partition, pareto, alpha, scores, sankey = (shown[name] for name in (
+        "partition", "pareto", "alpha", "scores", "sankey"))
+    for name in set(VIEWS) - {"partition", "pareto", "alpha", "scores", "sankey"}:  # registry views
+        assert shown[name].layout.title.text == explorer.view(name).figure.layout.title.text, name
     assert partition.layout.title.text == explorer.partition.figure.layout.title.text
     assert pareto.layout.title.text == explorer.pareto.figure.layout.title.text
     assert alpha.data[-1].x == explorer.alpha.figure.data[-1].x

@@ -18,6 +18,7 @@ from .._job import FitJob, Runner
 from .._messages import MessageArea, explain
 from .._state import RUN_NUMBER, AppState, run_number
 from ..views.alpha import AlphaView
+from ..views.front_ends import front_ends
 from .dataset_picker import DatasetPicker
 from ..views.pareto import ParetoView
 from ..views.partition_slot import PartitionSlot
@@ -30,11 +31,14 @@ from ..views.video import VideoView
 
 __all__ = ["Explorer", "VIEWS"]
 
-VIEWS = ("partition", "pareto", "alpha", "scores", "sankey")
-"""Views an Explorer can show (each one Plotly figure, ~5 MB of front-end code).
+VIEWS = tuple(end.name for end in front_ends())
+"""Views an Explorer shows: one per view of :data:`ercot_nb.figures.VIEWS` (the registry).
 
 ``"partition"`` is the scatter of one step's samples, or for a video
-(:func:`ercot_nb.figures.is_video`) the frame and its segmentation side by side.
+(:func:`ercot_nb.figures.is_video`) the frame and its segmentation side by
+side; ``"scores"`` shows RI and NMI; a registered view without a tuned
+widget is shown by :class:`~ercot_nb.widgets.views.registry.RegistryView`
+under its key (e.g. ``"sizes"``).  Each is one Plotly figure.
 """
 
 _PANEL = dict(border="1px solid #DDDDDD", padding="6px 10px", margin="0 8px 8px 0")
@@ -122,8 +126,9 @@ class Explorer(W.VBox):
         Seed of built-in scenarios.
     data_params : mapping, optional
         Parameters of the initial built-in scenario.
-    views : sequence of str, default=VIEWS
-        Which views to show, a subset of :data:`VIEWS`.
+    views : sequence of str, optional
+        Which views to show, a subset of :data:`VIEWS`; default every view of
+        the registry (a view registered after import too).
 
     Attributes
     ----------
@@ -131,6 +136,8 @@ class Explorer(W.VBox):
     run_panel : RunPanel
     scrubber : TimeScrubber
     partition, pareto, alpha, scores, sankey : views (None when not shown)
+        The tuned views; every view is also :meth:`view` ``(name)``, e.g.
+        ``view("sizes")`` (a :class:`~ercot_nb.widgets.views.registry.RegistryView`).
         ``partition`` is the scatter view; it is created for the first
         dataset that is not a video.
     video : VideoView or None
@@ -168,32 +175,28 @@ class Explorer(W.VBox):
         params: Mapping[str, Any] | None = None,
         data_seed: int = 0,
         data_params: Mapping[str, Any] | None = None,
-        views: Sequence[str] = VIEWS,
+        views: Sequence[str] | None = None,
     ) -> None:
-        unknown = set(views) - set(VIEWS)
+        ends = front_ends()
+        names = [end.name for end in ends]
+        views = names if views is None else list(views)
+        unknown = set(views) - set(names)
         if unknown:
-            raise ValueError(f"unknown view(s) {sorted(unknown)}; choose from {VIEWS}")
+            raise ValueError(f"unknown view(s) {sorted(unknown)}; choose from {tuple(names)}")
         super().__init__()
         state = self.state = AppState()
         self.lock = state.lock
         self.runner = Runner(state, preview=True)  # a first partition while kernels compile
         self.message = MessageArea(state)
         # views first: they say which data they cannot show before the picker loads any
-        self._slot = PartitionSlot(state) if "partition" in views else None
-        self.pareto = ParetoView().follow(state) if "pareto" in views else None
-        self.alpha = AlphaView().follow(state) if "alpha" in views else None
-        self.scores = ScoresView(None).follow(state) if "scores" in views else None
-        self.sankey = SankeyView().follow(state) if "sankey" in views else None
+        self._ends = [end for end in ends if end.name in views]
+        self._views: dict[str, Any] = {end.name: end.make(state) for end in self._ends}
         self.picker = DatasetPicker(dataset, seed=data_seed, params=data_params, state=state)
         self.run_panel = RunPanel(algorithm, params, state=state, runner=self.runner,
                                   precheck=lambda: self.picker.pending)
         self.scrubber = TimeScrubber().follow(state)
         self.run_choice = RunChoice(state)
-        self.estimators: dict[str, Any] = {}  # run name -> its fitted estimator (for adopt)
-        self.agreements: dict[str, Any] = {}  # consensus run name -> its seeds' Ensemble
         self.runner.on_finish(self._keep_estimator)
-        state.observe(self._forget_runs, names="dataset")  # its runs are dropped
-        state.observe(self._show_run_agreement, names="run")
         if self.pareto is not None:
             self.pareto.on_use(lambda step, member: self.adopt(step, member))
         if result is not None:
@@ -211,10 +214,7 @@ class Explorer(W.VBox):
                           layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
         timeline = W.HBox([self.scrubber, self.run_choice],
                           layout=W.Layout(flex_flow="row wrap", align_items="center"))
-        rows = [[self._slot, self.pareto], [self.alpha, self.scores], [self.sankey]]
-        grid = [W.HBox([view for view in row if view is not None],
-                       layout=W.Layout(flex_flow="row wrap"))
-                for row in rows if any(view is not None for view in row)]
+        grid = [W.HBox(row, layout=W.Layout(flex_flow="row wrap")) for row in self._rows()]
         self.seeds = W.BoundedIntText(5, min=2, max=50, description="seeds",
                                       tooltip="how many seeds \"Run the seeds\" fits",
                                       style={"description_width": "40px"}, layout=W.Layout(width="110px"))
@@ -229,6 +229,50 @@ class Explorer(W.VBox):
         bottom = W.HBox([_panel("3 · Time", timeline), _panel("4 · How sure?", sure)],
                         layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
         self.children = [header, controls, self.message, bottom, *grid]
+
+    def _rows(self) -> list[list[W.Widget]]:
+        """The views in registry order, two to a row; a wide one takes a row of its own."""
+        rows: list[list[W.Widget]] = []
+        pending: list[W.Widget] = []
+        for end in self._ends:
+            widget = self._views[end.name]
+            if end.wide:
+                rows += [pending, [widget]] if pending else [[widget]]
+                pending = []
+            else:
+                pending.append(widget)
+                if len(pending) == 2:
+                    rows.append(pending)
+                    pending = []
+        return rows + [pending] if pending else rows
+
+    def view(self, name: str) -> Any:
+        """The view called ``name`` (see :data:`VIEWS`), or None when not shown."""
+        return self._views.get(name)
+
+    @property
+    def _slot(self) -> PartitionSlot | None:
+        return self._views.get("partition")
+
+    @property
+    def pareto(self) -> ParetoView | None:
+        """The Pareto front view."""
+        return self._views.get("pareto")
+
+    @property
+    def alpha(self) -> AlphaView | None:
+        """The smoothness-weight view."""
+        return self._views.get("alpha")
+
+    @property
+    def scores(self) -> ScoresView | None:
+        """The scores view."""
+        return self._views.get("scores")
+
+    @property
+    def sankey(self) -> SankeyView | None:
+        """The cluster-flow view."""
+        return self._views.get("sankey")
 
     # -- public state --------------------------------------------------------------------------
     @property
@@ -245,6 +289,16 @@ class Explorer(W.VBox):
     def result(self) -> ClusteringResult | None:
         """The run shown, or None while the data is previewed."""
         return self.state.result
+
+    @property
+    def estimators(self) -> dict[str, Any]:
+        """The fitted estimator behind each run made here, by run name (the state's)."""
+        return self.state.estimators
+
+    @property
+    def agreements(self) -> dict[str, Any]:
+        """The seeds' runs of each consensus made by "How sure?", by run name (the state's)."""
+        return self.state.agreements
 
     @property
     def step(self) -> int:
@@ -273,8 +327,8 @@ class Explorer(W.VBox):
     @property
     def views(self) -> list[Any]:
         """The views shown, in layout order."""
-        return [view for view in (self.partition_view, self.pareto, self.alpha, self.scores,
-                                  self.sankey) if view is not None]
+        return [self.partition_view if end.name == "partition" else self._views[end.name]
+                for end in self._ends if end.name != "partition" or self.partition_view is not None]
 
     # -- actions -------------------------------------------------------------------------------
     def run(self, *, wait: bool = False) -> FitJob | None:
@@ -422,34 +476,21 @@ class Explorer(W.VBox):
         ensemble : Ensemble or None
             :func:`ercot_nb.ensemble.ensemble` of runs on the current data,
             e.g. ``ensemble(ERCOT(), explorer.dataset, seeds=range(5))``;
-            drawn on the run shown, and dropped when another run is shown
-            or other data is loaded (a consensus made by "How sure?" gets
-            its agreement back whenever it is shown).
+            drawn on the run shown, whenever it is shown (the state keeps
+            it with the run, see :attr:`AppState.agreements`), and dropped
+            when other data is loaded; None draws the run plainly again.
         """
-        if self.partition is not None:
-            self.partition.show_agreement(ensemble)
+        self.state.set_agreement(self.state.run, ensemble)
 
     def _keep_estimator(self, job: FitJob) -> None:
-        name = self.runner.names.get(id(job))
+        name = job.run_name
         if name is None or job.state == "failed":
             return
         estimator = job.estimator
         if isinstance(estimator, SeedEnsemble):  # a consensus has no population to continue
-            self.agreements[name] = estimator.ensemble
-            if self.state.run == name:
-                self.show_agreement(estimator.ensemble)
+            self.state.set_agreement(name, estimator.ensemble)
             return
-        self.estimators[name] = estimator.estimator if isinstance(estimator, Adoption) else estimator
-
-    def _forget_runs(self, change: Any = None) -> None:
-        self.estimators.clear()
-        self.agreements.clear()
-
-    def _show_run_agreement(self, change: Any = None) -> None:
-        """A consensus run is drawn with its agreement, any other run without."""
-        ensemble = self.agreements.get(self.state.run)
-        if self.partition is not None and (ensemble is not None or self.partition.agreement is not None):
-            self.show_agreement(ensemble)
+        self.state.keep_estimator(name, estimator.estimator if isinstance(estimator, Adoption) else estimator)
 
     def select_run(self, name: str | None) -> None:
         """Show run ``name`` (None: the dataset) at the current step (like "show run")."""
@@ -473,6 +514,6 @@ class Explorer(W.VBox):
 
     def _precompute(self) -> None:
         """Fill the per-step caches of a run given at the start, so that scrubbing is cheap."""
-        for view in (self.partition_view, self.pareto):
-            if view is not None:
+        for view in self.views:
+            if hasattr(view, "precompute"):
                 view.precompute()

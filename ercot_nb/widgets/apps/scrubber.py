@@ -7,7 +7,7 @@ from typing import Any
 
 import ipywidgets as W
 
-from .._state import AppState
+from .._state import AppState, clamp_step
 
 __all__ = ["TimeScrubber", "StepTimes"]
 
@@ -131,7 +131,7 @@ class TimeScrubber(W.HBox):
         """
         self._times = times if isinstance(times, StepTimes) else list(times)
         last = max(len(self._times) - 1, 0)
-        target = min(max(self.value if value is None else int(value), 0), last)
+        target = clamp_step(self.value if value is None else value, len(self._times))
         top = max(last, 1)
         if top >= self.slider.max:  # grow the range first, then move
             self.slider.max = self.play.max = top

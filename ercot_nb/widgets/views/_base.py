@@ -1,4 +1,13 @@
-"""Shared frame of the figure views: one persistent figure, controls, static copy, the state followed."""
+"""Shared frame of the figure views: one persistent figure, controls, static copy, the state rendered.
+
+A view keeps no copy of what is shown: it always draws one
+:class:`~ercot_nb.widgets._state.AppState` (an app's, or its own when made
+alone, :meth:`AppState.of`), reads the dataset, run, step and member from it
+when it draws, and its methods (``show_step``, ``load``, ``select``...) change
+that state.  What it remembers is only what its figure holds (to send the
+smallest update): :attr:`FigureView._drawn`, and per-view caches of values
+computed from the state.
+"""
 from __future__ import annotations
 
 from collections import OrderedDict
@@ -18,7 +27,7 @@ from .._state import AppState
 
 __all__ = ["FigureView", "CachedStepView", "Parts", "placeholder_parts", "STATE_TRAITS"]
 
-STATE_TRAITS = ("dataset", "runs", "run", "revision", "n_done", "step", "member")
+STATE_TRAITS = ("dataset", "runs", "run", "revision", "n_done", "step", "member", "agreements")
 """The :class:`AppState` traits a view draws from."""
 
 
@@ -48,7 +57,7 @@ def placeholder_parts(text: str, title: str = "") -> Parts:
 
 
 class FigureView(W.VBox):
-    """A view: optional controls above one :class:`SyncedFigureWidget`.
+    """A view: optional controls above one :class:`SyncedFigureWidget`, drawing one :class:`AppState`.
 
     The figure widget is created once, with its data in the constructor,
     and only its content changes afterwards (see :mod:`._figure_widget`).
@@ -59,6 +68,12 @@ class FigureView(W.VBox):
     :meth:`static` returns the kernel-free figure of what is on screen.
     The box never grows wider than its container: a figure wider than the
     output area scrolls instead of being cut off.
+
+    What is shown is read from :attr:`state` whenever the view draws:
+    :attr:`result`, :attr:`step`, :attr:`member` are the state's (the step
+    clamped to the run's steps by :meth:`AppState.step_of`).  A subclass
+    calls :meth:`_draw_state` (or :meth:`FigureView.__init__` with its
+    parts) after :meth:`_use_state`.
 
     Parameters
     ----------
@@ -72,6 +87,13 @@ class FigureView(W.VBox):
 
     what = "view"
     """What the view shows, in words (named in its error messages)."""
+
+    state: AppState
+    """The state the view draws (its own until :meth:`follow` gives it an app's)."""
+    run_name: str | None = None
+    _when: Callable[[TemporalDataset], bool] | None = None
+    _drawn: tuple[Any, ...] | None = None
+    """What the figure holds: (content, size, step asked, step, member) of the state when last drawn."""
 
     def __init__(
         self,
@@ -87,6 +109,7 @@ class FigureView(W.VBox):
         self.controls = W.HBox(list(controls), layout=W.Layout(align_items="center"))
         super().__init__([self.controls, self.figure] if controls else [self.figure],
                          layout=W.Layout(max_width="100%", overflow="auto"))
+        self._drawn = self._state_key()
 
     def _sized(self, layout: dict[str, Any]) -> dict[str, Any]:
         return {**layout, "width": self.width, "height": self.height}
@@ -104,11 +127,66 @@ class FigureView(W.VBox):
         """A plain Plotly figure of what the view shows (no kernel needed)."""
         raise NotImplementedError
 
+    # -- what is shown: read from the state ------------------------------------------------
+    def state_run(self) -> ClusteringResult | None:
+        """The run of the state this view shows (None: the dataset)."""
+        name = self.state_run_name()
+        return self.state.runs.get(name) if name is not None else None
+
+    def state_run_name(self) -> str | None:
+        """The name of the run shown: the view's own run (Compare), else the state's selected one."""
+        return self.state.run if self.run_name is None else self.run_name
+
+    def state_member(self) -> int | None:
+        """The front member to show instead of the knee (only of the state's selected run)."""
+        return self.state.member if self.run_name is None else None
+
+    @property
+    def dataset(self) -> TemporalDataset | None:
+        """The data shown (the state's)."""
+        return self.state.dataset
+
+    @property
+    def result(self) -> ClusteringResult | None:
+        """The run shown (the state's), or None."""
+        return self.state_run()
+
+    @property
+    def step(self) -> int:
+        """The step shown: the state's, clamped to the run's steps (:meth:`AppState.step_of`)."""
+        return self.state.step_of(self.result)
+
+    @property
+    def member(self) -> int | None:
+        """The population member shown instead of the knee, or None (the state's)."""
+        return self.state_member()
+
+    # -- changes: made on the state, drawn from it -----------------------------------------
+    def show_step(self, step: int) -> None:
+        """Show ``step`` (the state's step changes; every view of the state follows)."""
+        self.state.set_step(step)
+        self._state_changed()
+
+    def refresh(self) -> None:
+        """Take in the steps a live run added (the state's run grew in place)."""
+        name = self.state_run_name()
+        if name is not None and name in self.state.runs:
+            self.state.grow(name)
+        self._state_changed()
+
+    def redraw(self) -> None:
+        """Draw the state afresh (a control of the view changed how it is drawn)."""
+        self._drawn = None
+        self._state_changed()
+
     # -- following an AppState ---------------------------------------------------------------
-    state: AppState | None = None
-    run_name: str | None = None
-    _when: Callable[[TemporalDataset], bool] | None = None
-    _drawn: tuple[tuple[Any, ...], Any] | None = None
+    def _use_state(self, state: AppState) -> None:
+        """Draw ``state`` from now on (observed; nothing is drawn here)."""
+        old = getattr(self, "state", None)
+        if old is not None:
+            old.unobserve(self._state_changed, names=list(STATE_TRAITS))
+        self.state = state
+        state.observe(self._state_changed, names=list(STATE_TRAITS))
 
     def follow(self, state: AppState, *, run: str | None = None,
                when: Callable[[TemporalDataset], bool] | None = None,
@@ -138,46 +216,36 @@ class FigureView(W.VBox):
         FigureView
             This view.
         """
-        self.unfollow()
-        self.state, self.run_name, self._when, self._drawn = state, run, when, None
-        if drawn:
-            self._drawn = (self._state_content(), self._state_size())
-        state.observe(self._state_changed, names=list(STATE_TRAITS))
+        self.run_name, self._when = run, when
+        self._use_state(state)
+        self._drawn = self._state_key() if drawn else None
         self._state_changed()
         return self
 
     def unfollow(self) -> None:
         """Stop drawing the state (the figure keeps what it shows)."""
-        if self.state is not None:
-            self.state.unobserve(self._state_changed, names=list(STATE_TRAITS))
-            self.state = None
+        self.state.unobserve(self._state_changed, names=list(STATE_TRAITS))
 
-    def state_run(self) -> ClusteringResult | None:
-        """The run of the state this view shows (None: the dataset)."""
-        state = self.state
-        name = state.run if self.run_name is None else self.run_name
-        return state.runs.get(name) if name is not None else None
-
-    def state_member(self) -> int | None:
-        """The front member to show instead of the knee (only of the state's selected run)."""
-        return self.state.member if self.run_name is None else None
+    def _state_key(self) -> tuple[Any, ...]:
+        """What of the state the figure shows: content (by identity), size, step asked, step, member."""
+        return (self._state_content(), self._state_size(), self.state.step, self.step, self.member)
 
     def _state_changed(self, change: dict[str, Any] | None = None) -> None:
         state = self.state
-        if state is None or state.dataset is None or (self._when is not None
-                                                       and not self._when(state.dataset)):
-            return  # unfollowed since the change began, or another view's data
+        if self._when is not None and (state.dataset is None or not self._when(state.dataset)):
+            return  # another view's data
         try:
             with state.lock:
-                content, size = self._state_content(), self._state_size()
-                drawn = self._drawn
-                if drawn is None or len(drawn[0]) != len(content) or any(
-                        a is not b for a, b in zip(drawn[0], content)):
+                key, drawn = self._state_key(), self._drawn
+                if drawn is None or len(drawn[0]) != len(key[0]) or any(
+                        a is not b for a, b in zip(drawn[0], key[0])):
                     self._draw_content()
-                elif drawn[1] != size:
-                    self._draw_growth()
-                self._draw_step()
-                self._drawn = (content, size)
+                else:
+                    if drawn[1] != key[1]:
+                        self._draw_growth()
+                    if drawn[2:] != key[2:]:
+                        self._draw_step()
+                self._drawn = key
         except Exception as exc:  # noqa: BLE001 - shown in the status line, logged
             self._drawn = None  # redo it all at the next change
             state.status = explain(exc, f"drawing the {self.what}")
@@ -191,20 +259,16 @@ class FigureView(W.VBox):
         return len(result) if result is not None else 0
 
     def _draw_content(self) -> None:
-        """Load the state's dataset and run, at its step."""
+        """Draw the state's dataset and run, at its step and member."""
         raise NotImplementedError
 
     def _draw_step(self) -> None:
-        """Show the state's step (and member), if not shown."""
+        """Show the state's step and member."""
         raise NotImplementedError
 
     def _draw_growth(self) -> None:
-        """Take in the steps a live run added (then :meth:`_draw_step` runs)."""
-        self.refresh()
-
-    def refresh(self) -> None:
-        """Take in the steps a live run added."""
-        raise NotImplementedError
+        """Take in the steps a live run added (then :meth:`_draw_step` runs if the step moved)."""
+        self._draw_content()
 
 
 _Payload = tuple[dict[str, list[Any]], str]
@@ -215,14 +279,13 @@ class CachedStepView(FigureView):
 
     Each (step, member)'s per-trace values and title are computed once
     (:meth:`_compute`) and kept for the last ``cache_steps`` steps shown;
-    :meth:`show_step` sends only the values that changed, in one message.
+    drawing a step sends only the values that changed, in one message.
     Subclasses set ``self.cache_steps`` and implement :meth:`_n_steps` and
     :meth:`_compute`, and call :meth:`_reset` when their content changes.
     """
 
-    def _reset(self, step: int = 0) -> None:
+    def _reset(self) -> None:
         self._cache: OrderedDict[tuple[int, int | None], _Payload] = OrderedDict()
-        self._step, self._member, self._requested = self._clamp(step), None, int(step)
         self._shown_values: dict[str, list[Any]] | None = None
 
     def _n_steps(self) -> int:
@@ -230,19 +293,6 @@ class CachedStepView(FigureView):
 
     def _compute(self, t: int, member: int | None) -> _Payload:
         raise NotImplementedError
-
-    @property
-    def step(self) -> int:
-        """The step shown."""
-        return self._step
-
-    @property
-    def member(self) -> int | None:
-        """The population member shown instead of the knee, or None."""
-        return self._member
-
-    def _clamp(self, step: int) -> int:
-        return min(max(int(step), 0), max(self._n_steps() - 1, 0))
 
     def show_step(self, step: int, member: int | None = None) -> None:
         """Show ``step``: the knee's partition, or that of population ``member``.
@@ -254,20 +304,15 @@ class CachedStepView(FigureView):
         member : int, optional
             Index into the step's final population (a-posteriori choice).
         """
-        self._requested = int(step)
-        self._step = self._clamp(step)
-        self._member = member
-        if not self._n_steps():
-            return
-        values, title = self._payload(self._step, member)
-        if int(step) > self._step:
-            title += f" — step {int(step)} not computed yet"
-        apply_values(self.figure, values, {"title.text": title}, shown=self._shown_values)
-        self._shown_values = values
+        with self.state.lock, self.state.hold_trait_notifications():
+            self.state.set_step(step)
+            self.state.select_member(member)
+        self._state_changed()
 
     def show_member(self, member: int | None) -> None:
         """Show another member of the current step's population (None: the knee)."""
-        self.show_step(self._step, member)
+        self.state.select_member(member)
+        self._state_changed()
 
     def _payload(self, t: int, member: int | None) -> _Payload:
         key = (t, member)
@@ -286,17 +331,15 @@ class CachedStepView(FigureView):
         self._show(parts)
         self._shown_values = None
 
-    def _draw_content(self) -> None:
-        self.load(self.state.dataset, self.state_run(), step=self.state.step)
-
     def _draw_step(self) -> None:
-        step, member = self.state.step, self.state_member()
-        if (self._requested, self._member) != (step, member):
-            self.show_step(step, member)
-
-    def load(self, dataset: TemporalDataset, result: ClusteringResult | None = None, *,
-             step: int = 0) -> None:
-        raise NotImplementedError
+        if not self._n_steps():
+            return
+        t, asked = self.step, self.state.step
+        values, title = self._payload(t, self.member)
+        if asked > t:
+            title += f" — step {asked} not computed yet"
+        apply_values(self.figure, values, {"title.text": title}, shown=self._shown_values)
+        self._shown_values = values
 
     def precompute(self, steps: Sequence[int] | None = None) -> None:
         """Compute and cache the values of ``steps`` (default: as many as the cache holds)."""

@@ -16,9 +16,9 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ... import figures
-from ...figures.lines import ALPHA, PAIRS
-from ...figures.style import CURRENT_STEP, plain_times, time_axis
+from ...figures import ALPHA, CURRENT_STEP, PAIRS, plain_times, time_axis
 from ...result import ClusteringResult
+from .._state import AppState
 from ._base import FigureView, Parts, placeholder_parts
 
 __all__ = ["AlphaView"]
@@ -59,16 +59,11 @@ class AlphaView(FigureView):
         width: int = 560,
         height: int = 340,
     ) -> None:
-        self.result = result
-        self._step = step
+        self._use_state(AppState.of(result=result, step=step))
         self.pairs = W.Checkbox(value=show_pairs, description="weight per cluster pair", indent=False,
                                 tooltip="alpha_i: weights of the matched cluster pairs that alpha aggregates")
         super().__init__(self._parts(), [self.pairs], width=width, height=height)
         self.pairs.observe(lambda _: self._show_pairs(), names="value")
-
-    @property
-    def step(self) -> int:
-        return self._step
 
     def _has_run(self) -> bool:
         return self.result is not None and len(self.result) > 0
@@ -78,8 +73,7 @@ class AlphaView(FigureView):
         if not self._has_run():
             return placeholder_parts("Run an algorithm to see its smoothness weight here.",
                                      "smoothness weight α")
-        t = min(self._step, len(self.result) - 1)
-        parts = figures.alpha_parts(self.result, show_pairs=bool(self.pairs.value), t=t,
+        parts = figures.alpha_parts(self.result, show_pairs=bool(self.pairs.value), t=self.step,
                                     pairs_trace=True)
         self._take_new_steps()
         return parts
@@ -141,9 +135,9 @@ class AlphaView(FigureView):
             figures.update_by_name(self.figure, traces={PAIRS: {"visible": bool(self.pairs.value)}})
 
     def load(self, result: ClusteringResult | None, *, step: int = 0) -> None:
-        """Show another run (None: a placeholder)."""
-        self.result, self._step = result, step
-        self._show(self._parts())
+        """Show another run (None: a placeholder): the state shown is set to it."""
+        self.state.show(self.state.dataset, result, step=step)
+        self._state_changed()
 
     def _y_range(self) -> list[float]:
         """The y range :func:`ercot_nb.figures.alpha_parts` gives for the points taken."""
@@ -152,7 +146,7 @@ class AlphaView(FigureView):
             y_max = max(y_max, self._pair_max)
         return [0.0, max(1.0, y_max) + 0.02]
 
-    def refresh(self) -> None:
+    def _draw_growth(self) -> None:
         """Take in the steps a live run added: their points are appended, nothing is rebuilt.
 
         One message replaces the two lines' arrays (copies of the grown
@@ -179,12 +173,11 @@ class AlphaView(FigureView):
             trace_indexes=[names.index(ALPHA), names.index(PAIRS)],
         )
 
-    def show_step(self, step: int) -> None:
-        """Move the current-step marker and line to ``step``."""
-        self._step = step
+    def _draw_step(self) -> None:
+        """Move the current-step marker and line to the state's step."""
         if not self._has_run():
             return
-        t = min(step, len(self.result) - 1)
+        t = self.step
         time = plain_times([self.result[t].time])[0]
         value = self.result[t].alpha
         figures.update_by_name(
@@ -194,15 +187,11 @@ class AlphaView(FigureView):
         )
 
     def _draw_content(self) -> None:
-        self.load(self.state_run(), step=self.state.step)
-
-    def _draw_step(self) -> None:
-        if self.state.step != self._step:
-            self.show_step(self.state.step)
+        self._show(self._parts())
 
     def static(self) -> go.Figure:
         """:func:`ercot_nb.figures.alpha_figure` of what is shown."""
         if not self._has_run():
             return self._static(go.Figure(*placeholder_parts("no run yet", "smoothness weight α")))
-        t = min(self._step, len(self.result) - 1)
-        return self._static(figures.alpha_figure(self.result, show_pairs=bool(self.pairs.value), t=t))
+        return self._static(figures.alpha_figure(self.result, show_pairs=bool(self.pairs.value),
+                                                 t=self.step))

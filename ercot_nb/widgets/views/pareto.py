@@ -9,8 +9,9 @@ import ipywidgets as W
 import plotly.graph_objects as go
 
 from ... import figures
-from ...figures.pareto import is_member_trace, step_k_max
+from ...figures import is_member_trace, step_k_max
 from ...result import ClusteringResult
+from .._state import AppState
 from ._base import FigureView, Parts, placeholder_parts
 from ._figure_widget import apply_values, trace_values
 
@@ -56,12 +57,10 @@ class ParetoView(FigureView):
         width: int = 560,
         height: int = 480,
     ) -> None:
-        self.result = result
+        self._use_state(AppState.of(result=result, step=step))
         self.cache_steps = cache_steps
-        self._k_max, self._k_seen = 1, 0
+        self._k_max, self._k_seen, self._k_run = 1, 0, None
         self._take_in_steps()
-        self._step = step
-        self._selected: int | None = None
         self._handlers: list[Callable[[int | None], None]] = []
         self.objectives = W.ToggleButtons(
             options=[("accumulated", True), ("raw", False)], value=accumulated,
@@ -84,7 +83,7 @@ class ParetoView(FigureView):
                          width=width, height=height)
         self.children = [self.controls, W.HBox([self.use_button]), self.figure]
         self._connect_clicks()
-        self.objectives.observe(lambda _: self._redraw(), names="value")
+        self.objectives.observe(lambda _: self._redraw(), names="value")  # cache keyed by the choice
         self.knee_button.on_click(lambda _: self.select(None))
         self.use_button.on_click(lambda _: self._use())
 
@@ -94,38 +93,36 @@ class ParetoView(FigureView):
         return bool(self.objectives.value)
 
     @property
-    def step(self) -> int:
-        return self._step
-
-    @property
     def selected(self) -> int | None:
-        """The member picked instead of the knee, or None."""
-        return self._selected
+        """The member picked instead of the knee, or None (the state's)."""
+        return self.member
 
-    def _parts(self) -> Parts:
+    def _parts(self, t: int | None = None, member: int | None = None) -> Parts:
+        """The parts at step ``t`` with ``member`` picked (default: the state's step and member)."""
         if self.result is None or not len(self.result):
             return placeholder_parts("Run an algorithm to see its final population here.",
                                      "Pareto front")
-        t = min(self._step, len(self.result) - 1)
+        if t is None:
+            t, member = self.step, self.member
         return figures.pareto_parts(self.result, t, accumulated=self.accumulated,
-                                    selected=self._selected, fixed=True, k_max=self._k_max)
+                                    selected=member, fixed=True, k_max=self._k_max)
 
     def _take_in_steps(self) -> bool:
         """Update the largest k with the steps added since the last call; whether it grew."""
-        steps = self.result.steps if self.result is not None else []
-        if len(steps) < self._k_seen:  # another run
-            self._k_max, self._k_seen = 1, 0
+        result = self.result
+        steps = result.steps if result is not None else []
+        if result is not self._k_run or len(steps) < self._k_seen:  # another run
+            self._k_max, self._k_seen, self._k_run = 1, 0, result
         k_max = max([self._k_max, *(step_k_max(step) for step in steps[self._k_seen:])])
         grew, self._k_max, self._k_seen = k_max != self._k_max, k_max, len(steps)
         return grew
 
-    def _step_values(self) -> tuple[dict[str, list[Any]], dict[str, Any]]:
-        """Per-trace and layout values of the current step, cached."""
-        t = min(self._step, len(self.result) - 1)
-        key = (t, self.accumulated, self._selected)
+    def _step_values(self, t: int, member: int | None) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+        """Per-trace and layout values of step ``t`` with ``member`` picked, cached."""
+        key = (t, self.accumulated, member)
         cached = self._cache.get(key)
         if cached is None:
-            traces, layout = self._parts()
+            traces, layout = self._parts(t, member)
             cached = (trace_values(traces, _STEP_PATHS),
                       {"title.text": layout["title"]["text"], "annotations": layout["annotations"]})
             self._cache[key] = cached
@@ -135,10 +132,14 @@ class ParetoView(FigureView):
             self._cache.move_to_end(key)
         return cached
 
-    def _redraw(self) -> None:
+    def _draw_step(self) -> None:
+        """Show the state's step and member (values only: the trace layout is the run's)."""
+        member = self.member
+        self.knee_button.disabled = member is None
+        self.use_button.disabled = member is None or not self._use_handlers
         if self.result is None or not len(self.result):
             return
-        values, layout = self._step_values()
+        values, layout = self._step_values(self.step, member)
         apply_values(self.figure, values, layout, shown=self._shown_values)
         self._shown_values = values
 
@@ -146,86 +147,60 @@ class ParetoView(FigureView):
         """Compute the content of the first steps the cache holds (knee selected) ahead of scrubbing."""
         if self.result is None:
             return
-        step, selected = self._step, self._selected
-        self._selected = None
         for t in range(min(len(self.result), self.cache_steps)):
-            self._step = t
-            self._step_values()
-        self._step, self._selected = step, selected
+            self._step_values(t, None)
 
     def load(self, result: ClusteringResult | None, *, step: int = 0) -> None:
-        """Show another run (None: a placeholder) at ``step``, with the knee selected."""
-        self.result = result
-        self._k_max, self._k_seen = 1, 0
+        """Show another run (None: a placeholder) at ``step``, with the knee selected (the state's)."""
+        self.state.show(self.state.dataset, result, step=step)
+        self._state_changed()
+
+    def _draw_content(self) -> None:
         self._take_in_steps()
-        self._step, self._selected = step, None
         self._cache.clear()
-        self.knee_button.disabled = self.use_button.disabled = True
         self._show(self._parts())
         self._shown_values = None
         self._connect_clicks()
+        member = self.member
+        self.knee_button.disabled = member is None
+        self.use_button.disabled = member is None or not self._use_handlers
 
-    def refresh(self) -> None:
+    def _draw_growth(self) -> None:
         """Take in the steps a live run added: new traces only when a larger k appeared."""
         if self._take_in_steps() or self._shown_values is None:
-            self._cache.clear()
-            self._show(self._parts())
-            self._shown_values = None
-            self._connect_clicks()
+            self._draw_content()
         else:
-            self._redraw()
+            self._draw_step()
 
-    def show_step(self, step: int) -> None:
-        """Show ``step``'s population; a selection made at another step is dropped."""
-        if step != self._step:
-            self._selected = None
-            self.knee_button.disabled = self.use_button.disabled = True
-        self._step = step
-        self._redraw()
+    def _redraw(self) -> None:
+        self._draw_step()  # the values of the other objectives (cached by the choice)
 
     def select(self, member: int | None) -> None:
         """Pick ``member`` of the current step (None or the knee: back to the knee).
 
-        A view that follows an :class:`~ercot_nb.widgets._state.AppState`
-        sets the state's member (and draws it from there).  Registered
+        The state's member changes (every view of the state draws it, this
+        one too: :attr:`selected` is the state's).  Registered
         handlers (:meth:`on_select`) are called with the member, or None for
         the knee.
         """
         if member is not None and self.result is not None and len(self.result):
-            knee = self.result[min(self._step, len(self.result) - 1)].knee
+            knee = self.result[self.step].knee
             member = None if int(member) == knee else int(member)
-        if self.state is not None:
-            self.state.select_member(member)
-        else:
-            self._show_member(member)
+        self.state.select_member(member)
+        self._state_changed()
         for handler in self._handlers:
             handler(member)
-
-    def _show_member(self, member: int | None) -> None:
-        self._selected = member
-        self.knee_button.disabled = member is None
-        self.use_button.disabled = member is None or not self._use_handlers
-        self._redraw()
 
     def on_use(self, handler: Callable[[int, int], None]) -> None:
         """Call ``handler(step, member)`` when "Use this partition from here on" is pressed."""
         self._use_handlers.append(handler)
 
     def _use(self) -> None:
-        if self._selected is None:
+        if self.member is None:
             return
-        step, member = min(self._step, len(self.result) - 1), self._selected
+        step, member = self.step, self.member
         for handler in self._use_handlers:
             handler(step, member)
-
-    def _draw_content(self) -> None:
-        self.load(self.state_run(), step=self.state.step)
-
-    def _draw_step(self) -> None:
-        if self.state.step != self._step:
-            self.show_step(self.state.step)
-        if self.state_member() != self._selected:
-            self._show_member(self.state_member())
 
     def on_select(self, handler: Callable[[int | None], None]) -> None:
         """Call ``handler(member)`` when a member is picked (None: the knee)."""
@@ -247,7 +222,6 @@ class ParetoView(FigureView):
         """:func:`ercot_nb.figures.pareto_figure` of what is shown."""
         if self.result is None or not len(self.result):
             return self._static(go.Figure(*placeholder_parts("no run yet", "Pareto front")))
-        t = min(self._step, len(self.result) - 1)
         return self._static(figures.pareto_figure(
-            self.result, t, accumulated=self.accumulated, selected=self._selected
+            self.result, self.step, accumulated=self.accumulated, selected=self.member
         ))

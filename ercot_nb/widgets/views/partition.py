@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from ... import figures
 from ...data import TemporalDataset
 from ...result import ClusteringResult
+from .._state import AppState
 from ._base import CachedStepView, Parts
 from ._figure_widget import trace_values
 
@@ -79,25 +80,50 @@ class PartitionView(CachedStepView):
     ) -> None:
         self.webgl = webgl
         self.cache_steps = cache_steps
-        self.agreement: Any = None
-        self._agreement_result: ClusteringResult | None = None  # the run the agreement is drawn on
         self._configuring = False
         # the label beside the buttons, not their description: one row (a description sits above)
         self.axes = W.ToggleButtons(options=list(_AXES_2D), tooltip="what the plot's axes show")
         self._chosen_axes = axes  # the user's choice, kept for other data with >= 3 features
-        self._configure(dataset, result, axes)
-        self._reset(step)
+        self._truth: tuple[TemporalDataset | None, ClusteringResult | None] = (None, None)
+        self._drawn_agreement: Any = None  # the agreement the cached values were drawn with
+        self._use_state(AppState.of(dataset, result, step=step))
+        self._configure(axes)
+        self._reset()
         super().__init__(self._structure_parts(),
                          [W.Label("axes", layout=W.Layout(margin="0 6px 0 2px")), self.axes],
                          width=width, height=height)
-        self.show_step(self._step)
+        self._draw_step()
         self.axes.observe(self._on_axes, names="value")
 
     # -- data ------------------------------------------------------------------------------
-    def _configure(self, dataset: TemporalDataset, result: ClusteringResult | None,
-                   axes: str | None) -> None:
-        self.dataset = dataset
-        self.result = result if result is not None else ClusteringResult.from_labels(dataset)
+    @property
+    def result(self) -> ClusteringResult:
+        """The run shown (the state's), or the dataset's ground truth."""
+        result = self.state_run()
+        if result is not None:
+            return result
+        data = self.state.dataset
+        if self._truth[0] is not data:  # made once per dataset
+            self._truth = (data, ClusteringResult.from_labels(data))
+        return self._truth[1]
+
+    @property
+    def agreement(self) -> Any:
+        """The ensemble whose agreement is drawn as opacity on the run shown, or None (the state's)."""
+        return self.state.agreements.get(self.state_run_name())
+
+    def _state_key(self) -> tuple[Any, ...]:
+        agreement = self.agreement  # a new one changes values (opacity), not the trace layout
+        return (*super()._state_key(), None if agreement is None else id(agreement))
+
+    def _draw_step(self) -> None:
+        if self.agreement is not self._drawn_agreement:
+            self._drawn_agreement = self.agreement
+            self._cache.clear()
+        super()._draw_step()
+
+    def _configure(self, axes: str | None) -> None:
+        dataset = self.state.dataset
         if axes is None:
             axes = "3d" if dataset.n_features >= 3 else "features"
         if axes not in _AXES:
@@ -113,7 +139,7 @@ class PartitionView(CachedStepView):
         finally:
             self._configuring = False
         self.axes.disabled = dataset.n_features < 3
-        self.layer = figures.PartitionLayer(
+        self.layer = figures.PartitionLayer(  # drawn from the state, kept to draw its steps
             dataset, self.result, projection=self._projection(axes), webgl=self.webgl,
         )
         self._step_paths = _STEP_PATHS_3D if self.layer.is_3d else _STEP_PATHS
@@ -131,7 +157,7 @@ class PartitionView(CachedStepView):
 
     def load(self, dataset: TemporalDataset, result: ClusteringResult | None = None, *,
              step: int = 0) -> None:
-        """Show another dataset or run, at ``step`` (the knee's partition).
+        """Show another dataset or run, at ``step`` (the knee's partition): the state shown is set to them.
 
         Parameters
         ----------
@@ -140,21 +166,24 @@ class PartitionView(CachedStepView):
             Default: the dataset's ground truth.
         step : int, default=0
         """
-        if dataset is not self.dataset or result is not self._agreement_result:
-            self.agreement = None  # an ensemble belongs to its data and the run it was drawn on
-        self._configure(dataset, result, self._chosen_axes if dataset.n_features >= 3 else None)
-        self._reset(step)
-        self._rebuild()
-        self.show_step(step)
+        self.state.show(dataset, result, step=step)
+        self._state_changed()
 
-    def refresh(self) -> None:
-        """Take in steps added to the result since the last call (live runs)."""
+    def _draw_content(self) -> None:
+        dataset = self.state.dataset
+        self._configure(self._chosen_axes if dataset.n_features >= 3 else None)
+        self._reset()
+        self._rebuild()
+        self._draw_step()
+
+    def _draw_growth(self) -> None:
+        """Take in steps added to the result since the last draw (live runs)."""
         slots = self.layer.labels_over_time()
         if slots != self._slots:
             self._slots = slots
             self._cache.clear()
             self._rebuild()
-        self.show_step(self._requested, self._member)
+        self._draw_step()
 
     def _rebuild(self) -> None:
         self._show_structure(self._structure_parts())
@@ -189,23 +218,21 @@ class PartitionView(CachedStepView):
             Runs of one estimator with several seeds on the data shown
             (:func:`ercot_nb.ensemble.ensemble`); steps whose ids differ
             from the data's (other data) are drawn plainly.  It is drawn
-            on the run shown: loading another run or other data drops it.
+            on the run shown (the state keeps it with that run, see
+            :attr:`AppState.agreements`): other data drops it.
         """
-        self.agreement = ensemble
-        self._agreement_result = self.result if ensemble is not None else None
-        self._cache.clear()
-        self.show_step(self._requested, self._member)
+        self.state.set_agreement(self.state_run_name(), ensemble)
 
     def _on_axes(self, change: dict[str, Any]) -> None:
         if not self._configuring and self.dataset.n_features >= 3 and change["new"] != change["old"]:
             self._chosen_axes = change["new"]
-            self.load(self.dataset, self.result, step=self._step)
+            self.redraw()
 
     def static(self) -> go.Figure:
         """:func:`ercot_nb.figures.partition_figure` of what is shown."""
         fig = figures.partition_figure(
-            self.dataset, self.result, self._step, member=self._member, webgl=self.webgl,
+            self.dataset, self.result, self.step, member=self.member, webgl=self.webgl,
             projection=self._projection(self.axes.value),
-            agreement=self.agreement if self._member is None and self._agrees(self._step) else None,
+            agreement=self.agreement if self.member is None and self._agrees(self.step) else None,
         )
         return self._static(fig)

@@ -9,8 +9,9 @@ import plotly.graph_objects as go
 
 from ... import figures
 from ...events import lifecycle_events
-from ...figures.flows import FLOW
+from ...figures import FLOW
 from ...result import ClusteringResult
+from .._state import AppState
 from ._base import FigureView, Parts, placeholder_parts
 
 __all__ = ["SankeyView", "WINDOW"]
@@ -71,18 +72,14 @@ class SankeyView(FigureView):
         width: int = 1140,
         height: int = 440,
     ) -> None:
-        self.result = result
-        self._step = step
-        self._window = (0, 0)
+        self._use_state(AppState.of(result=result, step=step))
+        self._window = (0, 0)  # the steps drawn
+        self._focus = -1  # the step drawn in focus
         self._events: tuple[ClusteringResult | None, dict[int, pd.DataFrame]] = (None, {})
         self.show_events = W.Checkbox(value=True, description="events (hover a node)", indent=False,
                                       tooltip="mark births, deaths, splits, merges, growth and shrinkage")
         super().__init__(self._parts(), [self.show_events], width=width, height=height)
-        self.show_events.observe(lambda _: self.refresh(), names="value")
-
-    @property
-    def step(self) -> int:
-        return self._step
+        self.show_events.observe(lambda _: self._draw_content(), names="value")
 
     def _has_run(self) -> bool:
         return self.result is not None and len(self.result) > 0
@@ -92,9 +89,9 @@ class SankeyView(FigureView):
             self._window = (0, 0)
             return placeholder_parts("Run an algorithm to see how its clusters flow over time.",
                                      "cluster flow")
-        n = len(self.result)
-        t = min(self._step, n - 1)
+        n, t = len(self.result), self.step
         lo, hi = self._window = window(n, t)
+        self._focus = t
         events = False
         if self.show_events.value:
             events = self.events(lo + 1, hi).assign(t=lambda f: f["t"] - lo)
@@ -134,23 +131,25 @@ class SankeyView(FigureView):
         return figures.sankey_title(self.result, t) + shown
 
     def load(self, result: ClusteringResult | None, *, step: int = 0) -> None:
-        """Show another run (None: a placeholder)."""
-        self.result, self._step = result, step
-        self.refresh()
+        """Show another run (None: a placeholder): the state shown is set to it."""
+        self.state.show(self.state.dataset, result, step=step)
+        self._state_changed()
 
-    def refresh(self) -> None:
-        """Redraw (another run, or a live run grew)."""
+    def _draw_content(self) -> None:
+        """Redraw (another run, or a live run grew: one redraw of the steps around the step)."""
         self._show(self._parts())
 
-    def show_step(self, step: int) -> None:
-        """Bring ``step`` into focus (its clusters and flows in strong colours)."""
-        self._step = step
+    def _draw_step(self) -> None:
+        """Bring the state's step into focus (its clusters and flows in strong colours)."""
         if not self._has_run():
             return
-        t = min(step, len(self.result) - 1)
-        if window(len(self.result), t) != self._window:
-            self.refresh()
+        t = self.step
+        if t == self._focus:
             return
+        if window(len(self.result), t) != self._window:
+            self._draw_content()
+            return
+        self._focus = t
         try:
             trace = self.figure.data[figures.trace_index(self.figure, FLOW)]
         except KeyError:  # a placeholder
@@ -166,16 +165,6 @@ class SankeyView(FigureView):
             layout={"title.text": self._title(t)},
         )
 
-    def _draw_content(self) -> None:
-        self.load(self.state_run(), step=self.state.step)
-
-    def _draw_step(self) -> None:
-        if self.state.step != self._step:
-            self.show_step(self.state.step)
-
-    def _draw_growth(self) -> None:
-        self._step = self.state.step  # one redraw of the steps around the new one
-        self.refresh()
 
     def static(self) -> go.Figure:
         """:func:`ercot_nb.figures.sankey_figure` of the steps shown."""

@@ -8,10 +8,11 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ... import figures
-from ...figures.style import CURRENT_STEP, plain_times
+from ...figures import CURRENT_STEP, plain_times
 from ...data import TemporalDataset
 from ...metrics import label_free_steps
 from ...result import ClusteringResult
+from .._state import AppState
 from ._base import FigureView, Parts, placeholder_parts
 
 __all__ = ["ScoresView", "LABEL_FREE", "LABEL_FREE_SHOWN"]
@@ -58,10 +59,9 @@ class ScoresView(FigureView):
         width: int = 560,
         height: int = 340,
     ) -> None:
-        self.dataset = dataset
-        self.runs: dict[str, ClusteringResult] = dict(runs or {})
-        self._step = step
-        self._tables: dict[str, tuple[ClusteringResult, pd.DataFrame]] = {}
+        self._use_state(AppState.of(dataset, runs=dict(runs or {}), step=step))
+        self._tables: dict[str, tuple[ClusteringResult, pd.DataFrame]] = {}  # per run, scored so far
+        self._tables_of: TemporalDataset | None = None  # the data they score
         self.metric = W.ToggleButtons(
             options=[("Rand index", "RI"), ("mutual information", "NMI"), ("no labels needed", LABEL_FREE)],
             value=metric, style={"button_width": "130px"},
@@ -71,11 +71,17 @@ class ScoresView(FigureView):
         self._quiet = False
         self._match_choice()
         super().__init__(self._parts(), [self.metric], width=width, height=height)
-        self.metric.observe(lambda _: None if self._quiet else self.refresh(), names="value")
+        self.metric.observe(lambda _: None if self._quiet else self._draw_content(), names="value")
+
+    @property
+    def runs(self) -> dict[str, ClusteringResult]:
+        """The runs scored: every run of the state (the state's)."""
+        return self.state.runs
 
     @property
     def step(self) -> int:
-        return self._step
+        """The step marked: the state's, clamped to the dataset's steps."""
+        return self.state.step_of(None)
 
     @property
     def label_free(self) -> bool:
@@ -89,7 +95,7 @@ class ScoresView(FigureView):
         if not runs:
             what = "against the labels" if self.dataset.has_labels else "without labels"
             return placeholder_parts(f"Run an algorithm to score it {what}.", "scores per step")
-        t = min(self._step, len(self.dataset) - 1)
+        t = self.step
         if not self.label_free:
             return figures.scores_parts(self.dataset, runs, self.metric.value, t=t)
         return figures.scores_parts(self.dataset, runs, None, t=t, label_free=list(LABEL_FREE_SHOWN),
@@ -97,6 +103,8 @@ class ScoresView(FigureView):
 
     def _label_free_tables(self, runs: Mapping[str, ClusteringResult]) -> dict[str, pd.DataFrame]:
         """Each run's label-free table, scoring only the steps added since the last call."""
+        if self._tables_of is not self.dataset:
+            self._tables, self._tables_of = {}, self.dataset
         tables = {}
         for name, run in runs.items():
             steps = list(run.steps)  # a live run grows in another thread: score what is there now
@@ -115,12 +123,9 @@ class ScoresView(FigureView):
 
     def load(self, dataset: TemporalDataset, runs: Mapping[str, ClusteringResult] | None = None,
              *, step: int = 0) -> None:
-        """Show the runs of another dataset."""
-        if dataset is not self.dataset:
-            self._tables.clear()
-        self.dataset, self.runs, self._step = dataset, dict(runs or {}), step
-        self._match_choice()
-        self.refresh()
+        """Show the runs of another dataset: the state shown is set to them."""
+        self.state.show(dataset, runs=dict(runs or {}), step=step)
+        self._state_changed()
 
     def _match_choice(self) -> None:
         """Without labels only the label-free scores exist: chosen, and the choice locked."""
@@ -133,15 +138,15 @@ class ScoresView(FigureView):
             finally:
                 self._quiet = False
 
-    def refresh(self) -> None:
-        """Redraw (runs were added or grew)."""
+    def _draw_content(self) -> None:
+        """Redraw (other data, runs were added or grew)."""
+        self._match_choice()
         self._show(self._parts())
 
-    def show_step(self, step: int) -> None:
-        """Move the current-step line to ``step``."""
-        self._step = step
+    def _draw_step(self) -> None:
+        """Move the current-step line to the state's step."""
         if any(shape.name == CURRENT_STEP for shape in self.figure.layout.shapes):
-            time = plain_times([self.dataset.times[min(step, len(self.dataset) - 1)]])[0]
+            time = plain_times([self.dataset.times[self.step]])[0]
             figures.update_by_name(self.figure, shapes={CURRENT_STEP: {"x0": time, "x1": time}})
 
     def _state_content(self) -> tuple[object, ...]:
@@ -149,13 +154,6 @@ class ScoresView(FigureView):
 
     def _state_size(self) -> tuple[int, ...]:
         return tuple(len(run) for run in self.state.runs.values())
-
-    def _draw_content(self) -> None:
-        self.load(self.state.dataset, self.state.runs, step=self.state.step)
-
-    def _draw_step(self) -> None:
-        if self.state.step != self._step:
-            self.show_step(self.state.step)
 
     def static(self) -> go.Figure:
         """:func:`ercot_nb.figures.scores_figure` of what is shown."""

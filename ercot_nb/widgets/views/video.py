@@ -6,9 +6,10 @@ from typing import Any
 import plotly.graph_objects as go
 
 from ... import figures
-from ...figures.video import FRAME
+from ...figures import FRAME
 from ...data import TemporalDataset
 from ...result import ClusteringResult
+from .._state import AppState
 from ._base import CachedStepView, Parts
 from ._figure_widget import trace_values
 
@@ -74,18 +75,26 @@ class VideoView(CachedStepView):
         self.max_pixels = max_pixels
         self.panel_width = panel_width
         self.cache_steps = cache_steps
-        self._configure(dataset, result)
-        self._reset(step)
+        # built first: a bad dataset raises before anything changes
+        self._panels, self._panels_of = self._layer(dataset, result), (dataset, result)
+        self._use_state(AppState.of(dataset, result, step=step))
+        self._configure()
+        self._reset()
         width, height = self._panels.size()
         super().__init__(self._structure_parts(), width=width, height=height)
-        self.show_step(self._requested)
+        self._draw_step()
 
     # -- data ------------------------------------------------------------------------------
-    def _configure(self, dataset: TemporalDataset, result: ClusteringResult | None) -> None:
-        # built first: a bad dataset raises before anything changes
-        panels = figures.VideoLayer(dataset, result, truth=self.truth, max_pixels=self.max_pixels,
-                                    panel_width=self.panel_width, max_width=self.max_width)
-        self.dataset, self.result, self._panels = dataset, result, panels
+    def _layer(self, dataset: TemporalDataset, result: ClusteringResult | None) -> figures.VideoLayer:
+        return figures.VideoLayer(dataset, result, truth=self.truth, max_pixels=self.max_pixels,
+                                  panel_width=self.panel_width, max_width=self.max_width)
+
+    def _configure(self) -> None:
+        """The panels of the state's dataset and run (drawn from the state, kept to draw its steps)."""
+        shown = (self.state.dataset, self.result)
+        if any(a is not b for a, b in zip(shown, self._panels_of)):
+            self._panels, self._panels_of = self._layer(*shown), shown
+        panels = self._panels
         self._labels_in_use = panels.unused_label() if panels.result is not None else 0
 
     def _structure_parts(self) -> Parts:
@@ -95,7 +104,7 @@ class VideoView(CachedStepView):
 
     def load(self, dataset: TemporalDataset, result: ClusteringResult | None = None, *,
              step: int = 0) -> None:
-        """Show another dataset or run, at ``step`` (the knee's partition).
+        """Show another dataset or run, at ``step`` (the knee's partition): the state shown is set to them.
 
         Parameters
         ----------
@@ -105,20 +114,26 @@ class VideoView(CachedStepView):
             Default: a preview of the data.
         step : int, default=0
         """
-        self._configure(dataset, result)
-        self._reset(step)
+        # built first: a bad dataset raises before the state changes
+        self._panels, self._panels_of = self._layer(dataset, result), (dataset, result)
+        self.state.show(dataset, result, step=step)
+        self._state_changed()
+
+    def _draw_content(self) -> None:
+        self._configure()
+        self._reset()
         self.width, self.height = self._panels.size()
         self._show_structure(self._structure_parts())
-        self.show_step(step)
+        self._draw_step()
 
-    def refresh(self) -> None:
-        """Take in steps added to the result since the last call (live runs)."""
+    def _draw_growth(self) -> None:
+        """Take in steps added to the result since the last draw (live runs)."""
         if self._panels.result is not None:
             in_use = self._panels.unused_label()
             if in_use != self._labels_in_use:  # new clusters can change the truth's free colours
                 self._labels_in_use = in_use
                 self._cache.clear()
-        self.show_step(self._requested, self._member)
+        self._draw_step()
 
     def _n_steps(self) -> int:
         return self._panels.n_steps
@@ -137,5 +152,5 @@ class VideoView(CachedStepView):
         """
         return figures.video_segmentation_animation(
             self.result, self.dataset, truth=self.truth, max_pixels=self.max_pixels,
-            panel_width=self.panel_width, max_width=self.max_width, start=self._step,
+            panel_width=self.panel_width, max_width=self.max_width, start=self.step,
         )

@@ -1,0 +1,81 @@
+"""Which widget shows each registered view: the apps iterate this, not a list of views.
+
+Every view of :data:`ercot_nb.figures.VIEWS` is shown by the generic
+:class:`~.registry.RegistryView`, except those with a tuned widget
+(:data:`TUNED`: incremental updates of a growing run, controls of their
+own).  Several registered views may share one tuned widget (the partition
+place shows the 2-D, 3-D and video views; the scores view RI and NMI).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import ipywidgets as W
+
+from ... import figures
+from ...figures import View
+from .._state import AppState
+from .alpha import AlphaView
+from .pareto import ParetoView
+from .partition_slot import PartitionSlot
+from .registry import RegistryView
+from .sankey import SankeyView
+from .scores import ScoresView
+
+__all__ = ["FrontEnd", "TUNED", "front_ends"]
+
+
+@dataclass(frozen=True)
+class FrontEnd:
+    """The widget of one or more registered views in an app.
+
+    Attributes
+    ----------
+    name : str
+        The app's name for it (``Explorer(views=[...])``, ``explorer.view(name)``).
+    make : callable
+        ``make(state)``: the widget, drawing ``state``.
+    wide : bool
+        Takes a whole row of the page.
+    """
+
+    name: str
+    make: Callable[[AppState], W.Widget]
+    wide: bool = False
+
+
+_PARTITION = FrontEnd("partition", PartitionSlot)
+_SCORES = FrontEnd("scores", lambda state: ScoresView(None).follow(state))
+
+TUNED: dict[str, FrontEnd] = {
+    "partition": _PARTITION,
+    "partition3d": _PARTITION,
+    "video": _PARTITION,
+    "pareto": FrontEnd("pareto", lambda state: ParetoView().follow(state)),
+    "alpha": FrontEnd("alpha", lambda state: AlphaView().follow(state)),
+    "ri": _SCORES,
+    "nmi": _SCORES,
+    "flows": FrontEnd("sankey", lambda state: SankeyView().follow(state), wide=True),
+}
+"""Registered view key -> its tuned widget."""
+
+
+def _generic(view: View) -> FrontEnd:
+    return FrontEnd(view.key, lambda state: RegistryView(view).follow(state), wide=view.wide)
+
+
+def front_ends(views: Iterable[View] | None = None) -> list[FrontEnd]:
+    """One front end per registered view, in the registry's order (a shared widget once).
+
+    Parameters
+    ----------
+    views : iterable of View, optional
+        Default :data:`ercot_nb.figures.VIEWS`, as it is now (a view added
+        to it is included).
+    """
+    ends: dict[str, FrontEnd] = {}
+    for view in figures.VIEWS if views is None else views:
+        end = TUNED.get(view.key) or _generic(view)
+        ends.setdefault(end.name, end)
+    return list(ends.values())

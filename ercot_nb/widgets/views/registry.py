@@ -1,0 +1,202 @@
+"""The live front end of any registered view: one widget over one :class:`ercot_nb.figures.View`.
+
+A view of the registry (:data:`ercot_nb.figures.VIEWS`) says, for a run and
+its data, what it draws (:meth:`~ercot_nb.figures.View.base`) and what changes
+with the step and the picked member (:meth:`~ercot_nb.figures.View.step_change`,
+:meth:`~ercot_nb.figures.View.member_change`), by trace, shape and layout
+name.  :class:`RegistryView` shows the base in a
+:class:`~.._figure_widget.SyncedFigureWidget`, applies those changes by name
+when the state's step or member moves, and turns the clicks its traces
+declare (``meta["click"]``) into changes of the state.  It knows no view by
+name: a view added to the registry is shown by the apps as it is.
+"""
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import ipywidgets as W
+import plotly.graph_objects as go
+
+from ... import figures
+from ...figures import CLICK_MEMBER, CLICK_STEP, Change, Parts, Patch, View, ViewData
+from .._state import AppState
+from ._base import FigureView, placeholder_parts
+
+__all__ = ["RegistryView", "apply_change"]
+
+
+def _path_value(trace: Any, path: str) -> Any:
+    value = trace
+    for key in path.split("."):
+        value = value[key]
+    return value
+
+
+def apply_change(figure: go.FigureWidget, change: Change, base: Parts, layout: dict[str, Any]) -> None:
+    """Show ``change`` on ``figure`` (which shows ``base`` or another step of it), by name.
+
+    ``Patch`` values edit the base's arrays; a change with a whole trace list
+    (``change.data``) replaces the content (``layout``: the base's layout,
+    sized, which the change's layout entries update).  Traces that get the
+    same property paths are changed in one message.
+    """
+    from ._figure_widget import replace_content
+
+    if change.data is not None:
+        replace_content(figure, change.data, {**layout, **{k: v for k, v in change.layout.items()
+                                                          if "." not in k}})
+        dotted = {k: v for k, v in change.layout.items() if "." in k}
+        if dotted or change.shapes:
+            figures.update_by_name(figure, shapes=change.shapes, layout=dotted)
+        return
+    groups: dict[tuple[str, ...], dict[str, dict[str, Any]]] = {}
+    for name, values in change.traces.items():
+        resolved = {path: value.on(_path_value(base.trace(name), path)) if isinstance(value, Patch) else value
+                    for path, value in values.items()}
+        groups.setdefault(tuple(sorted(resolved)), {})[name] = resolved
+    batches = list(groups.values()) or [{}]
+    for i, traces in enumerate(batches):
+        last = i == len(batches) - 1
+        figures.update_by_name(figure, traces=traces, shapes=change.shapes if last else None,
+                               layout=change.layout if last else None)
+
+
+class RegistryView(FigureView):
+    """The live widget of one registered view, drawing the state's run, step and member.
+
+    Parameters
+    ----------
+    view : ercot_nb.figures.View or str
+        A view of :data:`ercot_nb.figures.VIEWS` (or its key).
+    result : ClusteringResult, optional
+        Shown alone (a view made on its own); an app's views :meth:`follow` its state.
+    dataset : TemporalDataset, optional
+    step : int, default=0
+    options : mapping, optional
+        The view's options (see ``view.options``).
+    width, height : int
+        Figure size in pixels.
+    """
+
+    def __init__(self, view: View | str, result: Any = None, *, dataset: Any = None, step: int = 0,
+                 options: dict[str, Any] | None = None, width: int = 560, height: int = 340) -> None:
+        self.view = figures.view(view) if isinstance(view, str) else view
+        self.what = f"{self.view.title.lower() or self.view.key} view"
+        self.options = self.view.with_defaults(options or {})
+        self._data: tuple[tuple[Any, ...], ViewData | None] = ((), None)  # the ViewData drawn, by content
+        self._base: Parts | None = None  # what the figure was built from
+        self._use_state(AppState.of(dataset, result, step=step))
+        self.notes = W.HTML()
+        super().__init__(self._content_parts(), width=width, height=height)
+        self.children = [*self.children, self.notes]
+        self._show_notes()
+        self._connect_clicks()
+
+    @property
+    def key(self) -> str:
+        """The registered view's key."""
+        return self.view.key
+
+    # -- what is drawn ---------------------------------------------------------------------
+    def view_data(self) -> ViewData | None:
+        """The state's run and data as the view takes them (None: nothing to show)."""
+        result = self.state_run()
+        if result is None or not len(result):
+            return None
+        content = (*self._state_content(), len(result))
+        known, data = self._data
+        if len(known) != len(content) or any(a is not b for a, b in zip(known[:-1], content[:-1])) \
+                or known[-1] != content[-1]:
+            runs = {name: run for name, run in self.state.runs.items() if len(run)}
+            data = ViewData(result, self.state.dataset, runs or None)
+            self._data = (content, data)
+        return data
+
+    def _note(self) -> str | None:
+        """Why nothing is drawn, or None."""
+        data = self.view_data()
+        if data is None:
+            return f"Run an algorithm to see its {self.view.title.lower()} here."
+        if not self.view.applies(data):
+            return f"{self.view.title}: not shown for this data or run."
+        return None
+
+    def _content_parts(self) -> Parts:
+        note = self._note()
+        if note is not None:
+            self._base = None
+            return placeholder_parts(note, self.view.title)
+        data = self.view_data()
+        self._base = self.view.base(data, **self.options)
+        return self._base
+
+    def _draw_content(self) -> None:
+        self._show(self._content_parts())
+        self._show_notes()
+        self._connect_clicks()
+        self._draw_step()
+
+    def _show_notes(self) -> None:
+        """What the view says it leaves out (plain text, escaped), under the figure."""
+        notes = self.view.notes(self.view_data(), **self.options) if self._base is not None else []
+        value = "".join(f"<small>{html.escape(note)}</small><br>" for note in notes)
+        if self.notes.value != value:
+            self.notes.value = value
+
+    def _draw_step(self) -> None:
+        base = self._base
+        if base is None:
+            return
+        data, t, member = self.view_data(), self.step, self.member
+        if t == 0 and member is None and self._at_base:
+            return
+        change = self.view.step_change(data, t, **self.options)
+        if self.view.member and member is not None:
+            change = _merged(change, self.view.member_change(data, t, member, **self.options))
+        apply_change(self.figure, change, base, self._sized(base.layout))
+        self._at_base = False
+        if change.data is not None:
+            self._connect_clicks()
+
+    def _show(self, parts: Parts) -> None:
+        super()._show(parts)
+        self._at_base = True
+
+    _at_base = True
+
+    def static(self) -> go.Figure:
+        """The registered view's figure of what is shown (no kernel needed)."""
+        note = self._note()
+        if note is not None:
+            return self._static(go.Figure(*placeholder_parts(note, self.view.title)))
+        return self._static(self.view.figure(self.view_data(), self.step, self.member, **self.options))
+
+    # -- clicks: declared on the traces, they change the state -----------------------------
+    def _connect_clicks(self) -> None:
+        for trace in self.figure.data:
+            meta = trace.meta if isinstance(trace.meta, dict) else None
+            if meta and meta.get("click") in (CLICK_STEP, CLICK_MEMBER):
+                trace.on_click(self._clicked, append=False)
+
+    def _clicked(self, trace: Any, points: Any, _state: Any) -> None:
+        if not points.point_inds:
+            return
+        index, meta = points.point_inds[0], trace.meta
+        if meta.get("click") == CLICK_STEP:
+            steps = meta.get("steps")
+            self.state.set_step(int(steps[index]) if steps else int(index))
+        elif trace.customdata is not None:
+            self.state.select_member(int(trace.customdata[index][0]))
+
+
+def _merged(first: Change, second: Change) -> Change:
+    """``first`` then ``second`` as one change (the second's values win)."""
+    if second.data is not None:
+        return Change(traces=second.traces, shapes={**first.shapes, **second.shapes},
+                      layout={**first.layout, **second.layout}, data=second.data)
+    traces = {name: dict(values) for name, values in first.traces.items()}
+    for name, values in second.traces.items():
+        traces.setdefault(name, {}).update(values)
+    return Change(traces=traces, shapes={**first.shapes, **second.shapes},
+                  layout={**first.layout, **second.layout}, data=first.data)
