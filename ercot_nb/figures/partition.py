@@ -15,8 +15,8 @@ from .animation import animation_figure
 from .layers import Parts
 from .projection import Plane
 from .style import (
-    INK, MUTED, UNCHECKED, WEBGL_THRESHOLD, as_result, base_layout, counted, escape, label_color, padded_range,
-    plain_times, rgba, step_index,
+    INK, MUTED, WEBGL_THRESHOLD, as_result, as_trace, base_layout, counted, escape, label_color, padded_range,
+    plain_times, plain_trace, rgba, step_index,
 )
 
 SCENE_CAMERA = dict(eye=dict(x=1.6, y=1.6, z=1.25))
@@ -215,7 +215,19 @@ class PartitionLayer:
         partition: StepResult | None = None,
         agreement: np.ndarray | None = None,
     ) -> list[go.Scatter | go.Scattergl | go.Scatter3d]:
-        """Traces of step ``t``: one per label in ``labels``, entered and left samples, centroids.
+        """Traces of step ``t``: the plotly traces of :meth:`plain_traces`."""
+        return [as_trace(spec) for spec in self.plain_traces(t, labels, webgl, partition, agreement)]
+
+    def plain_traces(
+        self,
+        t: int,
+        labels: Sequence[int],
+        webgl: bool,
+        partition: StepResult | None = None,
+        agreement: np.ndarray | None = None,
+    ) -> list[dict[str, Any]]:
+        """Traces of step ``t`` as plain dicts (see :func:`~.style.plain_trace`): one per label in
+        ``labels``, entered and left samples, centroids.
 
         ``partition`` replaces the result's step ``t`` (e.g. the partition of
         another Pareto front member); its ``aligned_labels`` colour the points.
@@ -223,11 +235,11 @@ class PartitionLayer:
         each point's opacity (at least ``MIN_OPACITY``) and is shown on
         hover (``customdata``); in 3-D, where plotly.js takes one opacity per
         trace, it is the alpha of each point's colour.
-        In 3-D every trace is a ``go.Scatter3d`` with an extra ``z``.
+        In 3-D every trace is a ``scatter3d`` with an extra ``z``.
         """
         step = self.result[t] if partition is None else partition
         coords = self._coords[t]
-        scatter = go.Scatter3d if self.is_3d else go.Scattergl if webgl else go.Scatter
+        scatter = "scatter3d" if self.is_3d else "scattergl" if webgl else "scatter"
         n = len(coords[0])
         size = 7 if n <= 1000 else 5 if n <= WEBGL_THRESHOLD else 3
         if self.is_3d:
@@ -238,7 +250,7 @@ class PartitionLayer:
         def xyz(values: Sequence[np.ndarray], rows: np.ndarray) -> dict[str, np.ndarray]:
             return dict(zip("xyz", (v[rows] for v in values)))
 
-        traces: list[go.Scatter | go.Scattergl | go.Scatter3d] = []
+        traces: list[dict[str, Any]] = []
         keep = self.shown(t)
         for label in labels:
             members = np.flatnonzero(step.aligned_labels == label if keep is None else
@@ -260,17 +272,15 @@ class PartitionLayer:
                 else:
                     hover = dict(hover, customdata=shares)
                     extra = "<br>agreement %{customdata:.2f}"
-            traces.append(scatter(
-                **UNCHECKED,
-                **xyz(coords, members), mode="markers", name=cluster_name(label),
+            traces.append(plain_trace(
+                scatter, **xyz(coords, members), mode="markers", name=cluster_name(label),
                 legendgroup=cluster_name(label), marker=marker,
                 hovertemplate=f"id {token}<br>cluster {int(label)}{extra}<extra></extra>", **hover,
             ))
         new = np.flatnonzero(self.entered(t) if keep is None else self.entered(t) & keep)
         hover, token = self.id_hover(t, new, webgl)
-        traces.append(scatter(
-                **UNCHECKED,
-            **xyz(coords, new), mode="markers", name=ENTERED,
+        traces.append(plain_trace(
+            scatter, **xyz(coords, new), mode="markers", name=ENTERED,
             marker=dict(symbol="circle-open", size=size + 6, color=INK, line=dict(width=1.5)),
             hovertemplate=f"id {token}<br>new at this step<extra></extra>", **hover,
         ))
@@ -279,9 +289,8 @@ class PartitionLayer:
             gone = gone[self.shown(t - 1)[gone]]
         previous = self._coords[t - 1] if t > 0 else tuple(v[:0] for v in coords)
         hover, token = self.id_hover(max(t - 1, 0), gone, webgl)
-        traces.append(scatter(
-                **UNCHECKED,
-            **xyz(previous, gone), mode="markers", name=LEFT,
+        traces.append(plain_trace(
+            scatter, **xyz(previous, gone), mode="markers", name=LEFT,
             marker=dict(symbol=left_symbol, size=size + 4, color=MUTED, line=dict(width=1.5)),
             hovertemplate=f"id {token}<br>gone at this step (last position)<extra></extra>",
             **hover,
@@ -290,7 +299,7 @@ class PartitionLayer:
             traces.append(self._centroid_trace(step, coords[0]))
         return traces
 
-    def _centroid_trace(self, step: StepResult, x_samples: np.ndarray) -> go.Scatter | go.Scatter3d:
+    def _centroid_trace(self, step: StepResult, x_samples: np.ndarray) -> dict[str, Any]:
         # centroids are numbered like step.labels; map them to aligned labels
         aligned_of = np.empty(step.n_clusters, dtype=np.int64)
         aligned_of[step.labels] = step.aligned_labels
@@ -300,9 +309,8 @@ class PartitionLayer:
             positions: tuple[np.ndarray, ...] = (cx, step.centroids[:, 0])
         else:
             positions = self.plane.project(step.centroids)
-        scatter = go.Scatter3d if self.is_3d else go.Scatter
-        return scatter(
-            **UNCHECKED, **dict(zip("xyz", positions)), mode="markers", name=CENTROIDS,
+        return plain_trace(
+            "scatter3d" if self.is_3d else "scatter", **dict(zip("xyz", positions)), mode="markers", name=CENTROIDS,
             marker=dict(
                 symbol="diamond" if self.is_3d else "x", size=8 if self.is_3d else 16,
                 color=[label_color(k) for k in aligned_of], line=dict(width=1.5, color=INK),
@@ -362,6 +370,25 @@ class PartitionLayer:
         agreement : Ensemble or array-like, optional
             Per-sample agreement drawn as opacity (see ``step_agreement``).
         """
+        traces, title = self.plain(t, member, labels=labels, webgl=webgl, title=title, agreement=agreement)
+        return Parts([as_trace(spec) for spec in traces], self.layout(title))
+
+    def plain(
+        self,
+        t: int,
+        member: int | None = None,
+        *,
+        labels: Sequence[int] | None = None,
+        webgl: bool | None = None,
+        title: str | None = None,
+        agreement: Any = None,
+    ) -> tuple[list[dict[str, Any]], str]:
+        """The traces of :meth:`parts` as plain dicts (:meth:`plain_traces`), and its title.
+
+        Without ``agreement``, members drawing the same partition get the
+        same list of the same dicts (the latest ones are kept); do not change
+        them in place.
+        """
         t = step_index(self.result, t)
         partition = self.partition(t, member)
         if labels is None:
@@ -382,13 +409,13 @@ class PartitionLayer:
             if key in self._traces:
                 self._traces.move_to_end(key)
             else:
-                self._traces[key] = self.traces(t, labels, webgl, None if member is None else partition)
+                self._traces[key] = self.plain_traces(t, labels, webgl, None if member is None else partition)
                 if len(self._traces) > _TRACE_CACHE:
                     self._traces.popitem(last=False)
-            traces = list(self._traces[key])  # shared trace objects: parts are not changed in place
+            traces = self._traces[key]
         else:
-            traces = self.traces(t, labels, webgl, None if member is None else partition, shares)
-        return Parts(traces, self.layout(title or self.title(t, member)))
+            traces = self.plain_traces(t, labels, webgl, None if member is None else partition, shares)
+        return traces, title or self.title(t, member)
 
     def fixed_labels(self, member: int | None = None, t: int = 0) -> list[int]:
         """Labels of a trace layout fixed over all steps (plus those of a member at ``t``)."""
