@@ -101,6 +101,11 @@ class PartitionLayer:
         self._id_texts: dict[int, np.ndarray] = {}
         self._members: dict[tuple[int, int], StepResult] = {}
         self._free_label: int | None = None
+        self._moves: tuple[tuple | None, list[dict[str, Any]]] = (None, [])  # (t, webgl), entered and left
+        self._latest: tuple[int | None, dict] = (None, {})  # the traces of the latest step's members
+        self._labels_step: int | None = None  # the step whose members' labels are kept (_front_labels)
+        self._labels: dict[int, np.ndarray] = {}
+        self._by_labels: dict[int, dict[bytes, StepResult]] = {}
         self._traces: OrderedDict[tuple, list] = OrderedDict()
         if max_points is not None and (isinstance(max_points, bool) or not isinstance(max_points, (int, np.integer))
                                        or max_points < 1):
@@ -148,9 +153,31 @@ class PartitionLayer:
         if key not in self._members:
             if self._free_label is None:  # once per layer: a scan of every step per member is quadratic
                 self._free_label = self.result.first_free_label()
-            self._members[key] = self.result.member_partition(self.dataset[t].X, t, member,
-                                                              free_label=self._free_label)
+            # members with the same labels have the same partition too: the labels of the step's
+            # first front are found in one vectorised pass, a partition made once per distinct labels
+            if int(member) == self.result[t].knee:  # the knee's own step
+                self._members[key] = self.result.member_partition(self.dataset[t].X, t, member)
+                return self._members[key]
+            labels = self._front_labels(t, int(member)).tobytes()
+            by_labels = self._by_labels.setdefault(t, {})
+            if labels not in by_labels:
+                by_labels[labels] = self.result.member_partition(self.dataset[t].X, t, member,
+                                                                 free_label=self._free_label)
+            self._members[key] = by_labels[labels]
         return self._members[key]
+
+    def _front_labels(self, t: int, member: int) -> np.ndarray:
+        """Labels of ``member`` of step ``t`` (its first front's computed at once, the latest step kept)."""
+        if self._labels_step != t:
+            step = self.result[t]
+            front = np.flatnonzero(step.first_front)
+            front = front[front != step.knee]
+            self._labels_step, self._labels = t, dict(zip(
+                front.tolist(), self.result.labels_of_members(self.dataset[t].X, t, front)))
+            self._by_labels = {}
+        if member not in self._labels:
+            self._labels[member] = self.result.labels_of_member(self.dataset[t].X, t, member)
+        return self._labels[member]
 
     def entered(self, t: int) -> np.ndarray:
         """Mask of step t's samples absent at step t-1 (all False at t = 0)."""
@@ -277,6 +304,23 @@ class PartitionLayer:
                 legendgroup=cluster_name(label), marker=marker,
                 hovertemplate=f"id {token}<br>cluster {int(label)}{extra}<extra></extra>", **hover,
             ))
+        moves = (t, bool(webgl))  # the same for the knee and every member of the step: made once
+        if self._moves[0] != moves:
+            self._moves = (moves, self._move_traces(t, webgl, scatter, size, left_symbol, keep))
+        traces.extend(self._moves[1])
+        if self.show_centroids:
+            traces.append(self._centroid_trace(step, coords[0]))
+        return traces
+
+    def _move_traces(self, t: int, webgl: bool, scatter: str, size: int, left_symbol: str,
+                     keep: np.ndarray | None) -> list[dict[str, Any]]:
+        """The entered and left samples of step ``t`` (plain traces)."""
+        coords = self._coords[t]
+
+        def xyz(values: Sequence[np.ndarray], rows: np.ndarray) -> dict[str, np.ndarray]:
+            return dict(zip("xyz", (v[rows] for v in values)))
+
+        traces: list[dict[str, Any]] = []
         new = np.flatnonzero(self.entered(t) if keep is None else self.entered(t) & keep)
         hover, token = self.id_hover(t, new, webgl)
         traces.append(plain_trace(
@@ -295,8 +339,6 @@ class PartitionLayer:
             hovertemplate=f"id {token}<br>gone at this step (last position)<extra></extra>",
             **hover,
         ))
-        if self.show_centroids:
-            traces.append(self._centroid_trace(step, coords[0]))
         return traces
 
     def _centroid_trace(self, step: StepResult, x_samples: np.ndarray) -> dict[str, Any]:
@@ -390,6 +432,19 @@ class PartitionLayer:
         them in place.
         """
         t = step_index(self.result, t)
+        if labels is None and webgl is None and title is None and agreement is None:
+            # the page asks for every member of every step: the traces of a member's partition
+            # (members with the same labels share one) are looked up first, the title made per member
+            key = None if member is None else id(self.partition(t, member))  # kept alive in _members
+            if self._latest[0] != t:
+                self._latest = (t, {})
+            if key not in self._latest[1]:
+                self._latest[1][key] = self._plain(t, member, None, None, None, None)[0]
+            return self._latest[1][key], self.title(t, member)
+        return self._plain(t, member, labels, webgl, title, agreement)
+
+    def _plain(self, t: int, member: int | None, labels: Sequence[int] | None, webgl: bool | None,
+               title: str | None, agreement: Any) -> tuple[list[dict[str, Any]], str]:
         partition = self.partition(t, member)
         if labels is None:
             labels = sorted(int(k) for k in np.unique(partition.aligned_labels))

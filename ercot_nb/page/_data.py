@@ -76,8 +76,20 @@ def _typed(values: np.ndarray) -> dict[str, Any]:
     return spec
 
 
+_AS_IS = frozenset({str, int, bool, type(None)})
+
+
 def _plain(value: Any) -> Any:
     """JSON-ready value: numeric arrays typed, text arrays lists, NaN and inf null."""
+    kind = type(value)
+    if kind in _AS_IS:  # the most common values first (a long run's page holds millions)
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is dict:
+        return {key if type(key) is str else str(key): _plain(v) for key, v in value.items()}
+    if kind is list or kind is tuple:
+        return [_plain(v) for v in value]
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "fiub" and value.size and (value.dtype.kind != "f" or np.isfinite(value).all()):
             return _typed(value)
