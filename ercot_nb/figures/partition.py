@@ -102,6 +102,7 @@ class PartitionLayer:
         self._members: dict[tuple[int, int], StepResult] = {}
         self._free_label: int | None = None
         self._moves: tuple[tuple | None, list[dict[str, Any]]] = (None, [])  # (t, webgl), entered and left
+        self._title_head: str | None = None  # dataset and algorithm, escaped
         self._latest: tuple[int | None, dict] = (None, {})  # the traces of the latest step's members
         self._labels_step: int | None = None  # the step whose members' labels are kept (_front_labels)
         self._labels: dict[int, np.ndarray] = {}
@@ -202,8 +203,10 @@ class PartitionLayer:
     def title(self, t: int, member: int | None = None) -> str:
         """Dataset, algorithm (and member), time and number of clusters (the position once: its time)."""
         step = self.result[t]
-        name = f"{escape(self.dataset.name)}: " if self.dataset.name else ""
-        algorithm = escape(self.result.algorithm)
+        if self._title_head is None:
+            name = f"{escape(self.dataset.name)}: " if self.dataset.name else ""
+            self._title_head = f"{name}{escape(self.result.algorithm)}"
+        name, algorithm = "", self._title_head
         time = escape(step.time)
         if member is None or int(member) == step.knee:
             return f"{name}{algorithm} partition at time {time} ({counted(step.n_clusters, 'cluster')})"

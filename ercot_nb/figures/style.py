@@ -21,7 +21,7 @@ __all__ = [
     "WEBGL_THRESHOLD", "TEMPLATE", "PALETTE", "INK", "MUTED", "label_color", "cluster_colors",
     "rgba", "as_result", "plain", "plain_times", "escape", "step_index", "base_layout",
     "padded_range", "time_axis", "message_annotation", "current_step_line", "CURRENT_STEP",
-    "counted", "plain_trace", "as_trace",
+    "counted", "plain_trace", "as_trace", "title_layout",
 ]
 
 WEBGL_THRESHOLD = 5000
@@ -170,11 +170,16 @@ def step_index(steps: Any, t: int, what: str = "result") -> int:
     return int(t) % n
 
 
+def title_layout(title: str) -> dict[str, Any]:
+    """The ``layout.title`` of :func:`base_layout` (a change of a view's title alone)."""
+    return {"text": title}
+
+
 def base_layout(kind: str, title: str, **extra: Any) -> dict[str, Any]:
     """Layout dict of a figure of ``kind`` (``"partition"``, ``"pareto"``, ``"line"``)."""
     width, height = SIZES[kind]
     return dict(
-        title=dict(text=title),
+        title=title_layout(title),
         template=TEMPLATE,
         width=width,
         height=height,

@@ -40,7 +40,7 @@ from .protocol import (
     CLICK_MEMBER, CLICK_STEP, Change, Patch, View, ViewData, click_meta,
 )
 from .style import (
-    CURRENT_STEP, INK, as_trace, base_layout, counted, escape, label_color, plain_times, step_index, time_axis,
+    CURRENT_STEP, INK, as_trace, base_layout, title_layout, counted, escape, label_color, plain_times, step_index, time_axis,
 )
 from .video import VIDEO_MAX_PIXELS, VideoLayer, video_segmentation_animation
 
@@ -93,6 +93,14 @@ class PartitionView(View):
 
     def layer(self, data: ViewData, **options: Any) -> PartitionLayer:
         """The run's partition layer with these options (made once per data)."""
+        key = (self.key, "layer", tuple(sorted(options.items())))  # options as given: not completed per call
+        try:
+            hash(key)
+        except TypeError:  # unhashable option values (a list of features)
+            return self._layer(data, options)
+        return data.memo(key, lambda: self._layer(data, options))
+
+    def _layer(self, data: ViewData, options: dict[str, Any]) -> PartitionLayer:
         o = self.with_defaults(options)
         projection = "3d" if self.dims == 3 else o.get("projection") or ("pca" if data.n_features >= 3 else None)
         features = None if o["features"] is None else tuple(o["features"])
@@ -110,9 +118,8 @@ class PartitionView(View):
     def member_change(self, data: ViewData, t: int, member: int | None, **options: Any) -> Change:
         # the traces as plain dicts (no plotly object per step and member); the layout differs
         # between steps and members by its title only (axes are fixed over all steps)
-        layer = self.layer(data, **options)
-        traces, title = layer.plain(t, member)
-        return Change(data=list(traces), layout={"title": layer.layout(title)["title"]})
+        traces, title = self.layer(data, **options).plain(t, member)
+        return Change(data=list(traces), layout={"title": title_layout(title)})
 
     def notes(self, data: ViewData, **options: Any) -> list[str]:
         layer = self.layer(data, **options)
@@ -195,7 +202,11 @@ class ParetoView(View):
     def _step(self, data: ViewData, t: int, options: dict[str, Any]) -> tuple[tuple, dict[int, tuple]]:
         """The plain traces and layout of step ``t`` and each member's point (x, y, customdata row),
         kept for one step."""
-        key = (self.key, "last step", repr(sorted(options.items())))
+        try:
+            key = (self.key, "last step", tuple(sorted(options.items())))
+            hash(key)
+        except TypeError:
+            key = (self.key, "last step", repr(sorted(options.items())))
         cached = data.memo(key, dict)
         if t not in cached:
             cached.clear()

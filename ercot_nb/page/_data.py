@@ -87,9 +87,11 @@ def _plain(value: Any) -> Any:
     if kind is float:
         return value if math.isfinite(value) else None
     if kind is dict:
-        return {key if type(key) is str else str(key): _plain(v) for key, v in value.items()}
-    if kind is list or kind is tuple:
-        return [_plain(v) for v in value]
+        return {key if type(key) is str else str(key): v if type(v) in _AS_IS else _plain(v)
+                for key, v in value.items()}
+    if kind is list or kind is tuple:  # plain items kept without a call each
+        return [v if type(v) in _AS_IS or (type(v) is float and -math.inf < v < math.inf) else _plain(v)
+                for v in value]
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "fiub" and value.size and (value.dtype.kind != "f" or np.isfinite(value).all()):
             return _typed(value)
@@ -182,11 +184,14 @@ def _change(change: Change, knee: list[dict[str, Any]] | None = None, shared: di
         if shared is not None and key in shared["index"]:
             out["data"] = shared["index"][key]
         else:
-            traces = [_trace(t) for t in change.data]
             cache: dict = {} if shared is None else shared.setdefault("rows", {})  # rows of the step's traces
-            data = [_gathered(t, knee, cache) for t in traces] if knee else [_plain(t) for t in traces]
-            if base:
-                data = [_inherit(t, base) for t in data]
+            done: dict = {} if shared is None else shared.setdefault("done", {})  # JSON of each trace object
+            data = []
+            for trace in change.data:  # a trace object in several lists of the step is encoded once
+                if id(trace) not in done:
+                    json_trace = _gathered(_trace(trace), knee, cache) if knee else _plain(_trace(trace))
+                    done[id(trace)] = _inherit(json_trace, base) if base else json_trace
+                data.append(done[id(trace)])
             if shared is None:
                 out["data"] = data
             else:
