@@ -214,7 +214,8 @@ class ParetoView(View):
             points: dict[int, tuple] = {}
             for spec in traces:
                 if spec["name"] != SELECTED and is_member_trace(spec["name"]) and spec.get("customdata") is not None:
-                    for x, y, row in zip(spec["x"], spec["y"], spec["customdata"]):
+                    xs, ys = np.asarray(spec["x"]).tolist(), np.asarray(spec["y"]).tolist()  # plain floats
+                    for x, y, row in zip(xs, ys, spec["customdata"]):
                         points.setdefault(int(row[0]), (x, y, list(row)))
             cached[t] = ((traces, layout), points)
         return cached[t]

@@ -84,8 +84,8 @@ def _plain(value: Any) -> Any:
     kind = type(value)
     if kind in _AS_IS:  # the most common values first (a long run's page holds millions)
         return value
-    if kind is float:
-        return value if math.isfinite(value) else None
+    if kind is float or kind is np.float64:
+        return float(value) if math.isfinite(value) else None
     if kind is dict:
         return {key if type(key) is str else str(key): v if type(v) in _AS_IS else _plain(v)
                 for key, v in value.items()}
