@@ -132,19 +132,27 @@ def _plain_traces(
                    line=dict(color=MUTED, width=1, shape="hv"), hoverinfo="skip",
                    showlegend=has_population)  # no population: nothing of the legend is drawn
     ]
+    # every member's marker and hover row made once; each k's trace takes its members' (in order)
+    groups: dict[int, list[int]] = {}
+    if has_population:
+        for member, k in enumerate(n_clusters.tolist()):
+            groups.setdefault(k, []).append(member)
+        symbols = np.where(front, "circle", "circle-open").tolist()
+        sizes = np.where(front, 10, 6).tolist()
+        widths = np.where(front, 1, 1.5).tolist()
+        rows = np.column_stack([members, n_clusters, raw[: len(F)]]).astype(np.float64).tolist()
     for k in k_values:
-        chosen = members[n_clusters == k] if has_population else members
-        on_front = front[chosen]
+        chosen = groups.get(int(k), [])
         traces.append(plain_trace(
             "scatter", x=F[chosen, 0], y=F[chosen, 1], mode="markers", name=k_name(k),
             showlegend=bool(len(chosen)) if fixed else None,
             marker=dict(
                 color=_k_color(int(k), k_max),
-                symbol=np.where(on_front, "circle", "circle-open").tolist(),
-                size=np.where(on_front, 10, 6).tolist(),
-                line=dict(width=np.where(on_front, 1, 1.5).tolist(), color=INK),
+                symbol=[symbols[i] for i in chosen],
+                size=[sizes[i] for i in chosen],
+                line=dict(width=[widths[i] for i in chosen], color=INK),
             ),
-            customdata=np.column_stack([chosen, np.full(len(chosen), k), raw[chosen]]).tolist(),
+            customdata=[rows[i] for i in chosen],
             hovertemplate=_HOVER,
         ))
     knee = int(step.knee)
