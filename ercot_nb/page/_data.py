@@ -59,14 +59,17 @@ def _text(value: Any) -> str:
     return str(value.item() if isinstance(value, np.generic) else value)
 
 
+_INT_RANGES = tuple((t, (int(np.iinfo(t).min), int(np.iinfo(t).max))) for t in ("<u1", "<u2", "<u4", "<i4"))
+
+
 def _typed(values: np.ndarray) -> dict[str, Any]:
     """A plotly.js typed array (``{"dtype", "bdata"[, "shape"]}``, little-endian)."""
     if values.dtype.kind == "f":
         values = values.astype("<f4")
     elif values.dtype.kind in "iu":
         low, high = (int(values.min()), int(values.max())) if values.size else (0, 0)
-        values = values.astype(next(t for t in ("<u1", "<u2", "<u4", "<i4") if
-                                    np.iinfo(t).min <= low and high <= np.iinfo(t).max), copy=False)
+        values = values.astype(next(t for t, (least, most) in _INT_RANGES if least <= low and high <= most),
+                               copy=False)
     elif values.dtype.kind == "b":
         values = values.astype("<u1")
     spec = {"dtype": values.dtype.str.lstrip("<|"),
