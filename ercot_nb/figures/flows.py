@@ -12,7 +12,7 @@ from ..events import EVENT_COLUMNS
 from ..result import ClusteringResult, cluster_flows
 from .layers import Parts
 from .style import (
-    INK, MUTED, as_result, base_layout, escape, label_color, message_annotation, plain, plain_times,
+    INK, MUTED, UNCHECKED, as_result, base_layout, escape, label_color, message_annotation, plain, plain_times,
     rgba, step_index,
 )
 
@@ -253,6 +253,7 @@ def sankey_parts(
         node_label, node_step, [f["source"] for f in flows], [f["t"] for f in flows], highlight
     )
     trace = go.Sankey(
+        **UNCHECKED,  # checked where a figure is made (Parts.figure); a long run has thousands of nodes
         name=FLOW,
         # without a link plotly.js drops every node and d3-sankey fails on the empty set
         visible=bool(flows),

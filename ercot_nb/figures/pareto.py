@@ -14,14 +14,14 @@ from ..result import ClusteringResult, StepResult
 from .animation import animation_figure
 from .layers import Parts
 from .style import (
-    INK, MUTED, TEMPLATE, UNCHECKED, as_result, base_layout, counted, escape, message_annotation, plain_times,
+    INK, MUTED, TEMPLATE, as_result, as_trace, base_layout, counted, escape, message_annotation, plain_times, plain_trace,
     step_index,
 )
 
 __all__ = [
     "FRONT_LINE", "KNEE", "SELECTED", "ON_FRONT", "DOMINATED", "k_name", "is_member_trace",
     "step_k_max",
-    "pareto_parts", "pareto_figure", "pareto_frame", "pareto_animation",
+    "pareto_parts", "pareto_plain", "pareto_figure", "pareto_frame", "pareto_animation",
     "pareto_comparison_figure",
 ]
 
@@ -75,13 +75,13 @@ def step_k_max(step: StepResult) -> int:
     return max(int(step.n_max), int(np.max(counts)) if len(counts) else 1)
 
 
-def _marker_key(shown: bool = True) -> list[go.Scatter]:
+def _marker_key(shown: bool = True) -> list[dict[str, Any]]:
     """Legend entries explaining the markers: filled on the first front, hollow dominated.
 
     ``shown=False`` keeps the traces (a view updates them in place) out of the legend.
     """
     return [
-        go.Scatter(**UNCHECKED, x=[None], y=[None], mode="markers", name=name, legendgroup="markers",
+        plain_trace("scatter", x=[None], y=[None], mode="markers", name=name, legendgroup="markers",
                    legendgrouptitle=dict(text="markers") if index == 0 else None, showlegend=shown,
                    marker=dict(symbol=symbol, size=size, color=MUTED, line=dict(width=1.5, color=INK)),
                    hoverinfo="skip")
@@ -91,7 +91,13 @@ def _marker_key(shown: bool = True) -> list[go.Scatter]:
     ]
 
 
-def _traces(
+def _traces(step: StepResult, **options: Any) -> tuple[list[go.Scatter], list[dict[str, Any]]]:
+    """:func:`_plain_traces` as plotly traces."""
+    traces, annotations = _plain_traces(step, **options)
+    return [as_trace(spec) for spec in traces], annotations
+
+
+def _plain_traces(
     step: StepResult,
     *,
     accumulated: bool,
@@ -99,8 +105,8 @@ def _traces(
     k_max: int,
     selected: int | None,
     fixed: bool,
-) -> tuple[list[go.Scatter], list[dict[str, Any]]]:
-    """Traces and annotations of one step's final population.
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Traces (plain dicts, see :func:`~.style.plain_trace`) and annotations of one step's final population.
 
     With ``fixed=True`` the trace list has the same structure at every step
     (one trace per k in ``k_values``, empty ones hidden from the legend, and
@@ -121,32 +127,38 @@ def _traces(
         k_values = [int(k) for k in np.unique(n_clusters)]
 
     front_order = members[front][np.argsort(F[front, 0], kind="stable")] if has_population else members
-    traces: list[go.Scatter] = [
-        go.Scatter(**UNCHECKED, x=F[front_order, 0], y=F[front_order, 1], mode="lines", name=FRONT_LINE,
+    traces: list[dict[str, Any]] = [
+        plain_trace("scatter", x=F[front_order, 0], y=F[front_order, 1], mode="lines", name=FRONT_LINE,
                    line=dict(color=MUTED, width=1, shape="hv"), hoverinfo="skip",
                    showlegend=has_population)  # no population: nothing of the legend is drawn
     ]
+    # every member's marker and hover row made once; each k's trace takes its members' (in order)
+    groups: dict[int, list[int]] = {}
+    if has_population:
+        for member, k in enumerate(n_clusters.tolist()):
+            groups.setdefault(k, []).append(member)
+        symbols = np.where(front, "circle", "circle-open").tolist()
+        sizes = np.where(front, 10, 6).tolist()
+        widths = np.where(front, 1, 1.5).tolist()
+        rows = np.column_stack([members, n_clusters, raw[: len(F)]]).astype(np.float64).tolist()
     for k in k_values:
-        chosen = members[n_clusters == k] if has_population else members
-        on_front = front[chosen]
-        traces.append(go.Scatter(
-            **UNCHECKED,
-            x=F[chosen, 0], y=F[chosen, 1], mode="markers", name=k_name(k),
+        chosen = groups.get(int(k), [])
+        traces.append(plain_trace(
+            "scatter", x=F[chosen, 0], y=F[chosen, 1], mode="markers", name=k_name(k),
             showlegend=bool(len(chosen)) if fixed else None,
             marker=dict(
                 color=_k_color(int(k), k_max),
-                symbol=np.where(on_front, "circle", "circle-open").tolist(),
-                size=np.where(on_front, 10, 6).tolist(),
-                line=dict(width=np.where(on_front, 1, 1.5).tolist(), color=INK),
+                symbol=[symbols[i] for i in chosen],
+                size=[sizes[i] for i in chosen],
+                line=dict(width=[widths[i] for i in chosen], color=INK),
             ),
-            customdata=np.column_stack([chosen, np.full(len(chosen), k), raw[chosen]]).tolist(),
+            customdata=[rows[i] for i in chosen],
             hovertemplate=_HOVER,
         ))
     knee = int(step.knee)
     knee_points = [knee] if has_population and knee >= 0 else []
-    traces.append(go.Scatter(
-        **UNCHECKED,
-        x=F[knee_points, 0], y=F[knee_points, 1], mode="markers", name=KNEE, showlegend=has_population,
+    traces.append(plain_trace(
+        "scatter", x=F[knee_points, 0], y=F[knee_points, 1], mode="markers", name=KNEE, showlegend=has_population,
         marker=dict(symbol="star", size=22, color="#D62728", line=dict(width=1.5, color=INK)),
         customdata=[[i, int(n_clusters[i]), *raw[i]] for i in knee_points],
         hovertemplate=_HOVER,
@@ -157,9 +169,8 @@ def _traces(
     )
     picked = [int(selected)] if show_selected else []
     if fixed or show_selected:
-        traces.append(go.Scatter(
-            **UNCHECKED,
-            x=F[picked, 0], y=F[picked, 1], mode="markers", name=SELECTED,
+        traces.append(plain_trace(
+            "scatter", x=F[picked, 0], y=F[picked, 1], mode="markers", name=SELECTED,
             showlegend=bool(picked) if fixed else None,
             marker=dict(symbol="circle-open", size=24, color=INK, line=dict(width=2.5)),
             customdata=[[i, int(n_clusters[i]), *raw[i]] for i in picked],
@@ -222,16 +233,36 @@ def pareto_parts(
     -------
     Parts
     """
+    traces, layout = pareto_plain(result, t, accumulated=accumulated, selected=selected, fixed=fixed,
+                                  title=title, k_max=k_max)
+    return Parts([as_trace(spec) for spec in traces], layout)
+
+
+def pareto_plain(
+    result: ClusteringResult,
+    t: int,
+    *,
+    accumulated: bool = True,
+    selected: int | None = None,
+    fixed: bool = False,
+    title: str | None = None,
+    k_max: int | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """:func:`pareto_parts` as plain trace dicts (see :func:`~.style.plain_trace`) and the layout.
+
+    The same traces without a plotly object each (a page stores one step's
+    traces per step of a long run).
+    """
     result = as_result(result)
     t = step_index(result, t)
     k_max = _k_max(result) if k_max is None else int(k_max)
-    traces, annotations = _traces(
+    traces, annotations = _plain_traces(
         result[t], accumulated=accumulated, k_values=range(1, k_max + 1) if fixed else None,
         k_max=k_max, selected=selected, fixed=fixed,
     )
     layout = _layout(title or _title(result, t, accumulated))
     layout["annotations"] = annotations
-    return Parts(traces, layout)
+    return traces, layout
 
 
 def pareto_figure(

@@ -15,8 +15,8 @@ from .animation import animation_figure
 from .layers import Parts
 from .projection import Plane
 from .style import (
-    INK, MUTED, UNCHECKED, WEBGL_THRESHOLD, as_result, base_layout, counted, escape, label_color, padded_range,
-    plain_times, rgba, step_index,
+    INK, MUTED, WEBGL_THRESHOLD, as_result, as_trace, base_layout, counted, escape, label_color, padded_range,
+    plain_times, plain_trace, rgba, step_index,
 )
 
 SCENE_CAMERA = dict(eye=dict(x=1.6, y=1.6, z=1.25))
@@ -101,6 +101,12 @@ class PartitionLayer:
         self._id_texts: dict[int, np.ndarray] = {}
         self._members: dict[tuple[int, int], StepResult] = {}
         self._free_label: int | None = None
+        self._moves: tuple[tuple | None, list[dict[str, Any]]] = (None, [])  # (t, webgl), entered and left
+        self._title_head: str | None = None  # dataset and algorithm, escaped
+        self._latest: tuple[int | None, dict] = (None, {})  # the traces of the latest step's members
+        self._labels_step: int | None = None  # the step whose members' labels are kept (_front_labels)
+        self._labels: dict[int, np.ndarray] = {}
+        self._by_labels: dict[int, dict[bytes, StepResult]] = {}
         self._traces: OrderedDict[tuple, list] = OrderedDict()
         if max_points is not None and (isinstance(max_points, bool) or not isinstance(max_points, (int, np.integer))
                                        or max_points < 1):
@@ -148,9 +154,31 @@ class PartitionLayer:
         if key not in self._members:
             if self._free_label is None:  # once per layer: a scan of every step per member is quadratic
                 self._free_label = self.result.first_free_label()
-            self._members[key] = self.result.member_partition(self.dataset[t].X, t, member,
-                                                              free_label=self._free_label)
+            # members with the same labels have the same partition too: the labels of the step's
+            # first front are found in one vectorised pass, a partition made once per distinct labels
+            if int(member) == self.result[t].knee:  # the knee's own step
+                self._members[key] = self.result.member_partition(self.dataset[t].X, t, member)
+                return self._members[key]
+            labels = self._front_labels(t, int(member)).tobytes()
+            by_labels = self._by_labels.setdefault(t, {})
+            if labels not in by_labels:
+                by_labels[labels] = self.result.member_partition(self.dataset[t].X, t, member,
+                                                                 free_label=self._free_label)
+            self._members[key] = by_labels[labels]
         return self._members[key]
+
+    def _front_labels(self, t: int, member: int) -> np.ndarray:
+        """Labels of ``member`` of step ``t`` (its first front's computed at once, the latest step kept)."""
+        if self._labels_step != t:
+            step = self.result[t]
+            front = np.flatnonzero(step.first_front)
+            front = front[front != step.knee]
+            self._labels_step, self._labels = t, dict(zip(
+                front.tolist(), self.result.labels_of_members(self.dataset[t].X, t, front)))
+            self._by_labels = {}
+        if member not in self._labels:
+            self._labels[member] = self.result.labels_of_member(self.dataset[t].X, t, member)
+        return self._labels[member]
 
     def entered(self, t: int) -> np.ndarray:
         """Mask of step t's samples absent at step t-1 (all False at t = 0)."""
@@ -175,8 +203,10 @@ class PartitionLayer:
     def title(self, t: int, member: int | None = None) -> str:
         """Dataset, algorithm (and member), time and number of clusters (the position once: its time)."""
         step = self.result[t]
-        name = f"{escape(self.dataset.name)}: " if self.dataset.name else ""
-        algorithm = escape(self.result.algorithm)
+        if self._title_head is None:
+            name = f"{escape(self.dataset.name)}: " if self.dataset.name else ""
+            self._title_head = f"{name}{escape(self.result.algorithm)}"
+        name, algorithm = "", self._title_head
         time = escape(step.time)
         if member is None or int(member) == step.knee:
             return f"{name}{algorithm} partition at time {time} ({counted(step.n_clusters, 'cluster')})"
@@ -215,7 +245,19 @@ class PartitionLayer:
         partition: StepResult | None = None,
         agreement: np.ndarray | None = None,
     ) -> list[go.Scatter | go.Scattergl | go.Scatter3d]:
-        """Traces of step ``t``: one per label in ``labels``, entered and left samples, centroids.
+        """Traces of step ``t``: the plotly traces of :meth:`plain_traces`."""
+        return [as_trace(spec) for spec in self.plain_traces(t, labels, webgl, partition, agreement)]
+
+    def plain_traces(
+        self,
+        t: int,
+        labels: Sequence[int],
+        webgl: bool,
+        partition: StepResult | None = None,
+        agreement: np.ndarray | None = None,
+    ) -> list[dict[str, Any]]:
+        """Traces of step ``t`` as plain dicts (see :func:`~.style.plain_trace`): one per label in
+        ``labels``, entered and left samples, centroids.
 
         ``partition`` replaces the result's step ``t`` (e.g. the partition of
         another Pareto front member); its ``aligned_labels`` colour the points.
@@ -223,11 +265,11 @@ class PartitionLayer:
         each point's opacity (at least ``MIN_OPACITY``) and is shown on
         hover (``customdata``); in 3-D, where plotly.js takes one opacity per
         trace, it is the alpha of each point's colour.
-        In 3-D every trace is a ``go.Scatter3d`` with an extra ``z``.
+        In 3-D every trace is a ``scatter3d`` with an extra ``z``.
         """
         step = self.result[t] if partition is None else partition
         coords = self._coords[t]
-        scatter = go.Scatter3d if self.is_3d else go.Scattergl if webgl else go.Scatter
+        scatter = "scatter3d" if self.is_3d else "scattergl" if webgl else "scatter"
         n = len(coords[0])
         size = 7 if n <= 1000 else 5 if n <= WEBGL_THRESHOLD else 3
         if self.is_3d:
@@ -238,7 +280,7 @@ class PartitionLayer:
         def xyz(values: Sequence[np.ndarray], rows: np.ndarray) -> dict[str, np.ndarray]:
             return dict(zip("xyz", (v[rows] for v in values)))
 
-        traces: list[go.Scatter | go.Scattergl | go.Scatter3d] = []
+        traces: list[dict[str, Any]] = []
         keep = self.shown(t)
         for label in labels:
             members = np.flatnonzero(step.aligned_labels == label if keep is None else
@@ -260,17 +302,32 @@ class PartitionLayer:
                 else:
                     hover = dict(hover, customdata=shares)
                     extra = "<br>agreement %{customdata:.2f}"
-            traces.append(scatter(
-                **UNCHECKED,
-                **xyz(coords, members), mode="markers", name=cluster_name(label),
+            traces.append(plain_trace(
+                scatter, **xyz(coords, members), mode="markers", name=cluster_name(label),
                 legendgroup=cluster_name(label), marker=marker,
                 hovertemplate=f"id {token}<br>cluster {int(label)}{extra}<extra></extra>", **hover,
             ))
+        moves = (t, bool(webgl))  # the same for the knee and every member of the step: made once
+        if self._moves[0] != moves:
+            self._moves = (moves, self._move_traces(t, webgl, scatter, size, left_symbol, keep))
+        traces.extend(self._moves[1])
+        if self.show_centroids:
+            traces.append(self._centroid_trace(step, coords[0]))
+        return traces
+
+    def _move_traces(self, t: int, webgl: bool, scatter: str, size: int, left_symbol: str,
+                     keep: np.ndarray | None) -> list[dict[str, Any]]:
+        """The entered and left samples of step ``t`` (plain traces)."""
+        coords = self._coords[t]
+
+        def xyz(values: Sequence[np.ndarray], rows: np.ndarray) -> dict[str, np.ndarray]:
+            return dict(zip("xyz", (v[rows] for v in values)))
+
+        traces: list[dict[str, Any]] = []
         new = np.flatnonzero(self.entered(t) if keep is None else self.entered(t) & keep)
         hover, token = self.id_hover(t, new, webgl)
-        traces.append(scatter(
-                **UNCHECKED,
-            **xyz(coords, new), mode="markers", name=ENTERED,
+        traces.append(plain_trace(
+            scatter, **xyz(coords, new), mode="markers", name=ENTERED,
             marker=dict(symbol="circle-open", size=size + 6, color=INK, line=dict(width=1.5)),
             hovertemplate=f"id {token}<br>new at this step<extra></extra>", **hover,
         ))
@@ -279,18 +336,15 @@ class PartitionLayer:
             gone = gone[self.shown(t - 1)[gone]]
         previous = self._coords[t - 1] if t > 0 else tuple(v[:0] for v in coords)
         hover, token = self.id_hover(max(t - 1, 0), gone, webgl)
-        traces.append(scatter(
-                **UNCHECKED,
-            **xyz(previous, gone), mode="markers", name=LEFT,
+        traces.append(plain_trace(
+            scatter, **xyz(previous, gone), mode="markers", name=LEFT,
             marker=dict(symbol=left_symbol, size=size + 4, color=MUTED, line=dict(width=1.5)),
             hovertemplate=f"id {token}<br>gone at this step (last position)<extra></extra>",
             **hover,
         ))
-        if self.show_centroids:
-            traces.append(self._centroid_trace(step, coords[0]))
         return traces
 
-    def _centroid_trace(self, step: StepResult, x_samples: np.ndarray) -> go.Scatter | go.Scatter3d:
+    def _centroid_trace(self, step: StepResult, x_samples: np.ndarray) -> dict[str, Any]:
         # centroids are numbered like step.labels; map them to aligned labels
         aligned_of = np.empty(step.n_clusters, dtype=np.int64)
         aligned_of[step.labels] = step.aligned_labels
@@ -300,9 +354,8 @@ class PartitionLayer:
             positions: tuple[np.ndarray, ...] = (cx, step.centroids[:, 0])
         else:
             positions = self.plane.project(step.centroids)
-        scatter = go.Scatter3d if self.is_3d else go.Scatter
-        return scatter(
-            **UNCHECKED, **dict(zip("xyz", positions)), mode="markers", name=CENTROIDS,
+        return plain_trace(
+            "scatter3d" if self.is_3d else "scatter", **dict(zip("xyz", positions)), mode="markers", name=CENTROIDS,
             marker=dict(
                 symbol="diamond" if self.is_3d else "x", size=8 if self.is_3d else 16,
                 color=[label_color(k) for k in aligned_of], line=dict(width=1.5, color=INK),
@@ -362,7 +415,39 @@ class PartitionLayer:
         agreement : Ensemble or array-like, optional
             Per-sample agreement drawn as opacity (see ``step_agreement``).
         """
+        traces, title = self.plain(t, member, labels=labels, webgl=webgl, title=title, agreement=agreement)
+        return Parts([as_trace(spec) for spec in traces], self.layout(title))
+
+    def plain(
+        self,
+        t: int,
+        member: int | None = None,
+        *,
+        labels: Sequence[int] | None = None,
+        webgl: bool | None = None,
+        title: str | None = None,
+        agreement: Any = None,
+    ) -> tuple[list[dict[str, Any]], str]:
+        """The traces of :meth:`parts` as plain dicts (:meth:`plain_traces`), and its title.
+
+        Without ``agreement``, members drawing the same partition get the
+        same list of the same dicts (the latest ones are kept); do not change
+        them in place.
+        """
         t = step_index(self.result, t)
+        if labels is None and webgl is None and title is None and agreement is None:
+            # the page asks for every member of every step: the traces of a member's partition
+            # (members with the same labels share one) are looked up first, the title made per member
+            key = None if member is None else id(self.partition(t, member))  # kept alive in _members
+            if self._latest[0] != t:
+                self._latest = (t, {})
+            if key not in self._latest[1]:
+                self._latest[1][key] = self._plain(t, member, None, None, None, None)[0]
+            return self._latest[1][key], self.title(t, member)
+        return self._plain(t, member, labels, webgl, title, agreement)
+
+    def _plain(self, t: int, member: int | None, labels: Sequence[int] | None, webgl: bool | None,
+               title: str | None, agreement: Any) -> tuple[list[dict[str, Any]], str]:
         partition = self.partition(t, member)
         if labels is None:
             labels = sorted(int(k) for k in np.unique(partition.aligned_labels))
@@ -382,13 +467,13 @@ class PartitionLayer:
             if key in self._traces:
                 self._traces.move_to_end(key)
             else:
-                self._traces[key] = self.traces(t, labels, webgl, None if member is None else partition)
+                self._traces[key] = self.plain_traces(t, labels, webgl, None if member is None else partition)
                 if len(self._traces) > _TRACE_CACHE:
                     self._traces.popitem(last=False)
-            traces = list(self._traces[key])  # shared trace objects: parts are not changed in place
+            traces = self._traces[key]
         else:
-            traces = self.traces(t, labels, webgl, None if member is None else partition, shares)
-        return Parts(traces, self.layout(title or self.title(t, member)))
+            traces = self.plain_traces(t, labels, webgl, None if member is None else partition, shares)
+        return traces, title or self.title(t, member)
 
     def fixed_labels(self, member: int | None = None, t: int = 0) -> list[int]:
         """Labels of a trace layout fixed over all steps (plus those of a member at ``t``)."""

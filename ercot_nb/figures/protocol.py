@@ -199,7 +199,10 @@ class Change:
     layout : dict
         Layout path -> value (``"title.text"``).
     data : list of traces, optional
-        The whole trace list, replacing the current one (applied first).
+        The whole trace list, replacing the current one (applied first): plotly
+        traces or their plain dicts (:func:`~ercot_nb.figures.style.plain_trace`;
+        the partition and Pareto views give dicts, cheap to make for every step
+        and member of a long run).
     """
 
     traces: dict[str, dict[str, Any]] = field(default_factory=dict)

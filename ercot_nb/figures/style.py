@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import plotly.graph_objects as go
 from plotly.colors import qualitative
 
 from ..result import ClusteringResult
@@ -20,7 +21,7 @@ __all__ = [
     "WEBGL_THRESHOLD", "TEMPLATE", "PALETTE", "INK", "MUTED", "label_color", "cluster_colors",
     "rgba", "as_result", "plain", "plain_times", "escape", "step_index", "base_layout",
     "padded_range", "time_axis", "message_annotation", "current_step_line", "CURRENT_STEP",
-    "counted",
+    "counted", "plain_trace", "as_trace", "title_layout",
 ]
 
 WEBGL_THRESHOLD = 5000
@@ -45,6 +46,29 @@ UNCHECKED = {"_validate": False}
 checks cost about 2 ms a trace, which dominated the page of a long run (every step and member
 of the partition and Pareto views is built).  The static figures are checked when ``go.Figure``
 takes the traces' JSON."""
+
+
+def plain_trace(kind: str, **props: Any) -> dict[str, Any]:
+    """A trace as a plain dict: what plotly's ``to_plotly_json`` gives for ``kind(**props)``.
+
+    ``None`` values are left out (plotly drops them too).  Views hand such
+    dicts to a front end that needs no plotly object (the page's per-step
+    changes: building a plotly trace and copying it back out cost most of
+    a long run's page); :func:`as_trace` makes the plotly trace of one.
+    """
+    out = {key: value for key, value in props.items() if value is not None}
+    out["type"] = kind
+    return out
+
+
+def as_trace(spec: dict[str, Any]) -> Any:
+    """The plotly trace of a :func:`plain_trace` dict (built unchecked, see :data:`UNCHECKED`)."""
+    kind = spec["type"]
+    make = _TRACE_TYPES.get(kind) or getattr(go, kind[:1].upper() + kind[1:])
+    return make(**UNCHECKED, **{key: value for key, value in spec.items() if key != "type"})
+
+
+_TRACE_TYPES: dict[str, Any] = {"scatter": go.Scatter, "scattergl": go.Scattergl, "scatter3d": go.Scatter3d}
 
 
 def counted(n: int, noun: str) -> str:
@@ -146,11 +170,16 @@ def step_index(steps: Any, t: int, what: str = "result") -> int:
     return int(t) % n
 
 
+def title_layout(title: str) -> dict[str, Any]:
+    """The ``layout.title`` of :func:`base_layout` (a change of a view's title alone)."""
+    return {"text": title}
+
+
 def base_layout(kind: str, title: str, **extra: Any) -> dict[str, Any]:
     """Layout dict of a figure of ``kind`` (``"partition"``, ``"pareto"``, ``"line"``)."""
     width, height = SIZES[kind]
     return dict(
-        title=dict(text=title),
+        title=title_layout(title),
         template=TEMPLATE,
         width=width,
         height=height,

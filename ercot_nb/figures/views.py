@@ -34,13 +34,13 @@ from ..result import cluster_flows
 from .flows import FLOW, sankey_colors, sankey_figure, sankey_nodes, sankey_parts, sankey_title
 from .layers import Parts
 from .lines import ALPHA, PAIRS, alpha_figure, alpha_parts, n_clusters_parts, scores_figure, scores_parts
-from .pareto import SELECTED, is_member_trace, pareto_animation, pareto_parts, step_k_max
+from .pareto import SELECTED, is_member_trace, pareto_animation, pareto_plain, step_k_max
 from .partition import PartitionLayer, cluster_name, partition_animation
 from .protocol import (
     CLICK_MEMBER, CLICK_STEP, Change, Patch, View, ViewData, click_meta,
 )
 from .style import (
-    CURRENT_STEP, INK, base_layout, counted, escape, label_color, plain_times, step_index, time_axis,
+    CURRENT_STEP, INK, as_trace, base_layout, title_layout, counted, escape, label_color, plain_times, step_index, time_axis,
 )
 from .video import VIDEO_MAX_PIXELS, VideoLayer, video_segmentation_animation
 
@@ -93,6 +93,14 @@ class PartitionView(View):
 
     def layer(self, data: ViewData, **options: Any) -> PartitionLayer:
         """The run's partition layer with these options (made once per data)."""
+        key = (self.key, "layer", tuple(sorted(options.items())))  # options as given: not completed per call
+        try:
+            hash(key)
+        except TypeError:  # unhashable option values (a list of features)
+            return self._layer(data, options)
+        return data.memo(key, lambda: self._layer(data, options))
+
+    def _layer(self, data: ViewData, options: dict[str, Any]) -> PartitionLayer:
         o = self.with_defaults(options)
         projection = "3d" if self.dims == 3 else o.get("projection") or ("pca" if data.n_features >= 3 else None)
         features = None if o["features"] is None else tuple(o["features"])
@@ -105,13 +113,13 @@ class PartitionView(View):
         return self.layer(data, **options).parts(t, member)
 
     def step_change(self, data: ViewData, t: int, **options: Any) -> Change:
-        # the layout differs between steps and members by its title only (axes are fixed over all steps)
-        parts = self.parts(data, t, None, **options)
-        return Change(data=list(parts.traces), layout={"title": parts.layout["title"]})
+        return self.member_change(data, t, None, **options)
 
     def member_change(self, data: ViewData, t: int, member: int | None, **options: Any) -> Change:
-        parts = self.parts(data, t, member, **options)
-        return Change(data=list(parts.traces), layout={"title": parts.layout["title"]})
+        # the traces as plain dicts (no plotly object per step and member); the layout differs
+        # between steps and members by its title only (axes are fixed over all steps)
+        traces, title = self.layer(data, **options).plain(t, member)
+        return Change(data=list(traces), layout={"title": title_layout(title)})
 
     def notes(self, data: ViewData, **options: Any) -> list[str]:
         layer = self.layer(data, **options)
@@ -176,36 +184,46 @@ class ParetoView(View):
         return data.has_population
 
     def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
+        traces, layout = self.plain(data, t, member, **options)
+        return Parts([as_trace(spec) for spec in traces], layout)
+
+    def plain(self, data: ViewData, t: int = 0, member: int | None = None,
+              **options: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """The traces of :meth:`parts` as plain dicts (see :func:`~.style.plain_trace`), and the layout."""
         o = self.with_defaults(options)
         k_max = data.memo((self.key, "k_max"), lambda: max(step_k_max(s) for s in data.result))
-        parts = pareto_parts(data.result, t, accumulated=o["accumulated"], selected=member, fixed=True,
-                             k_max=k_max)
-        return _with_click(parts, CLICK_MEMBER, is_member_trace)
+        traces, layout = pareto_plain(data.result, t, accumulated=o["accumulated"], selected=member, fixed=True,
+                                      k_max=k_max)
+        for spec in traces:
+            if is_member_trace(spec.get("name")):
+                spec["meta"] = click_meta(CLICK_MEMBER)
+        return traces, layout
 
-    def _knee(self, data: ViewData, t: int, options: dict[str, Any]) -> Parts:
-        """The parts of step ``t`` (knee), kept for the member changes of the same step."""
-        return self._step(data, t, options)[0]
-
-    def _step(self, data: ViewData, t: int, options: dict[str, Any]) -> tuple[Parts, dict[int, tuple]]:
-        """The parts of step ``t`` and each member's point (x, y, customdata row), kept for one step."""
-        key = (self.key, "last step", repr(sorted(options.items())))
+    def _step(self, data: ViewData, t: int, options: dict[str, Any]) -> tuple[tuple, dict[int, tuple]]:
+        """The plain traces and layout of step ``t`` and each member's point (x, y, customdata row),
+        kept for one step."""
+        try:
+            key = (self.key, "last step", tuple(sorted(options.items())))
+            hash(key)
+        except TypeError:
+            key = (self.key, "last step", repr(sorted(options.items())))
         cached = data.memo(key, dict)
         if t not in cached:
             cached.clear()
-            parts = self.parts(data, t, None, **options)
+            traces, layout = self.plain(data, t, None, **options)
             points: dict[int, tuple] = {}
-            for trace in parts.traces:
-                if trace.name != SELECTED and is_member_trace(trace.name) and trace.customdata is not None:
-                    for x, y, row in zip(trace.x, trace.y, trace.customdata):
+            for spec in traces:
+                if spec["name"] != SELECTED and is_member_trace(spec["name"]) and spec.get("customdata") is not None:
+                    xs, ys = np.asarray(spec["x"]).tolist(), np.asarray(spec["y"]).tolist()  # plain floats
+                    for x, y, row in zip(xs, ys, spec["customdata"]):
                         points.setdefault(int(row[0]), (x, y, list(row)))
-            cached[t] = (parts, points)
+            cached[t] = ((traces, layout), points)
         return cached[t]
 
     def step_change(self, data: ViewData, t: int, **options: Any) -> Change:
         t = step_index(data.result, t)
-        parts = self._knee(data, t, options)
-        return Change(data=list(parts.traces), layout={"title": parts.layout["title"],
-                                                       "annotations": parts.layout["annotations"]})
+        traces, layout = self._step(data, t, options)[0]
+        return Change(data=list(traces), layout={"title": layout["title"], "annotations": layout["annotations"]})
 
     def member_change(self, data: ViewData, t: int, member: int | None, **options: Any) -> Change:
         """Only the ring around the selected member: its point, as the step's member traces draw it."""

@@ -59,14 +59,17 @@ def _text(value: Any) -> str:
     return str(value.item() if isinstance(value, np.generic) else value)
 
 
+_INT_RANGES = tuple((t, (int(np.iinfo(t).min), int(np.iinfo(t).max))) for t in ("<u1", "<u2", "<u4", "<i4"))
+
+
 def _typed(values: np.ndarray) -> dict[str, Any]:
     """A plotly.js typed array (``{"dtype", "bdata"[, "shape"]}``, little-endian)."""
     if values.dtype.kind == "f":
         values = values.astype("<f4")
     elif values.dtype.kind in "iu":
         low, high = (int(values.min()), int(values.max())) if values.size else (0, 0)
-        values = values.astype(next(t for t in ("<u1", "<u2", "<u4", "<i4") if
-                                    np.iinfo(t).min <= low and high <= np.iinfo(t).max), copy=False)
+        values = values.astype(next(t for t, (least, most) in _INT_RANGES if least <= low and high <= most),
+                               copy=False)
     elif values.dtype.kind == "b":
         values = values.astype("<u1")
     spec = {"dtype": values.dtype.str.lstrip("<|"),
@@ -76,8 +79,22 @@ def _typed(values: np.ndarray) -> dict[str, Any]:
     return spec
 
 
+_AS_IS = frozenset({str, int, bool, type(None)})
+
+
 def _plain(value: Any) -> Any:
     """JSON-ready value: numeric arrays typed, text arrays lists, NaN and inf null."""
+    kind = type(value)
+    if kind in _AS_IS:  # the most common values first (a long run's page holds millions)
+        return value
+    if kind is float or kind is np.float64:
+        return float(value) if math.isfinite(value) else None
+    if kind is dict:
+        return {key if type(key) is str else str(key): v if type(v) in _AS_IS else _plain(v)
+                for key, v in value.items()}
+    if kind is list or kind is tuple:  # plain items kept without a call each
+        return [v if type(v) in _AS_IS or (type(v) is float and -math.inf < v < math.inf) else _plain(v)
+                for v in value]
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "fiub" and value.size and (value.dtype.kind != "f" or np.isfinite(value).all()):
             return _typed(value)
@@ -170,11 +187,14 @@ def _change(change: Change, knee: list[dict[str, Any]] | None = None, shared: di
         if shared is not None and key in shared["index"]:
             out["data"] = shared["index"][key]
         else:
-            traces = [_trace(t) for t in change.data]
             cache: dict = {} if shared is None else shared.setdefault("rows", {})  # rows of the step's traces
-            data = [_gathered(t, knee, cache) for t in traces] if knee else [_plain(t) for t in traces]
-            if base:
-                data = [_inherit(t, base) for t in data]
+            done: dict = {} if shared is None else shared.setdefault("done", {})  # JSON of each trace object
+            data = []
+            for trace in change.data:  # a trace object in several lists of the step is encoded once
+                if id(trace) not in done:
+                    json_trace = _gathered(_trace(trace), knee, cache) if knee else _plain(_trace(trace))
+                    done[id(trace)] = _inherit(json_trace, base) if base else json_trace
+                data.append(done[id(trace)])
             if shared is None:
                 out["data"] = data
             else:

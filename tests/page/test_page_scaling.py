@@ -111,3 +111,26 @@ def test_the_speed_bench_times_page_data_of_a_long_run():
 
     timing = page_data_seconds(30)
     assert set(timing) == {"wall", "cpu"} and all(v > 0 for v in timing.values())
+
+
+def test_page_data_builds_plotly_traces_for_the_bases_only(monkeypatch):
+    """Steps and members travel as plain dicts: no plotly trace object is made per step or member
+    (making and copying them back out cost most of a long run's page)."""
+    from plotly.basedatatypes import BaseTraceType
+
+    made = []
+    original = BaseTraceType.__init__
+
+    def counting(self, *args, **kwargs):
+        made.append(type(self).__name__)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(BaseTraceType, "__init__", counting)
+    counts = []
+    for n_steps in (24, 96):
+        result, data = _long_run(n_steps)
+        made.clear()
+        page = page_data(result, data)
+        assert page["n_steps"] == n_steps
+        counts.append(len(made))
+    assert counts[0] == counts[1], counts  # the views' bases only, whatever the number of steps
