@@ -11,7 +11,8 @@ One module per concept of the method:
 ``_smoothness``     the smoothness weight alpha (stacked density estimation)
 ``_stacking``       the stacking EM that weighs the historical model
 ``_adopt``          adopt a front member at step t and continue the run
-``_mixture``        the optional Gaussian-mixture final partition
+``_final``          the final partition: how the chosen member labels the samples
+``_mixture``        the Gaussian mixture (EM, held-out choice) behind it
 ``_memory``         a fit's peak memory, estimated before allocating
 ==================  ==========================================================
 
@@ -29,7 +30,7 @@ _PUBLIC = {
     "EvolutionaryClustering": "_ercot",
     "MUTATION_MODES": "_ercot",
     "BUDGET_MODES": "_ercot",
-    "FINAL_PARTITIONS": "_ercot",
+    "FINAL_PARTITIONS": "_final",
     "Engine": "_engine",
     "EAConfig": "_engine",
     "SEPARATIONS": "_engine",
@@ -41,7 +42,8 @@ __all__ = list(_PUBLIC)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._engine import EMPTY_CLUSTERS, PRECISIONS, SEPARATIONS, EAConfig, Engine
-    from ._ercot import BUDGET_MODES, ERCOT, FINAL_PARTITIONS, MUTATION_MODES, EvolutionaryClustering, StaticEC
+    from ._ercot import BUDGET_MODES, ERCOT, MUTATION_MODES, EvolutionaryClustering, StaticEC
+    from ._final import FINAL_PARTITIONS
     from ._smoothness import AGGREGATES as ALPHA_AGGREGATES
 
 

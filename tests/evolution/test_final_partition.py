@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ercot_nb import ERCOT, TemporalDataset
-from ercot_nb.evolution._ercot import MIXTURE_ITERATIONS
+from ercot_nb.evolution._final import MIXTURE_ITERATIONS
 from ercot_nb.evolution._mixture import fit_mixture
 from ercot_nb.metrics import mean_scores
 from ercot_nb.algorithms import estimator_params
@@ -97,7 +97,7 @@ def test_clusters_of_equal_spread_keep_the_paper_labels(monkeypatch):
     labels = np.repeat(np.arange(4), 40)
     X_list = [means[labels] + rng.normal(size=(160, 2)) for _ in range(3)]
     data = TemporalDataset.from_arrays(X_list, ids=[np.arange(160)] * 3, labels=[labels] * 3)
-    import ercot_nb.evolution._ercot as evolutionary
+    import ercot_nb.evolution._final as evolutionary
 
     iterations = []
 
