@@ -124,11 +124,25 @@ def chromium(tmp_path: Path, *, height: int = 2000, **context_args) -> Iterator[
             context.close()
 
 
-def open_app(context, url: str, errors: list[str], plots: int = 5, timeout: float = 120_000):
+def explorer_plots() -> int:
+    """Plotly figures of the Explorer app: one per view it shows (:data:`ercot_nb.widgets.VIEWS`)."""
+    from ercot_nb.widgets import VIEWS
+
+    return len(VIEWS)
+
+
+def explorer_ready() -> str:
+    """JavaScript: whether every figure of the Explorer app is in the page."""
+    return f"() => document.querySelectorAll('.js-plotly-plot').length === {explorer_plots()}"
+
+
+def open_app(context, url: str, errors: list[str], plots: int | None = None, timeout: float = 120_000):
     """The app's page once its ``plots`` figures are drawn; page errors and console errors go to ``errors``.
 
     Voila runs the notebook (imports and a first fit) before the page renders.
+    ``plots`` defaults to the Explorer's: one per view of the registry.
     """
+    plots = explorer_plots() if plots is None else plots
     page = context.pages[0] if context.pages else context.new_page()
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .app_harness import CHROMIUM, app_server, chromium, scratch_env
+from .app_harness import CHROMIUM, app_server, chromium, explorer_ready, scratch_env
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(),
@@ -110,7 +110,7 @@ def test_stop_works_during_the_first_fit(tmp_path, capsys):
         page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded", timeout=240_000)
         try:
             page.wait_for_function(
-                "() => document.querySelectorAll('.js-plotly-plot').length === 5", timeout=240_000)
+                explorer_ready(), timeout=240_000)
             status = json.loads(page.evaluate(SEEN))["status"]
             assert "running" in status or "preview" in status, f"the first fit is not going on: {status}"
             page.get_by_role("button", name="Stop").click(timeout=10_000)

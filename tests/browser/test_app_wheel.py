@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from .app_harness import CHROMIUM, REPO, app_server, chromium, scratch_env
+from .app_harness import CHROMIUM, REPO, app_server, chromium, explorer_ready, scratch_env
 
 from ercot_nb.widgets.serve.launcher import APPS, TUTORIAL_FILES, tutorial_files
 
@@ -95,8 +95,7 @@ def test_the_installed_wheel_serves_the_app_from_an_empty_folder(tmp_path, capsy
             chromium(tmp_path) as context:
         page = context.new_page()
         page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded", timeout=300_000)
-        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length === 5",
-                               timeout=300_000)
+        page.wait_for_function(explorer_ready(), timeout=300_000)
         page.wait_for_function(
             "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent"
             ".includes('ERCOT partition at time 10')", timeout=300_000)  # the fit follows the page
