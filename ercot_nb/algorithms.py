@@ -10,12 +10,16 @@ with one :class:`~ercot_nb.result.StepResult` per step) and ``labels_``;
 True
 >>> algorithms.make("staticEC", seed=0).get_params()["seed"]
 0
+>>> [p.name for p in algorithms.estimator_params("ERCOT")][:3]
+['n_clusters', 'max_clusters', 'pop_size']
 """
 from __future__ import annotations
 
 import importlib
 import re
 from typing import Any, Callable
+
+from .params import Param, specs_of
 
 # name -> "module:attribute", imported on first use so that listing is cheap.
 _REGISTRY: dict[str, str] = {
@@ -68,3 +72,24 @@ def get(name: str) -> type:
 def make(name: str, **params: Any):
     """Construct the algorithm ``name`` with ``params``."""
     return get(name)(**params)
+
+
+def estimator_params(name_or_class) -> tuple[Param, ...]:
+    """Specs of an estimator's parameters, in signature order (its class's ``param_specs``).
+
+    Parameters
+    ----------
+    name_or_class : str, class or estimator instance
+        A name of :func:`available` (any spelling, see :func:`name_key`) or an
+        estimator class of your own that declares ``param_specs``.
+
+    Returns
+    -------
+    tuple of Param
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, or a class without specs.
+    """
+    return specs_of(get(name_or_class) if isinstance(name_or_class, str) else name_or_class)

@@ -18,10 +18,9 @@ import numpy as np
 import pandas as pd
 
 from .kernels._firstrun import preview_first_step
-from .params._mixin import ParamsMixin
 from ._progress import progress_bar
 from .data import Snapshot, TemporalDataset, check_arithmetic_range
-from .params import estimator_params, validate_params
+from .params import Param, ParamsMixin, specs_of, validate_params
 from .result import StepResult
 
 StepCallback = Callable[[StepResult], "bool | None"]
@@ -77,6 +76,33 @@ def as_dataset(data) -> TemporalDataset:
     return TemporalDataset.from_arrays(steps)
 
 
+# Upper bounds that keep a run finite on a laptop (memory is roughly
+# pop_size x max_clusters x (1 + n_features) doubles per population).
+MAX_CLUSTERS_LIMIT = 1000
+POP_SIZE_LIMIT = 100_000
+EVALUATIONS_LIMIT = 10**8
+
+SEED = Param("seed", "seed", None, "seed",
+             "Seed of every random draw; the same int gives the identical result (None: fresh entropy).",
+             optional=True)
+"""The ``seed`` of every estimator."""
+PROGRESS = Param("progress", "bool", False, "progress bar", "Show a progress bar over time steps.",
+                 doc="The bar is tqdm's, notebook-aware.")
+"""The ``progress`` of every estimator."""
+
+
+def n_clusters_param(low: int, help_text: str, doc: str = "") -> Param:
+    """The ``n_clusters`` of an estimator (an int >= ``low`` or None), in its own words."""
+    return Param("n_clusters", "int", None, "number of clusters", help_text, low=low,
+                 high=MAX_CLUSTERS_LIMIT, optional=True, doc=doc)
+
+
+def max_clusters_param(default: int, help_text: str, doc: str = "") -> Param:
+    """The ``max_clusters`` of an estimator, with its own default and words."""
+    return Param("max_clusters", "int", default, "max clusters", help_text, low=2, high=MAX_CLUSTERS_LIMIT,
+                 doc=doc)
+
+
 def seeded_generator(seed) -> np.random.Generator:
     """``seed`` itself if it is a Generator, else a new Generator seeded with it."""
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
@@ -92,6 +118,16 @@ class TemporalEstimator(ParamsMixin):
     """
 
     _algorithm_name = "estimator"
+    _n_positional = 1  # ERCOT(3): n_clusters by position, every other parameter by keyword
+
+    @classmethod
+    def _unit_test_params(cls) -> dict:
+        """Small-budget parameters for tests: a fit of a few steps of a few dozen samples in a blink.
+
+        Each estimator declares its own (as river's estimators do); the test suites build
+        fast estimators from them, never from tables of their own. Not for results.
+        """
+        return {}
 
     def __new__(cls, *args, **kwargs):
         self = super().__new__(cls)
@@ -251,7 +287,7 @@ class TemporalEstimator(ParamsMixin):
     def _check_params(self) -> None:
         """Validate every parameter against its spec (:mod:`ercot_nb.params`), then the
         rules that tie several parameters together (:meth:`_validate_params`)."""
-        validate_params(self._algorithm_name, estimator_params(type(self)), self.get_params())
+        validate_params(self._algorithm_name, specs_of(type(self)), self.get_params())
         self._validate_params()
 
     def _validate_params(self) -> None:

@@ -17,8 +17,12 @@ input or an existing file, see :mod:`ercot_nb._files`) print one
 argparse's own usage errors.
 
 Building the parser imports nothing heavy (NumPy only: no pandas, SciPy,
-plotly, numba or Dask), so ``--help`` and usage errors answer at once; the
-choices it lists are kept here and checked against their modules by tests.
+plotly, numba or Dask), so ``--help`` and usage errors answer at once.  The
+algorithm's flags (``--pop-size 20``, ``--knee chord``, ``--seed 3``, one per
+parameter) are generated from its specs (:func:`ercot_nb.algorithms.estimator_params`)
+once ``--algorithm`` is known, with the spec's words, allowed values and
+default: a flag not given leaves the estimator's own default.
+``ercot-nb run --algorithm NAME --help`` lists them.
 """
 from __future__ import annotations
 
@@ -29,8 +33,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .knee import KNEE_RULES # NumPy only
-
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
@@ -39,35 +41,71 @@ __all__ = ["main", "build_parser"]
 PROG = "ercot-nb"
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
-# The parser's choices (tests check them against ercot_nb.datasets.available()
-# and ercot_nb.params.SCALINGS).
+# The names of the built-in datasets, for --dataset without importing the generators (a test
+# checks them against ercot_nb.datasets.available()).
 DATASET_NAMES: tuple[str, ...] = (
     "syn1", "syn2", "syn3", "syn4", "syn5", "syn6", "syn7", "syn8",
     "bird_flocks", "gapminder", "video_bt", "video_mo", "video_rc",
 )
-SCALINGS: tuple[str, ...] = ("none", "standardize", "minmax")
-# Flags that set an estimator parameter, and the value used when a flag is not given.
-_ESTIMATOR_FLAGS = {"n_clusters": "--n-clusters", "max_clusters": "--max-clusters", "pop_size": "--pop-size",
-                    "n_evaluations": "--evaluations", "knee": "--knee", "seed": "--seed"}
-_FLAG_DEFAULTS = {"max_clusters": 8, "pop_size": 100, "n_evaluations": 1000, "seed": 0}
+DEFAULT_ALGORITHM = "ercot"
+# Spellings kept beside a parameter's generated flag --NAME (older flags of the command).
+_FLAG_ALIASES = {"n_evaluations": ("--evaluations",)}
+# Parameters without a flag: the command prints its own per-step summary instead of a bar.
+_NO_FLAG = ("progress",)
 
 
 class _InputError(Exception):
     """A problem with the user's input: reported in one line, exit code 2."""
 
 
-def _positive_int(text: str) -> int:
+def _metavar(spec) -> str:
+    if spec.kind == "choice":
+        return "{" + ",".join(str(c) for c in spec.choices) + "}"
+    return {"int": "N", "seed": "N", "float": "X", "bool": "BOOL", "subset": "A,B"}.get(spec.kind, "TEXT")
+
+
+def _add_parameter_flags(run: argparse.ArgumentParser, algorithm: str) -> None:
+    """One flag per parameter of ``algorithm``, generated from its specs (value parsed later)."""
+    from .algorithms import estimator_params, get
+
+    cls = get(algorithm)
+    group = run.add_argument_group(
+        f"parameters of {cls._algorithm_name}",
+        "generated from its specs; a flag not given keeps the default shown (each parameter once: "
+        "a flag or --param)")
+    for spec in estimator_params(cls):
+        if spec.name in _NO_FLAG:
+            continue
+        flags = ["--" + spec.name.replace("_", "-"), *_FLAG_ALIASES.get(spec.name, ())]
+        words = f"{spec.help} Allowed: {spec.allowed()}; default: {spec.default!r}."
+        group.add_argument(*flags, dest=f"param_{spec.name}", metavar=_metavar(spec),
+                           help=words.replace("%", "%%"))
+
+
+def _requested_algorithm(argv: Sequence[str]) -> str | None:
+    """The registered algorithm that ``run``'s ``--algorithm`` names, if it names one."""
+    from . import algorithms
+
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--algorithm")
+    known, _ = pre.parse_known_args(list(argv))
+    if known.algorithm is None:
+        return None
     try:
-        value = int(text)
+        return algorithms.resolve(known.algorithm)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
+        return None  # the parser's own choices report it
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(algorithm: str | None = None) -> argparse.ArgumentParser:
     """The argument parser of the ``ercot-nb`` command.
+
+    Parameters
+    ----------
+    algorithm : str, optional
+        Add to ``run`` one flag per parameter of this registered algorithm,
+        generated from its specs (this imports it). Without it the parser
+        stays light (NumPy only) and ``run`` takes no parameter flag.
 
     Returns
     -------
@@ -101,7 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"built-in dataset: {', '.join(available())}")
     choice.add_argument("--csv", metavar="PATH", type=Path, help="long-format CSV file")
     source.add_argument("--data-seed", type=int, default=None, metavar="N",
-                        help="seed of the built-in dataset's generator (default: 0)")
+                        help="seed of the built-in dataset's generator (default: the dataset's own, "
+                             "see ercot_nb.datasets.dataset_params)")
     source.add_argument("--time", metavar="COL", help="CSV column holding the time step")
     source.add_argument("--id", metavar="COL", help="CSV column holding the sample id")
     source.add_argument("--time-format", metavar="FORMAT",
@@ -111,34 +150,28 @@ def build_parser() -> argparse.ArgumentParser:
                         help="CSV feature columns (default: every other numeric column)")
     source.add_argument("--label", metavar="COL",
                         help="CSV column of ground-truth labels (adds RI/NMI to the summary)")
-    source.add_argument("--scale", choices=SCALINGS, default="none",
+    source.add_argument("--scale", metavar="METHOD", default=None,
                         help="rescale every feature before clustering (statistics over all steps): "
                              "standardize (mean 0, sd 1) or minmax ([0, 1]); default: none, with a "
                              "warning when feature ranges differ by 100 times or more")
     source.add_argument("--data-param", metavar="NAME=VALUE", action="append", default=[],
                         help="a built-in dataset's parameter, e.g. n_steps=5 (repeatable; "
-                             "see ercot_nb.params.dataset_params)")
+                             "see ercot_nb.datasets.dataset_params)")
 
     algo = run.add_argument_group("algorithm")
     algo.add_argument("--algorithm", type=str.lower, choices=[n.lower() for n in algorithms.available()],
-                      default="ercot",
+                      default=DEFAULT_ALGORITHM,
                       help="ercot (with temporal smoothness), staticec (each step alone) or a "
-                           f"baseline: {', '.join(algorithms.available())}; default: ercot")
-    algo.add_argument("--seed", type=int, default=None, metavar="N", help="algorithm seed (default: 0)")
-    algo.add_argument("--max-clusters", type=_positive_int, default=None, metavar="N",
-                      help="largest number of clusters searched (default: 8)")
-    algo.add_argument("--n-clusters", type=_positive_int, default=None, metavar="N",
-                      help="fix the number of clusters instead of searching it")
-    algo.add_argument("--pop-size", type=_positive_int, default=None, metavar="N",
-                      help="population size, even (default: 100)")
-    algo.add_argument("--evaluations", type=_positive_int, default=None, metavar="N",
-                      help="fitness evaluations per step, at least 2 x pop-size (default: 1000)")
-    algo.add_argument("--knee", choices=KNEE_RULES, default=None,
-                      help="rule choosing the final solution on the Pareto front (default: ideal)")
+                           f"baseline: {', '.join(algorithms.available())}; default: ercot. Each "
+                           "parameter of the algorithm is a flag --NAME VALUE (e.g. --pop-size 20, "
+                           "--knee chord, --seed 3; --evaluations for --n-evaluations) whose default "
+                           "is the algorithm's: ercot-nb run --algorithm NAME --help lists them")
     algo.add_argument("--param", metavar="NAME=VALUE", action="append", default=[],
                       help="any parameter of the algorithm, e.g. crossover_rate=0.8 or seed=none "
                            "(repeatable, each name once and not also set by its own flag; see "
-                           "ercot_nb.params.estimator_params)")
+                           "ercot_nb.algorithms.estimator_params)")
+    if algorithm is not None:
+        _add_parameter_flags(run, algorithm)
 
     out = run.add_argument_group(
         "output", "Outputs never replace the input (--csv) or each other; an existing file is replaced "
@@ -245,7 +278,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _load_data(args: argparse.Namespace):
     from .data import TemporalDataset
     from .datasets import load
-    from .params import dataset_params, parse_assignments
+    from .datasets import dataset_params
+    from .params import parse_assignments
 
     if args.dataset is not None:
         csv_only = [flag for flag, value in (("--time", args.time), ("--id", args.id),
@@ -258,8 +292,9 @@ def _load_data(args: argparse.Namespace):
             if args.data_seed is not None and "seed" in params:
                 raise ValueError("the data seed is given twice (--data-seed and --data-param seed=...); "
                                  "give it once")
-            seed = params.pop("seed", 0 if args.data_seed is None else args.data_seed)
-            return load(args.dataset, seed=seed, **params)
+            if args.data_seed is not None:
+                params["seed"] = args.data_seed
+            return load(args.dataset, **params)  # a parameter not given: the dataset's default
         except (ValueError, TypeError) as exc:
             raise _InputError(str(exc)) from None
     if args.data_param or args.data_seed is not None:
@@ -278,31 +313,24 @@ def _load_data(args: argparse.Namespace):
 
 def _estimator(args: argparse.Namespace):
     from . import algorithms
-    from .params import estimator_params, parse_assignments
+    from .algorithms import estimator_params
+    from .params import parse_assignments
 
     cls = algorithms.get(args.algorithm)
+    owner = cls._algorithm_name
     specs = estimator_params(cls)
-    names = {spec.name for spec in specs}
-    given = {name: getattr(args, flag[2:].replace("-", "_"))
-             for name, flag in _ESTIMATOR_FLAGS.items()}
     try:
-        assigned = parse_assignments(cls._algorithm_name, specs, args.param)  # refuses a name given twice
-    except (ValueError, TypeError) as exc:
-        raise _InputError(str(exc)) from None
-    params: dict[str, Any] = {"progress": False}
-    for name, value in given.items():
-        if value is None:  # not given: the command's default, unless --param sets it
-            if name in _FLAG_DEFAULTS and name in names and name not in assigned:
-                params[name] = _FLAG_DEFAULTS[name]
-            continue
-        if name not in names:
-            raise _InputError(f"{cls._algorithm_name} has no parameter {name} "
-                              f"(its parameters: {', '.join(sorted(names))})")
-        if name in assigned:
-            raise _InputError(f"parameter {name} is given twice ({_ESTIMATOR_FLAGS[name]} {value} and "
-                              f"--param {name}=...); give it once")
-        params[name] = value
-    try:
+        assigned = parse_assignments(owner, specs, args.param)  # refuses a name given twice
+        params: dict[str, Any] = {}  # progress has no flag: the command prints its own summary
+        for spec in specs:
+            text = getattr(args, f"param_{spec.name}", None)
+            if text is None:  # not given: the estimator's default (its spec's)
+                continue
+            flag = "--" + spec.name.replace("_", "-")
+            if spec.name in assigned:
+                raise ValueError(f"parameter {spec.name} is given twice ({flag} {text} and "
+                                 f"--param {spec.name}=...); give it once")
+            params[spec.name] = spec.convert(text)  # validated with the others by _check_params
         params.update(assigned)
         estimator = cls(**params)
         estimator._check_params()
@@ -360,8 +388,11 @@ def _prepared_data(args: argparse.Namespace):
         warnings.simplefilter("always", UserWarning)
         dataset = _load_data(args)
     notes = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
-    if args.scale != "none":
-        dataset = dataset.scaled(args.scale)
+    if args.scale not in (None, "none"):
+        try:
+            dataset = dataset.scaled(args.scale)
+        except ValueError as exc:
+            raise _InputError(f"--scale: {exc}") from None
         notes = [note for note in notes if not note.startswith("feature ranges differ")]
         print(f"features scaled with {args.scale!r} (statistics over all steps)")
     elif dataset.range_warning() is not None and not any(n.startswith("feature ranges") for n in notes):
@@ -392,8 +423,17 @@ def _run(args: argparse.Namespace) -> int:
     dataset = _prepared_data(args)
     estimator = _estimator(args)
     started = time.perf_counter()
+
+    def preview(step) -> None:  # a fresh install: step 0 by the NumPy twins while numba compiles
+        import numpy as np
+
+        sizes = np.bincount(step.labels) if len(step.labels) else np.zeros(0, dtype=np.int64)
+        print(f"step 0 (preview while the fast kernels compile, {time.perf_counter() - started:.1f} s): "
+              f"{len(sizes)} clusters of {', '.join(str(int(size)) for size in sizes)} samples; "
+              "the run's own steps follow", file=sys.stderr, flush=True)
+
     try:
-        result = estimator.fit(dataset).result_
+        result = estimator.fit(dataset, preview=preview).result_
     except (ValueError, TypeError) as exc:  # data the algorithm refuses, with step/column named
         raise _InputError(str(exc)) from None
     elapsed = time.perf_counter() - started
@@ -508,15 +548,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _bench(argv[1:])
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        if argv[:1] == ["run"]:
+            algorithm = _requested_algorithm(argv[1:])
+            if any(arg in ("-h", "--help") for arg in argv[1:]):
+                if algorithm is None:
+                    parser.parse_args(argv)  # the light help, which points to --algorithm NAME --help
+            else:
+                parser.parse_known_args(argv)  # usage errors answer before any algorithm is imported
+            parser = build_parser(algorithm or _registered(DEFAULT_ALGORITHM))
+            args, extra = parser.parse_known_args(argv)
+            if extra:
+                raise _InputError(f"unrecognized arguments: {' '.join(extra)} (the flags of "
+                                  f"{algorithm or DEFAULT_ALGORITHM} are listed by ercot-nb run "
+                                  f"--algorithm {algorithm or DEFAULT_ALGORITHM} --help)")
+        else:
+            args = parser.parse_args(argv)
     except SystemExit as exc:  # --help or a usage error, already printed
         return EXIT_OK if exc.code in (None, 0) else EXIT_USAGE
+    except _InputError as exc:
+        print(f"{PROG}: error: {' '.join(str(exc).splitlines())}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         return args.handler(args)
     except _InputError as exc:
         message = " ".join(str(exc).splitlines())
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _registered(name: str) -> str:
+    """The registry's spelling of ``name`` (``ercot`` -> ``ERCOT``)."""
+    from . import algorithms
+
+    return algorithms.resolve(name)
 
 
 if __name__ == "__main__":

@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import linear_sum_assignment
 
 from .metrics import contingency, rand_index
 from .params import check_argument
@@ -161,6 +160,10 @@ class Ensemble:
 def _match_to(reference: np.ndarray, labels: np.ndarray, k_ref: int) -> np.ndarray:
     """``labels`` renamed to the reference cluster each is matched to (-1 if unmatched)."""
     table, classes_ref, classes = contingency(reference, labels, return_classes=True)
+    # imported here: a fresh app process imports this module without needing
+    # scipy.optimize (about 0.3 s) before its first page
+    from scipy.optimize import linear_sum_assignment
+
     rows, cols = linear_sum_assignment(table, maximize=True)
     lookup = np.full(len(classes), -1, dtype=np.int64)
     keep = table[rows, cols] > 0

@@ -46,6 +46,7 @@ __all__ = [
     "A_POSTERIORI_RULES",
     "CONTROL_BOXES",
     "KNEE_RULES",
+    "KNEE_WORDS",
     "SELECTION_RULES",
     "attainment_scores",
     "mock_control_data",
@@ -55,10 +56,17 @@ __all__ = [
     "staircase_signed_distance",
 ]
 
-KNEE_RULES = ("ideal", "chord", "mock")  # the rules an estimator runs with (``knee=``)
-A_POSTERIORI_RULES = ("fixed_k", "asf", "pseudo_weights")  # choices on a finished front
+KNEE_RULES = ("ideal", "chord", "mock")
+"""The rules an estimator runs with (``knee=``)."""
+A_POSTERIORI_RULES = ("fixed_k", "asf", "pseudo_weights")
+"""Choices of one member on a finished front."""
 SELECTION_RULES = KNEE_RULES + A_POSTERIORI_RULES
+"""Every rule :func:`select_member` takes."""
+KNEE_WORDS = {"ideal": "nearest the ideal point", "chord": "farthest from the chord",
+              "mock": "MOCK control fronts"}
+"""Words for the knee rules, shown by user interfaces (the values stay what runs)."""
 CONTROL_BOXES = ("pca", "bbox")
+"""Boxes the structureless MOCK control data are drawn in (``mock_control_data(box=...)``)."""
 
 _TIE_RTOL = 1e-12
 _ASF_AUGMENT = 1e-6  # augmented ASF: never a weakly dominated member

@@ -92,15 +92,15 @@ def compile_parallel() -> None:
     the parallel variants forced, on a fixed number of clusters (no repair
     kernel), so this process writes no cache file the serial part writes.
     """
-    from .evolution._engine import EAConfig, Engine
+    from .evolution import PRECISIONS, EAConfig, Engine
 
     rng = np.random.default_rng(0)
     threshold, Engine.PARALLEL_WORK = Engine.PARALLEL_WORK, 0
     try:
-        for precision in ("float64", "float32"):
+        for precision in PRECISIONS:
             config = EAConfig(n_max=3, n_features=2, pop_size=4, n_generations=1, crossover_rate=0.9,
                               mutation_rate_per_gene=0.1, mutation_eta=20.0, fixed_clusters=True,
-                              precision=precision)
+                              refine=True, separation="active", reseed_empty=False, precision=precision)
             engine = Engine(config)
             X = rng.normal(size=(30, 2))
             lower, upper = engine.bounds(X)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
 from distributed import Client, LocalCluster
@@ -11,6 +12,22 @@ from ercot_nb import algorithms, datasets
 from ercot_nb.kernels import _firstrun
 
 SMALL_BUDGET = {"pop_size": 20, "n_evaluations": 60}
+BROWSER_TESTS = Path(__file__).parent / "browser"
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test under tests/browser is a ``browser`` test; every browser test needs Debian's Chromium.
+
+    Tests elsewhere that drive Chromium carry ``@pytest.mark.browser`` themselves.
+    """
+    missing = pytest.mark.skip(reason="Debian's chromium is not installed at /usr/bin/chromium "
+                                      "(.ci/run installs it)")
+    for item in items:
+        if BROWSER_TESTS in Path(str(item.path)).parents:
+            item.add_marker(pytest.mark.browser)
+        if not CHROMIUM.exists() and item.get_closest_marker("browser"):
+            item.add_marker(missing)
 
 
 @pytest.fixture(scope="module")

@@ -295,6 +295,7 @@ def _run_script(tmp_path, tail: str):
     ("run()\n", 10),  # a function called from unguarded top-level code
     ("if True:\n    run()\n", 11),
 ])
+@pytest.mark.slow
 def test_ensemble_workers_from_an_unguarded_script_are_refused_in_one_clear_error(tmp_path, tail, line):
     done = _run_script(tmp_path, tail)
     assert done.returncode == 1
@@ -305,6 +306,7 @@ def test_ensemble_workers_from_an_unguarded_script_are_refused_in_one_clear_erro
     assert "BrokenProcessPool" not in done.stderr
 
 
+@pytest.mark.slow
 def test_ensemble_workers_from_a_guarded_script_run(tmp_path):
     done = _run_script(tmp_path, "if __name__ == '__main__':\n    run()\n")
     assert done.returncode == 0, done.stderr
@@ -334,7 +336,8 @@ def _public_number_arguments(fitted):
     from ercot_nb.events import lifecycle_events, step_events
     from ercot_nb.hypervolume import front_hypervolume, hypervolume_2d
     from ercot_nb.metrics import label_free_steps, silhouette
-    from ercot_nb.params import dataset_params, estimator_params
+    from ercot_nb.algorithms import estimator_params
+    from ercot_nb.datasets import dataset_params
 
     data = TemporalDataset.from_frame(_table(["t1", "t2", "t3"]), "time", "id")
     X = data[0].X

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from ercot_nb import bench
 
 
+@pytest.mark.slow
 def test_applications_report_measures_one_case():
     report = bench.applications_report([("bird_flocks", {"n_steps": 3})], algorithms=("ERCOT",))
     assert report.shape[0] == 1
@@ -18,6 +20,21 @@ def test_applications_report_measures_one_case():
     assert row.traced_peak_MiB > 0 and np.isfinite(row.rss_growth_MiB)
 
 
+@pytest.mark.slow
+def test_applications_report_states_the_thread_scaling():
+    """bench apps: the speed-up at all of numba's threads, the parallel share of one thread's
+    time and the speed-up it lets Amdahl's law expect at 16 threads (ERCOT rows)."""
+    import numba
+
+    report = bench.applications_report([("bird_flocks", {"n_steps": 3})], algorithms=("ERCOT",))
+    row = report.iloc[0]
+    speed_up = f"speed-up at {numba.config.NUMBA_NUM_THREADS} threads"
+    assert row[speed_up] > 0
+    assert 0.0 < row["parallel share (1 thread)"] < 1.0
+    assert 1.0 <= row["expected at 16 threads"] <= 16.0
+
+
+@pytest.mark.slow
 def test_applications_report_compares_each_precision_in_its_own_precision():
     # "ERCOT float32" is ERCOT with precision="float32"; its KMeans ratio is
     # measured with float32 samples on both sides, on its own row.

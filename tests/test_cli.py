@@ -167,3 +167,38 @@ def test_string_time_labels_survive_the_round_trip(tmp_path, capsys):
                         "--n-clusters", "2", *BUDGET, "--out", str(out_csv)], capsys)
     assert code == 0, err
     assert list(pd.read_csv(out_csv).drop_duplicates("t")["time"]) == ["2024-01", "2024-02"]
+
+
+def test_run_shows_a_preview_of_step_0_while_the_kernels_compile(kernels_compiling, tmp_path, capsys):
+    """A fresh install's `ercot-nb run`: the first step's partition on stderr before the compilation
+    ends; stdout (the summary) and the labels are those of the run itself."""
+    done = kernels_compiling
+    from ercot_nb.kernels import _firstrun
+
+    real_preview = _firstrun.preview_first_step
+
+    def preview_then_compiled(estimator, dataset, preview):
+        called = real_preview(estimator, dataset, preview)
+        done.set()  # the compilation ends after the preview
+        return called
+
+    import ercot_nb.base as estimator_module
+
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setattr(estimator_module, "preview_first_step", preview_then_compiled)
+    try:
+        out_csv = tmp_path / "labels.csv"
+        code, out, err = run(["run", "--dataset", "syn1", "--seed", "3", *BUDGET, "--out", str(out_csv)], capsys)
+    finally:
+        monkeypatch.undo()
+    assert code == 0, err
+    assert "step 0 (preview while the fast kernels compile" in err and "clusters of" in err
+    assert "kernels compile" not in out  # stdout: the run's own summary only
+    expected = ercot_nb.ERCOT(seed=3, pop_size=20, n_evaluations=40).fit(datasets.load("syn1", seed=0)).result_
+    np.testing.assert_array_equal(pd.read_csv(out_csv)["label"], np.concatenate(expected.labels))
+
+
+def test_run_prints_no_preview_with_ready_kernels(tmp_path, capsys):
+    code, out, err = run(["run", "--dataset", "syn1", "--seed", "3", *BUDGET], capsys)
+    assert code == 0, err
+    assert "kernels compile" not in err and "kernels compile" not in out

@@ -13,13 +13,10 @@ import pytest
 
 from ercot_nb import algorithms
 from ercot_nb.data import TemporalDataset
-from ercot_nb.params import estimator_params
+from ercot_nb.algorithms import estimator_params
 from ercot_nb.result import ClusteringResult, StepResult
 
 ALGORITHMS = algorithms.available()
-FAST = {"ERCOT": dict(pop_size=10, n_evaluations=40), "staticEC": dict(pop_size=10, n_evaluations=40),
-        "penaltyEC": dict(pop_size=10, n_evaluations=40), "AFFECT": dict(max_clusters=4),
-        "E2SC": dict(max_clusters=4), "k-meansCOT": dict(n_clusters=3)}
 
 
 def _data(n_steps: int = 3) -> TemporalDataset:
@@ -30,11 +27,21 @@ def _data(n_steps: int = 3) -> TemporalDataset:
 
 
 def _make(name: str, **extra):
-    return algorithms.make(name, **{"seed": 0, **FAST[name], **extra})
+    return algorithms.make(name, **{"seed": 0, **algorithms.get(name)._unit_test_params(), **extra})
 
 
 def _labels(model) -> list[list[int]]:
     return [a.tolist() for a in model.labels_]
+
+
+@pytest.mark.parametrize("name", ALGORITHMS)
+def test_fast_test_parameters_live_on_the_class(name):
+    """Each estimator declares the small budget the tests fit it with (as river's ``_unit_test_params``)."""
+    cls = algorithms.get(name)
+    params = cls._unit_test_params()
+    assert isinstance(params, dict) and params, f"{name} declares no fast test parameters"
+    assert set(params) <= set(cls().get_params()), f"{name}: not parameters of its own: {params}"
+    assert _make(name).get_params() == {**cls().get_params(), "seed": 0, **params}
 
 
 @pytest.mark.parametrize("name", ALGORITHMS)

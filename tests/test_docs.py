@@ -168,13 +168,16 @@ def test_api_reference_documents_every_public_name(site):
         for name in importlib.import_module(f"ercot_nb.{module}").__all__:
             if f'id="ercot_nb.{module}.{name}"' not in page:
                 missing.append(f"ercot_nb.{module}.{name}")
-    for module, names in {"result": ["ClusteringResult", "StepResult"], "algorithms": ["make"]}.items():
+    evolution = [n for n in importlib.import_module("ercot_nb.evolution").__all__ if n not in ("ERCOT", "StaticEC")]
+    for module, names in {"result": ["ClusteringResult", "StepResult"], "algorithms": ["make", "estimator_params"],
+                          "evolution": evolution}.items():
         page = (site / "api" / f"{module}.html").read_text()
         missing += [f"ercot_nb.{module}.{n}" for n in names if f'id="ercot_nb.{module}.{n}"' not in page]
     assert missing == []
 
 
 @pytest.mark.slow
+@pytest.mark.browser
 def test_site_in_chromium_search_and_plotly_figures_work_offline(site):
     from playwright.sync_api import sync_playwright
 

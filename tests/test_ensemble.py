@@ -126,6 +126,7 @@ def test_consensus_beats_the_median_run_over_syn1_to_syn8_at_the_defaults() -> N
     assert np.mean(gains) >= 0, gains
 
 
+@pytest.mark.slow
 def test_ensemble_in_local_processes_equals_sequential() -> None:
     data = datasets.load("syn1", seed=0)
     sequential = ensemble(ERCOT(**SMALL), data, seeds=[0, 1])

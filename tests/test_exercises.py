@@ -167,6 +167,7 @@ def solved_runs() -> dict[str, tuple[list, list]]:
     return runs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_notebook_with_solutions_passes_every_check(name, solved_runs):
     errors, log = solved_runs[name]

@@ -207,6 +207,7 @@ def test_not_applicable_and_failed_runs_are_recorded_and_only_failures_retried(
     assert summary.loc["Picky", "status"] == "n/a" and summary.loc["Crashy", "status"] == "failed"
 
 
+@pytest.mark.slow
 def test_sweep_survives_a_killed_worker(reference, tmp_path):
     reference_table, _ = reference
     killed: dict[str, object] = {}

@@ -304,11 +304,12 @@ def test_help_and_usage_errors_import_nothing_heavy(argv):
 
 
 def test_the_parsers_light_choices_equal_their_sources():
-    from ercot_nb import cli, params
+    from ercot_nb import cli
     from ercot_nb.experiments import cli as experiments_cli, spec, statistics
 
     assert list(cli.DATASET_NAMES) == datasets.available()
-    assert cli.KNEE_RULES == params.KNEE_RULES and cli.SCALINGS == params.SCALINGS
+    # knee rules and scalings are no longer copied: the spec and TemporalDataset.scaled check them
+    assert not hasattr(cli, "KNEE_RULES") and not hasattr(cli, "SCALINGS")
     assert experiments_cli.TEST_CHOICES == statistics.TESTS
     assert experiments_cli.DEFAULT_KNOWN_K_NAMES == spec.DEFAULT_KNOWN_K
 

@@ -15,16 +15,14 @@ from ercot_nb import algorithms
 from ercot_nb.data import TemporalDataset
 from ercot_nb.result import ClusteringResult, StepResult
 
-FAST = {"ERCOT": dict(pop_size=10, n_evaluations=40), "staticEC": dict(pop_size=10, n_evaluations=40),
-        "penaltyEC": dict(pop_size=10, n_evaluations=40), "AFFECT": dict(max_clusters=4),
-        "E2SC": dict(max_clusters=4)}
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 def _make(name: str, k: int | None, seed: int):
-    if name == "k-meansCOT":
-        k = 3  # needs k
-    return algorithms.make(name, n_clusters=k, seed=seed, **FAST.get(name, {}))
+    fast = algorithms.get(name)._unit_test_params()
+    if name != "k-meansCOT":  # k-meansCOT needs k: its fast parameters give 3
+        fast["n_clusters"] = k
+    return algorithms.make(name, **{**fast, "seed": seed})
 
 
 @st.composite

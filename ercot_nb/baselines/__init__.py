@@ -19,9 +19,10 @@ estimator here.  How each reads its source is in its docstring and in
 """
 from __future__ import annotations
 
-from ._affect import AFFECT, AffectMemoryError, affect_memory_bytes
-from ._e2sc import E2SC
-from ._kmeanscot import KMeansCOT
-from ._penalty import PenaltyEC
+from ._affect import AFFECT, AFFECT_INITIALIZE, AffectMemoryError, affect_memory_bytes
+from ._e2sc import E2SC, E2SC_METHODS
+from ._kmeanscot import KMEANS_INITS, KMeansCOT
+from ._penalty import PENALTY_KNEE_RULES, PenaltyEC
 
-__all__ = ["AFFECT", "AffectMemoryError", "E2SC", "KMeansCOT", "PenaltyEC", "affect_memory_bytes"]
+__all__ = ["AFFECT", "AffectMemoryError", "E2SC", "KMeansCOT", "PenaltyEC", "affect_memory_bytes",
+           "AFFECT_INITIALIZE", "E2SC_METHODS", "KMEANS_INITS", "PENALTY_KNEE_RULES"]

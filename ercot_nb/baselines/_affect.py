@@ -46,6 +46,15 @@ from ._affect_selection import (
     silhouette_distance,
     silhouette_toolbox,
 )
+from dataclasses import replace
+
+from ..base import PROGRESS, SEED, max_clusters_param, n_clusters_param
+from ..params import Param
+
+AFFECT_INITIALIZE = ("previous", "ordinary")
+"""Where AFFECT's kernel k-means starts (``initialize=``)."""
+INITIALIZE_WORDS = {"previous": "previous partition", "ordinary": "afresh"}
+
 from ._base import TemporalBaseline
 
 
@@ -69,30 +78,6 @@ class AFFECT(TemporalBaseline):
     every step before anything is allocated (:func:`affect_memory_bytes`)
     and data above ``max_memory_bytes`` are refused with
     :class:`AffectMemoryError`.
-
-    Parameters
-    ----------
-    n_clusters : int or None, default=None
-        Known number of clusters; ``None`` chooses it by the silhouette.
-    max_clusters : int, default=10
-        Largest silhouette candidate (the toolbox default is 10; ERCOT's
-        C_max is 8).
-    alpha : "estimate" or float, default="estimate"
-        A float in [0, 1] fixes the forgetting factor.
-    n_alpha_iterations : int, default=3
-        Alpha estimates per step (``num_iter``).
-    initialize : {"previous", "ordinary"}, default="previous"
-        Labels of the first alpha estimate: the previous step's, or those of
-        one k-means run on the unsmoothed ``W^t``.
-    faithful : bool, default=True
-        Reproduce the toolbox's quirks (module docstring).
-    max_iter : int, default=100
-        Kernel k-means iterations per run at most.
-    max_memory_bytes : int, default=2 * 1024**3
-        Refuse steps whose estimated S x S storage exceeds this.
-    seed : int, numpy.random.Generator or None, default=None
-        Seed of the random initial labels (first step) and re-seeding.
-    progress : bool, default=False
 
     Attributes
     ----------
@@ -118,30 +103,35 @@ class AFFECT(TemporalBaseline):
 
     _algorithm_name = "AFFECT"
 
-    def __init__(
-        self,
-        n_clusters: int | None = None,
-        *,
-        max_clusters: int = 10,
-        alpha: str | float = "estimate",
-        n_alpha_iterations: int = 3,
-        initialize: str = "previous",
-        faithful: bool = True,
-        max_iter: int = 100,
-        max_memory_bytes: int = 2 * 1024**3,
-        seed: int | np.random.Generator | None = None,
-        progress: bool = False,
-    ) -> None:
-        self.n_clusters = n_clusters
-        self.max_clusters = max_clusters
-        self.alpha = alpha
-        self.n_alpha_iterations = n_alpha_iterations
-        self.initialize = initialize
-        self.faithful = faithful
-        self.max_iter = max_iter
-        self.max_memory_bytes = max_memory_bytes
-        self.seed = seed
-        self.progress = progress
+    @classmethod
+    def _unit_test_params(cls) -> dict:
+        """Candidates k = 2..4."""
+        return {"max_clusters": 4}
+
+    param_specs = (
+        n_clusters_param(1, "Known number of clusters (None: chosen by silhouette over 2..max_clusters)."),
+        max_clusters_param(10, "Largest number of clusters tried.",
+                           "The largest silhouette candidate (the toolbox default is 10; ERCOT's C_max is 8)."),
+        Param("alpha", "float", "estimate", "forgetting factor",
+              "Weight of the history in [0, 1], or 'estimate' to estimate it at each step.",
+              low=0.0, high=1.0, also=("estimate",)),
+        Param("n_alpha_iterations", "int", 3, "alpha iterations",
+              "Alternations of clustering and alpha estimation.", low=1, high=1000,
+              doc="Alpha estimates per step (the toolbox's num_iter)."),
+        Param("initialize", "choice", "previous", "initialise from",
+              "Start kernel k-means from the previous partition or afresh.", choices=AFFECT_INITIALIZE,
+              labels=INITIALIZE_WORDS,
+              doc="Labels of the first alpha estimate: the previous step's, or those of one k-means run "
+                  "on the unsmoothed W^t."),
+        Param("faithful", "bool", True, "faithful", "Follow the reference toolbox exactly.",
+              doc="Reproduce the toolbox's quirks (module docstring)."),
+        Param("max_iter", "int", 100, "max iterations", "Kernel k-means iterations at most.",
+              low=1, high=10**6),
+        Param("max_memory_bytes", "int", 2 * 1024**3, "memory limit",
+              "Refuse steps whose S x S matrices need more memory than this.", low=1, unit="bytes"),
+        replace(SEED, doc="It seeds the random initial labels (first step) and re-seeding."),
+        PROGRESS,
+    )
 
     # -- hooks ----------------------------------------------------------------------
     def _reset_state(self) -> None:

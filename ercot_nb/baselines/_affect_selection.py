@@ -9,7 +9,6 @@ from __future__ import annotations
 from itertools import permutations
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from ._affect_kmeans import _chunked_product, _one_hot
 
@@ -145,6 +144,10 @@ def permute_clusters_hungarian(labels: np.ndarray, previous: np.ndarray, unmatch
     names, previous_names, table = _contingency(labels, previous)
     matched = [-1] * len(names)
     if table.size:
+        # imported here: a fresh app process imports this module without needing
+        # scipy.optimize (about 0.3 s) before its first page
+        from scipy.optimize import linear_sum_assignment
+
         rows, columns = linear_sum_assignment(table, maximize=True)
         for r, c in zip(rows, columns):
             matched[int(r)] = int(c)

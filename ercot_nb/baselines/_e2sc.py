@@ -13,6 +13,15 @@ import numpy as np
 from scipy.linalg import eigh
 
 from ..data import Snapshot, common_ids
+from dataclasses import replace
+
+from ..base import PROGRESS, SEED, max_clusters_param, n_clusters_param
+from ..params import Param
+
+E2SC_METHODS = ("auto", "full", "low_rank")
+"""How E2SC computes the spectral embedding (``method=``)."""
+E2SC_WORDS = {"auto": "by data size", "full": "full eigendecomposition", "low_rank": "low rank"}
+
 from ._base import TemporalBaseline, same_sample_set
 from ._kmeans import kmeans, squared_distances
 
@@ -179,38 +188,6 @@ class E2SC(TemporalBaseline):
     The smoothing needs the same samples at every step: data whose samples
     change are refused (the ERCOT paper marks them n/a for E2SC).
 
-    Parameters
-    ----------
-    n_clusters : int or None, default=None
-        Known number of clusters; ``None`` uses the eigengap.
-    max_clusters : int, default=8
-        Largest k the eigengap considers (ERCOT's C_max).
-    smoothing : float, default=0.1
-        nu, the weight of the previous step's affinity.
-    method : {"auto", "full", "low_rank"}, default="auto"
-    low_rank_threshold : int, default=1000
-        ``"auto"`` uses the low-rank path for more samples than this.
-    max_rank : int, default=200
-        Largest number of pivots m.
-    pivot_batch : int, default=8
-        Pivots added between two partition checks.
-    stop_when_stable : bool, default=True
-        Stop adding pivots when the partition is unchanged after a batch.
-    icd_tol : float, default=1e-8
-        Stop adding pivots when the largest residual diagonal is below this.
-    bandwidth_sample : int, default=2000
-        Subsample size of the median heuristic.
-    n_init : int, default=10
-        k-means++ restarts on the embedding.
-    kmeans_seed : int, default=0
-        Seed of every k-means run (fixed: E2SC is deterministic).
-    max_iter : int, default=100
-        Lloyd iterations per k-means run.
-    seed : int, numpy.random.Generator or None, default=None
-        Accepted for the common estimator interface and ignored: E2SC is
-        deterministic (the ERCOT paper reports standard deviations of 0).
-    progress : bool, default=False
-
     Attributes
     ----------
     result_ : ClusteringResult
@@ -238,40 +215,41 @@ class E2SC(TemporalBaseline):
 
     _algorithm_name = "E2SC"
 
-    def __init__(
-        self,
-        n_clusters: int | None = None,
-        *,
-        max_clusters: int = 8,
-        smoothing: float = 0.1,
-        method: str = "auto",
-        low_rank_threshold: int = 1000,
-        max_rank: int = 200,
-        pivot_batch: int = 8,
-        stop_when_stable: bool = True,
-        icd_tol: float = 1e-8,
-        bandwidth_sample: int = 2000,
-        n_init: int = 10,
-        kmeans_seed: int = 0,
-        max_iter: int = 100,
-        seed: int | np.random.Generator | None = None,
-        progress: bool = False,
-    ) -> None:
-        self.n_clusters = n_clusters
-        self.max_clusters = max_clusters
-        self.smoothing = smoothing
-        self.method = method
-        self.low_rank_threshold = low_rank_threshold
-        self.max_rank = max_rank
-        self.pivot_batch = pivot_batch
-        self.stop_when_stable = stop_when_stable
-        self.icd_tol = icd_tol
-        self.bandwidth_sample = bandwidth_sample
-        self.n_init = n_init
-        self.kmeans_seed = kmeans_seed
-        self.max_iter = max_iter
-        self.seed = seed
-        self.progress = progress
+    @classmethod
+    def _unit_test_params(cls) -> dict:
+        """Candidates k = 2..4."""
+        return {"max_clusters": 4}
+
+    param_specs = (
+        n_clusters_param(2, "Known number of clusters (None: chosen by eigengap up to max_clusters)."),
+        max_clusters_param(8, "Largest number of clusters the eigengap considers.", "ERCOT's C_max."),
+        Param("smoothing", "float", 0.1, "smoothing", "Weight of the previous step's operator, in [0, 1).",
+              low=0.0, high=1.0, high_open=True, doc="nu in the paper."),
+        Param("method", "choice", "auto", "method", "Full eigendecomposition, low rank, or chosen by size.",
+              choices=E2SC_METHODS, labels=E2SC_WORDS),
+        Param("low_rank_threshold", "int", 1000, "low-rank threshold",
+              "Samples above which method='auto' goes low rank.", low=1),
+        Param("max_rank", "int", 200, "max rank", "Largest rank of the incomplete Cholesky factor.",
+              low=1, high=10**6, doc="The largest number of pivots m."),
+        Param("pivot_batch", "int", 8, "pivot batch", "Pivots added between stability checks.", low=1),
+        Param("stop_when_stable", "bool", True, "stop when stable",
+              "Stop adding pivots once the eigenvectors are stable.",
+              doc="Stable: the partition is unchanged after a batch."),
+        Param("icd_tol", "float", 1e-8, "Cholesky tolerance", "Residual at which the factorisation stops.",
+              low=0.0, doc="Pivots stop when the largest residual diagonal is below this."),
+        Param("bandwidth_sample", "int", 2000, "bandwidth sample",
+              "Samples used to estimate the kernel bandwidth.", low=1,
+              doc="The subsample size of the median heuristic."),
+        Param("n_init", "int", 10, "k-means restarts", "k-means runs on the spectral embedding.",
+              low=1, high=10**4, doc="k-means++ restarts."),
+        Param("kmeans_seed", "int", 0, "k-means seed", "Seed of the k-means on the embedding.",
+              low=0, doc="Fixed: E2SC is deterministic."),
+        Param("max_iter", "int", 100, "max iterations", "k-means iterations at most.", low=1, high=10**6,
+              doc="Lloyd iterations per k-means run."),
+        replace(SEED, doc="Accepted for the common estimator interface and ignored: E2SC is "
+                          "deterministic (the ERCOT paper reports standard deviations of 0)."),
+        PROGRESS,
+    )
 
     # -- hooks ----------------------------------------------------------------------
     def _reset_state(self) -> None:

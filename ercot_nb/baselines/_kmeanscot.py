@@ -10,6 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Snapshot
+from dataclasses import replace
+
+from ..base import PROGRESS, SEED, n_clusters_param
+from ..params import Param
+
+KMEANS_INITS = ("k-means++",)
+"""Named starts of the first step's Lloyd run (``init=``; an array of centroids is also taken)."""
+KMEANS_INIT_WORDS = {"k-means++": "k-means++"}
+
 from ._base import TemporalBaseline, same_sample_set
 from ._kmeans import cluster_means, kmeans_plus_plus, lloyd, nearest_centroid
 
@@ -42,26 +51,6 @@ class KMeansCOT(TemporalBaseline):
     step (the ERCOT paper marks other data n/a); ``fit`` refuses other
     data with a ``ValueError`` before doing any work.
 
-    Parameters
-    ----------
-    n_clusters : int
-        k. Required (``None`` is accepted at construction so that the
-        registry can build the estimator, but ``fit`` refuses it).
-    cp : float, default=0.5
-        Change parameter in [0, 1]: the weight of the history (the default
-        is not recoverable from the paper; [REC]).
-    normalise_update : bool, default=True
-        Divide the update by the sum of its weights ([REC]); ``False`` gives
-        the literal recalled rule.
-    init : "k-means++" or ndarray of shape (n_clusters, n_features), default="k-means++"
-        Centroids of the first step's Lloyd run.
-    max_iter : int, default=100
-        Lloyd iterations per step at most.
-    seed : int, numpy.random.Generator or None, default=None
-        Seed of the k-means++ draw.
-    progress : bool, default=False
-        Show a progress bar over time steps.
-
     Attributes
     ----------
     result_ : ClusteringResult
@@ -86,24 +75,28 @@ class KMeansCOT(TemporalBaseline):
 
     _algorithm_name = "k-meansCOT"
 
-    def __init__(
-        self,
-        n_clusters: int | None = None,
-        *,
-        cp: float = 0.5,
-        normalise_update: bool = True,
-        init: str | np.ndarray = "k-means++",
-        max_iter: int = 100,
-        seed: int | np.random.Generator | None = None,
-        progress: bool = False,
-    ) -> None:
-        self.n_clusters = n_clusters
-        self.cp = cp
-        self.normalise_update = normalise_update
-        self.init = init
-        self.max_iter = max_iter
-        self.seed = seed
-        self.progress = progress
+    @classmethod
+    def _unit_test_params(cls) -> dict:
+        """Three clusters (k-meansCOT needs k)."""
+        return {"n_clusters": 3}
+
+    param_specs = (
+        n_clusters_param(1, "Number of clusters k (required by fit).",
+                         "None is accepted at construction so that the registry can build the "
+                         "estimator, but fit refuses it."),
+        Param("cp", "float", 0.5, "change parameter", "Weight of the history in [0, 1].", low=0.0, high=1.0,
+              doc="The change parameter (its default is not recoverable from the paper; [REC])."),
+        Param("normalise_update", "bool", True, "normalise update",
+              "Divide the centroid update by the sum of its weights.",
+              doc="[REC]; False gives the literal recalled rule."),
+        Param("init", "choice", "k-means++", "initial centroids",
+              "First step's start: k-means++ or an array of shape (n_clusters, n_features).",
+              choices=KMEANS_INITS, array_ok=True, labels=KMEANS_INIT_WORDS),
+        Param("max_iter", "int", 100, "max iterations", "Lloyd iterations per step at most.",
+              low=1, high=10**6),
+        replace(SEED, doc="It seeds the k-means++ draw."),
+        PROGRESS,
+    )
 
     @property
     def cluster_centers_(self) -> np.ndarray:

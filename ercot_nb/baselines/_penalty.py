@@ -15,11 +15,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..evolution._engine import Engine
-from ..evolution._ercot import _COMMON_DOC, _EvolutionaryClustering
-from ..params._mixin import store_params
 from ..data import Snapshot, common_ids
+from ..knee import KNEE_RULES, KNEE_WORDS
+from ..evolution import EvolutionaryClustering, Engine
+from ..params import Param
 from ..result import StepResult
+
+
+PENALTY_KNEE_RULES = tuple(rule for rule in KNEE_RULES if rule != "mock")
+"""The knee rules penaltyEC offers ('mock' needs the objectives (f_cp, f_sep))."""
 
 
 @dataclass
@@ -79,9 +83,8 @@ def batch_nmi(labels: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return np.where((n_clusters <= 1) & (n_reference <= 1), 1.0, score)
 
 
-class PenaltyEC(_EvolutionaryClustering):
-    __doc__ = (
-        """penaltyEC: ERCOT's evolutionary search with an NMI penalty to the previous step.
+class PenaltyEC(EvolutionaryClustering):
+    """penaltyEC: ERCOT's evolutionary search with an NMI penalty to the previous step.
 
     Same re-initialisation (``keep_fraction`` of the previous final
     population carried over), reproduction and NSGA-II selection as ERCOT,
@@ -94,22 +97,6 @@ class PenaltyEC(_EvolutionaryClustering):
     output is the knee of the first front of the step's own objectives,
     with the same rule as ERCOT; ``knee="mock"`` is not offered because its
     control fronts are built for ``(f_cp, f_sep)``.
-"""
-        + _COMMON_DOC.replace(
-            """    knee : {"ideal", "chord", "mock"}, default="ideal"
-        Rule choosing the final solution on the first front (see
-        ``ercot_nb.knee``); "mock" runs ``n_control_sets`` extra static
-        searches on structureless data per step.
-    n_control_sets : int, default=3
-        Control fronts for ``knee="mock"``.
-""",
-            """    knee : {"ideal", "chord"}, default="ideal"
-        Rule choosing the final solution on the first front (see
-        ``ercot_nb.knee``).
-""",
-        )
-        + """    keep_fraction : float, default=0.8
-        p, the fraction of the previous final population carried over.
 
     Attributes
     ----------
@@ -128,36 +115,19 @@ class PenaltyEC(_EvolutionaryClustering):
     >>> model = PenaltyEC(seed=0, pop_size=20, n_evaluations=100).fit(datasets.load("syn1", seed=0)[:3])
     >>> len(model.labels_)
     3
-"""
-    )
+    """
 
     _algorithm_name = "penaltyEC"
     _uses_history = True
     _accumulates = False
 
-    def __init__(
-        self,
-        n_clusters: int | None = None,
-        *,
-        max_clusters: int = 8,
-        pop_size: int = 100,
-        n_evaluations: int = 1000,
-        crossover_rate: float = 0.9,
-        mutation_rate: float = 0.9,
-        mutation_mode: str = "per_solution",
-        mutation_eta: float = 20.0,
-        budget_mode: str = "generations",
-        refine: bool = True,
-        separation: str = "active",
-        empty_clusters: str = "keep",
-        precision: str = "float64",
-        knee: str = "ideal",
-        keep_fraction: float = 0.8,
-        backend: str = "numba",
-        seed: int | np.random.Generator | None = None,
-        progress: bool = False,
-    ) -> None:
-        store_params(self, locals())
+    param_specs = EvolutionaryClustering.search_params + (
+        Param("knee", "choice", "ideal", "knee rule",
+              "Rule choosing the final solution on the first front ('mock' is not offered).",
+              choices=PENALTY_KNEE_RULES, labels={rule: KNEE_WORDS[rule] for rule in PENALTY_KNEE_RULES},
+              doc="See :mod:`ercot_nb.knee`."),
+        EvolutionaryClustering.keep_fraction_param,
+    ) + EvolutionaryClustering.run_params
 
     def _check_params(self) -> None:
         if isinstance(self.knee, str) and self.knee == "mock":  # say why, before the spec's list

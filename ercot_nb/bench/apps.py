@@ -52,6 +52,16 @@ for algorithm in algorithms:  # ERCOT (each precision) against KMeans and pymoo 
         out[algorithm]["kmeans"] = kmeans_ratio(data[:3], k, repeats=1, precision=precision)
     if out["n_samples"] <= PYMOO_MAX_SAMPLES:
         out[algorithm]["pymoo"] = pymoo_ratio(data[:3], repeats=1, precision=precision)
+import numba
+from ercot_nb.bench.threads import amdahl, thread_scaling
+for algorithm in algorithms:  # thread scaling: 1 thread and all of numba's, steps 2-3, and the one-thread split
+    if not algorithm.startswith("ERCOT"):
+        continue
+    precision = ESTIMATORS[algorithm][1].get("precision", "float64")
+    counts = sorted({1, numba.config.NUMBA_NUM_THREADS})
+    scaling = thread_scaling(threads=counts, repeats=1, precision=precision, data=data[:3])
+    out[algorithm]["threads"] = {"threads": counts[-1], "speed_up": scaling[-1]["speed_up"],
+                                 "parallel_share": scaling[0]["p"], "expected_16": amdahl(scaling[0]["p"], 16)}
 tracemalloc.start()  # memory of one more ERCOT fit
 ERCOT(seed=0).fit(data)
 out["traced_peak_mib"] = tracemalloc.get_traced_memory()[1] / 2**20
@@ -105,8 +115,11 @@ def applications_report(
         clusters); with pymoo and at most :data:`PYMOO_MAX_SAMPLES` samples,
         ``pymoo_s_step`` and ``ERCOT/pymoo`` compare them with pymoo's NSGA-II
         (population 100, 1000 evaluations, ERCOT's evaluation kernel), both
-        in the row's precision, see :mod:`ercot_nb.bench.ratios`.  Columns
-        are omitted when missing.
+        in the row's precision, see :mod:`ercot_nb.bench.ratios`.  On the
+        ERCOT rows, the thread scaling of steps 2-3 (:mod:`ercot_nb.bench.threads`):
+        the speed-up at all of numba's threads over one, the share of one
+        thread's time that runs on several threads, and the speed-up Amdahl's
+        law expects from it at 16 threads.  Columns are omitted when missing.
     """
     rows = []
     for name, params in cases or APP_CASES:
@@ -118,6 +131,11 @@ def applications_report(
                 "algorithm": algorithm, **out[algorithm],
                 "traced_peak_MiB": out["traced_peak_mib"], "rss_growth_MiB": out["rss_growth_mib"],
             })
+            scaling = rows[-1].pop("threads", None)
+            if scaling:
+                rows[-1][f"speed-up at {scaling['threads']} threads"] = scaling["speed_up"]
+                rows[-1]["parallel share (1 thread)"] = scaling["parallel_share"]
+                rows[-1]["expected at 16 threads"] = scaling["expected_16"]
             for other in ("kmeans", "pymoo"):
                 ratio = rows[-1].pop(other, None)
                 if ratio:

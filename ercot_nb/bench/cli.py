@@ -12,6 +12,7 @@ from .._files import OutputError, atomic_write, check_outputs
 from .apps import applications_report
 from .precision import PRECISION_DATASETS, precision_runs, precision_summary
 from ..experiments import KNOWN_K
+from ..evolution import FINAL_PARTITIONS
 from .quality import DEFAULT_ALGORITHMS, format_quality, quality_runs, quality_summary
 from .segments import CHECK_CASES, VIDEO_CASES, format_segments, segment_runs, segment_summary
 from .speed import speed_report
@@ -47,11 +48,13 @@ def main(argv: list[str] | None = None) -> int:
     quality.add_argument("--runs-dir", type=Path, default=None,
                          help="keep the run files here and resume from them (default: a temporary folder)")
     quality.add_argument("--segments", action="store_true",
-                         help="instead: ERCOT's final_partition nearest vs mixture on the video scenes, Syn1-8 "
+                         help="instead: ERCOT's final_partition options on the video scenes, Syn1-8 "
                               "and bird_flocks over --data-seeds, beside the oracle, k-means and a Gaussian "
                               "mixture with the true k")
     quality.add_argument("--data-seeds", type=int, nargs="+", default=[0, 1, 2],
                          help="data seeds of --segments (default: 0 1 2)")
+    quality.add_argument("--final-partitions", nargs="+", choices=FINAL_PARTITIONS, default=list(FINAL_PARTITIONS),
+                         help="with --segments: ERCOT's final_partition values to run (default: all)")
     quality.add_argument("--position", action="store_true",
                          help="with --segments: the video scenes with position=True (r, g, b, row, col)")
     args = parser.parse_args(argv)
@@ -100,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"mRI {row['mRI']:.4f}, {row['clusters']:.1f} clusters, {row['seconds_per_step']:.3f} s/step",
                   file=sys.stderr, flush=True)
 
-        table = segment_runs(args.runs, args.data_seeds, cases, progress=report)
+        table = segment_runs(args.runs, args.data_seeds, cases, progress=report,
+                             final_partitions=args.final_partitions)
         if args.out:
             atomic_write(args.out, lambda file: table.to_csv(file, index=False))
         print(format_segments(segment_summary(table)))

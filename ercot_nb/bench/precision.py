@@ -14,7 +14,7 @@ from scipy import stats
 from .. import datasets
 from ..evolution._ercot import ERCOT
 from ..metrics import mean_scores
-from ..params import PRECISIONS
+from ..evolution import PRECISIONS
 
 PRECISION_DATASETS = tuple(f"syn{i}" for i in range(1, 9)) + ("bird_flocks", "video_mo")
 

@@ -22,7 +22,11 @@ at one thread and prints the expected speed-up beside the measured one.
 Measured at one thread on the 2-core development machine (19,200 x 3,
 seven clusters): p = 0.90 (float64 and float32), so the expected speed-up at
 16 threads is 1 / (0.10 + 0.90 / (16 x 0.89)) = 6.1x: the serial tenth of
-a generation, not the kernels, caps the scaling (10x needs p >= 0.96).
+a generation, not the kernels, caps the scaling (10x needs p >= 0.97, a
+serial share below 3.2%).  The script prints that serial tenth by part
+(:data:`PARTS`); on 2026-11-26 (load 13, float64): the rest (knee,
+re-initialisation, Python between calls) 4.7%, the smoothness weight's
+kernel over matched pairs 2.8%, variation and selection 2.3%.
 
 Run on a many-core machine (the machine's other load is printed: run it idle)::
 
@@ -41,6 +45,8 @@ import time
 import numba
 import numpy as np
 
+from ..evolution import PRECISIONS
+
 
 def _timed(function, spent: list):
     def timed(*args, **kwargs):
@@ -52,56 +58,92 @@ def _timed(function, spent: list):
     return timed
 
 
+# What one thread spends a step on, by part: (label, owner, attribute, runs on several threads).
+# The parts do not nest: the smoothness weight's own kernel calls (assign) and the
+# accumulation's evaluate/re-centre calls are counted in their own parts.
+PARTS = (
+    ("population kernels (evaluate, re-centre, assign)", "engine", ("evaluate", "recentre", "assign"), True),
+    ("smoothness weight (serial)", "smoothness", ("smoothness_weight",), False),
+    ("variation and selection (serial)", "engine", ("offspring", "select"), False),
+)
+REST = "rest (serial: knee, re-initialisation, Python between calls)"
+
+
+def amdahl(p: float, threads: int, members: int = 100) -> float:
+    """Expected speed-up at ``threads`` with the share ``p`` of one-thread time spread over members."""
+    balance = (members / threads) / math.ceil(members / threads)
+    return 1.0 / ((1 - p) + p / (threads * balance))
+
+
+def serial_share_for(target: float, threads: int, members: int = 100) -> float:
+    """Largest serial share of one-thread time that still allows ``target`` speed-up at ``threads``."""
+    balance = (members / threads) / math.ceil(members / threads)
+    per_thread = 1.0 / (threads * balance)
+    return max(0.0, (1.0 / target - per_thread) / (1.0 - per_thread))
+
+
 def thread_scaling(n_samples: int = 19_200, threads=(1, 2, 4, 8, 16), repeats: int = 2,
-                   precision: str = "float64") -> list[dict]:
-    """Seconds per step of ERCOT on ``seven_blobs(n_samples)`` at each thread count (interleaved).
+                   precision: str = "float64", data=None) -> list[dict]:
+    """Seconds per step of ERCOT on ``seven_blobs(n_samples)`` (or ``data``) at each thread count (interleaved).
 
     Returns one dict per thread count: ``threads``, ``s_per_step`` (median over
     steps after the first and ``repeats`` fits), ``speed_up`` (over one
-    thread), ``expected`` (Amdahl from the one-thread kernel share ``p``) and ``p``.
+    thread), ``expected`` (Amdahl from the one-thread kernel share ``p``), ``p``
+    and ``split``: the share of one-thread time of each part of a step
+    (:data:`PARTS`, then the rest), median over the one-thread fits.
     """
+    from ..evolution import _smoothness
     from ..evolution._engine import Engine
     from ..evolution._ercot import ERCOT
     from .speed import seven_blobs
 
-    data = seven_blobs(n_samples=n_samples, n_steps=3)
+    if data is None:
+        data = seven_blobs(n_samples=n_samples, n_steps=3)
     available = numba.config.NUMBA_NUM_THREADS
     threads = [n for n in threads if n <= available]
     before = numba.get_num_threads()
     free_cores = Engine.__dict__["free_cores"]
     Engine.free_cores = classmethod(lambda cls: math.inf)  # honour every thread count
+    owners = {"engine": Engine, "smoothness": _smoothness}
     times: dict[int, list[float]] = {n: [] for n in threads}
-    kernel_share = []
+    shares: dict[str, list[float]] = {label: [] for label, *_ in PARTS}
+    shares[REST] = []
     try:
         ERCOT(seed=0, precision=precision).fit(data[:2])  # compile outside the timing
         for run in range(repeats):
             for n in threads:
                 numba.set_num_threads(n)
-                spent: list[float] = []
-                originals = Engine.evaluate, Engine.recentre
+                spent: dict[str, list[float]] = {label: [] for label, *_ in PARTS}
+                originals = [(owners[owner], name, getattr(owners[owner], name))
+                             for _, owner, names, _ in PARTS for name in names]
                 if n == 1:
-                    Engine.evaluate = _timed(Engine.evaluate, spent)
-                    Engine.recentre = _timed(Engine.recentre, spent)
+                    for label, owner, names, _ in PARTS:
+                        for name in names:
+                            setattr(owners[owner], name, _timed(getattr(owners[owner], name), spent[label]))
                 try:
                     model = ERCOT(seed=run, precision=precision).fit(data)
                 finally:
-                    Engine.evaluate, Engine.recentre = originals
+                    for owner, name, function in originals:
+                        setattr(owner, name, function)
                 seconds = np.asarray(model.result_.seconds)
                 times[n].extend(seconds[1:])
                 if n == 1:
-                    kernel_share.append(sum(spent) / float(seconds.sum()))
+                    total = float(seconds.sum())
+                    for label in spent:
+                        shares[label].append(sum(spent[label]) / total)
+                    shares[REST].append(1.0 - sum(sum(v) for v in spent.values()) / total)
     finally:
         numba.set_num_threads(before)
         Engine.free_cores = free_cores
-    p = float(np.median(kernel_share))
+    split = {label: float(np.median(values)) for label, values in shares.items()}
+    p = sum(split[label] for label, _, _, parallel in PARTS if parallel)
     one = float(np.median(times[threads[0]]))
     members = ERCOT().pop_size
     rows = []
     for n in threads:
-        balance = (members / n) / math.ceil(members / n)
         step = float(np.median(times[n]))
         rows.append({"threads": n, "s_per_step": step, "speed_up": one / step,
-                     "expected": 1.0 / ((1 - p) + p / (n * balance)), "p": p})
+                     "expected": amdahl(p, n, members), "p": p, "split": split})
     return rows
 
 
@@ -111,11 +153,18 @@ def main(argv=None) -> int:  # pragma: no cover - a manual run on a many-core ma
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"cores in this process's CPU set: {cores}, numba threads available: "
           f"{numba.config.NUMBA_NUM_THREADS}, load average before: {os.getloadavg()[0]:.2f}")
-    for precision in ("float64", "float32"):
-        for row in thread_scaling(n_samples, precision=precision):
+    for precision in PRECISIONS:
+        rows = thread_scaling(n_samples, precision=precision)
+        for row in rows:
             print(f"{precision} {n_samples} x 3, {row['threads']:2d} threads: {row['s_per_step']:.4f} s/step, "
                   f"speed-up {row['speed_up']:.2f}x "
                   f"(expected {row['expected']:.2f}x from p = {row['p']:.3f})")
+        p = rows[0]["p"]
+        print(f"{precision}: one thread's step by part (share of its time; only the first runs on several threads):")
+        for label, share in rows[0]["split"].items():
+            print(f"  {share:6.1%}  {label}")
+        print(f"{precision}: expected at 16 threads {amdahl(p, 16):.1f}x (serial share {1 - p:.1%}); "
+              f"10x at 16 threads needs a serial share below {serial_share_for(10.0, 16):.1%}")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     return 0
 

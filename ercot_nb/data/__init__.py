@@ -10,9 +10,16 @@ scaling).  Import the public names from here.
 from __future__ import annotations
 
 from ._dataset import RANGE_RATIO_WARNING, TemporalDataset
+from ._scaling import SCALING_WORDS, SCALINGS
 from ._snapshot import Snapshot, common_ids
 from ._validation import (ARITHMETIC_LIMIT, FLOAT32_LIMIT, FLOAT32_MIN_LEVELS, check_arithmetic_range,
                           check_float32_range)
 
-__all__ = ["Snapshot", "TemporalDataset", "common_ids", "check_arithmetic_range", "check_float32_range",
-           "ARITHMETIC_LIMIT", "FLOAT32_LIMIT", "FLOAT32_MIN_LEVELS", "RANGE_RATIO_WARNING"]
+__all__ = ["Snapshot", "TemporalDataset", "common_ids", "is_video", "check_arithmetic_range", "check_float32_range",
+           "ARITHMETIC_LIMIT", "FLOAT32_LIMIT", "FLOAT32_MIN_LEVELS", "RANGE_RATIO_WARNING",
+           "SCALINGS", "SCALING_WORDS"]
+
+
+def is_video(dataset: object) -> bool:
+    """Whether ``dataset`` is a video (see :attr:`TemporalDataset.is_video`); False for non-datasets."""
+    return isinstance(dataset, TemporalDataset) and dataset.is_video

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ._io import csv_to_dataset, dataset_to_frame, frame_to_dataset
-from ._scaling import scale_dataset
+from ._scaling import SCALINGS, scale_dataset
 from ._snapshot import Snapshot
 from ._validation import (_check_feature_names, _check_id_kinds, _check_unique_times, _default_feature_names,
                           _encode_label_steps, _per_step_argument, _python_scalar, _validated_snapshot)
@@ -182,8 +182,6 @@ class TemporalDataset(Sequence[Snapshot]):
             non-numeric or non-finite features, duplicate ids, or a step with
             fewer than two samples.  The message names the step.
         """
-        from ..params import SCALINGS
-
         if scale not in SCALINGS:
             raise ValueError(f"scale must be one of {list(SCALINGS)}, got {scale!r}")
         if isinstance(X_list, np.ndarray) and X_list.ndim == 2:

@@ -5,11 +5,15 @@ import numpy as np
 
 from ._snapshot import Snapshot
 
+SCALINGS = ("none", "standardize", "minmax")
+"""Feature scalings of :meth:`TemporalDataset.scaled` (``method=``) and of the data sets that scale."""
+SCALING_WORDS = {"none": "none (raw units)", "standardize": "standardise (mean 0, sd 1)",
+                 "minmax": "min-max to [0, 1]"}
+"""Words for the scalings, shown by user interfaces (the values stay what runs)."""
+
 
 def scale_dataset(self, method: str, per_step: bool):
     """The body of :meth:`TemporalDataset.scaled` (see its docstring)."""
-    from ..params import SCALINGS
-
     if method not in SCALINGS:
         raise ValueError(f"method must be one of {list(SCALINGS)}, got {method!r}")
     n_steps, n_features = len(self._snapshots), self.n_features

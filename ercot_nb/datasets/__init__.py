@@ -34,14 +34,19 @@ from collections.abc import Callable
 from typing import Any
 
 from ..data import TemporalDataset
-from ..params import dataset_params, validate_params
+from ..params import Param, validate_params
 from . import _boids, _gapminder, _synthetic, _video
-from ._synthetic import oracle_partition
+from ._boids import FLOCK_DIMS, STRAY_MODES
+from ._gapminder import FEATURES as GAPMINDER_FEATURES
+from ._synthetic import NOISE_MODES, STEP_MODES, oracle_partition
+from ._seed import DATA_SEED
 from ._video import load_video
 
-__all__ = ["load", "available", "oracle_partition", "load_video"]
+__all__ = ["load", "available", "dataset_params", "oracle_partition", "load_video", "STEP_MODES",
+           "NOISE_MODES", "STRAY_MODES", "FLOCK_DIMS", "GAPMINDER_FEATURES"]
 
-# One entry per loader: name -> function(seed, **params) -> TemporalDataset.
+# One entry per loader: name -> function(seed, **params) -> TemporalDataset; each generator
+# carries the specs of its parameters as ``param_specs`` (declared next to it).
 _LOADERS: dict[str, Callable[..., TemporalDataset]] = {
     "syn1": _synthetic.syn1,
     "syn2": _synthetic.syn2,
@@ -59,6 +64,10 @@ _LOADERS: dict[str, Callable[..., TemporalDataset]] = {
 }
 
 
+# name -> the specs its generator declares (read once: a stand-in loader keeps the real form)
+_PARAMS: dict[str, tuple[Param, ...]] = {name: loader.param_specs for name, loader in _LOADERS.items()}
+
+
 def available() -> list[str]:
     """Names accepted by :func:`load`.
 
@@ -69,7 +78,30 @@ def available() -> list[str]:
     return list(_LOADERS)
 
 
-def load(name: str, seed: int | None = 0, **params: Any) -> TemporalDataset:
+def dataset_params(name: str) -> tuple[Param, ...]:
+    """Specs of a built-in dataset's parameters (``seed`` first), in signature order.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`available` (case-insensitive).
+
+    Returns
+    -------
+    tuple of Param
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists the available ones).
+    """
+    key = str(name).lower()
+    if key not in _PARAMS:
+        raise ValueError(f"unknown dataset {name!r}; available: {', '.join(available())}")
+    return _PARAMS[key]
+
+
+def load(name: str, seed: int | None = DATA_SEED.default, **params: Any) -> TemporalDataset:
     """Generate a built-in dataset.
 
     Parameters
@@ -80,16 +112,12 @@ def load(name: str, seed: int | None = 0, **params: Any) -> TemporalDataset:
         Data seed, separate from any algorithm seed: the same seed gives
         identical arrays.
     **params
-        Scenario parameters.  Syn1-Syn8 accept ``n_steps`` (10),
-        ``step_size`` (0.6), ``cov_scale`` (0.8), ``n_per_cluster`` (50),
-        ``step_mode`` ("euclidean" or "per_coordinate") and ``noise``
-        ("redrawn" or "fixed"); see ``help(ercot_nb.datasets._synthetic.syn1)``.
-        bird_flocks and gapminder take their own parameters; see
-        ``help(ercot_nb.datasets._boids.bird_flocks)`` and
-        ``help(ercot_nb.datasets._gapminder.gapminder)``.  The video scenes
-        accept ``scale`` (1.0: the paper's frame size; e.g. 0.25 for quick
-        runs), ``noise`` (0.04), ``position`` (False), ``position_weight``
-        (0.5) and ``n_frames``; see ``help(ercot_nb.datasets._video.video_mo)``.
+        Scenario parameters: :func:`dataset_params` lists them with their
+        defaults and allowed values, and each generator documents them, e.g.
+        ``help(ercot_nb.datasets._synthetic.syn1)``,
+        ``help(ercot_nb.datasets._boids.bird_flocks)``,
+        ``help(ercot_nb.datasets._gapminder.gapminder)`` and
+        ``help(ercot_nb.datasets._video.video_mo)``.
 
     Returns
     -------
@@ -108,9 +136,7 @@ def load(name: str, seed: int | None = 0, **params: Any) -> TemporalDataset:
     TemporalDataset(name='syn5', steps=10, features=2, samples=160..200, labels=yes)
     """
     key = str(name).lower()
-    if key not in _LOADERS:
-        raise ValueError(f"unknown dataset {name!r}; available: {', '.join(available())}")
-    checked = validate_params(key, dataset_params(key), {"seed": seed, **params})
+    checked = validate_params(key, dataset_params(key), {"seed": seed, **params})  # an unknown name: the list
     seed = checked.pop("seed")
     if "features" in checked:  # a subset comes back as a tuple; the loader takes any sequence
         checked["features"] = list(checked["features"])

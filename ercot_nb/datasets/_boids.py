@@ -12,6 +12,7 @@ clusters is treated as unknown to the algorithm (``k=None``).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,8 @@ from scipy.spatial import cKDTree
 
 from ..data import TemporalDataset
 from ..paper import dataset_numbers
-from ..params import FLOCK_DIMS, STRAY_MODES
+from ..params import Param, with_params
+from ._seed import DATA_SEED
 
 __all__ = ["bird_flocks"]
 
@@ -36,7 +38,41 @@ LANE_PULL = 0.3  # default multiplier of the "tendency to a place" rule (the flo
 FAST_SPEED_LIMIT = 20.0  # default v_lim with the lane rule: strays cross lanes in a few steps
 MIN_FLOCK_SIZE = 2  # a flock never loses a bird below this size
 
+STRAY_MODES = ("each_flock", "one")
+"""Strays per step: one per flock, or one in all (``strays=``)."""
+STRAY_WORDS = {"each_flock": "one per flock", "one": "one per step"}
+FLOCK_DIMS = (2, 3)
+"""Space dimensions of the flight (``dims=``)."""
+DIMS_WORDS = {2: "2-D", 3: "3-D"}
 _STRAY_MODES = STRAY_MODES
+
+PARAMS = (
+    replace(DATA_SEED, doc="None draws fresh entropy, recorded in metadata['params']['seed']. Initial "
+                           "state, switches and observation noise use independent random streams, so "
+                           "changing noise does not change the flight paths."),
+    Param("n_flocks", "int", 4, "flocks", "Number of flocks (lanes).", low=2, high=1000),
+    Param("n_birds", "int", 25, "birds per flock", "Birds in each flock at the start.", low=3, high=100_000),
+    Param("n_steps", "int", 30, "time steps", "Number of time steps.", low=1, high=10_000),
+    Param("strays", "choice", "each_flock", "strays",
+          "One stray per flock per step, or one stray per step.", choices=STRAY_MODES,
+          labels=STRAY_WORDS,
+          doc="'each_flock': n_flocks switches per step. 'one': the other reading of the paper, a "
+              "single stray per step, from a flock drawn uniformly."),
+    Param("noise", "float", 0.0, "noise", "Standard deviation of observation noise.", low=0.0, high=1e6,
+          doc="Gaussian, added to the features (0.5 is a sensible value when enabled); the true "
+              "positions (and true_means) are noise-free."),
+    Param("dims", "choice", 2, "dimensions", "Flight in 2-D or 3-D.", choices=FLOCK_DIMS,
+          labels=DIMS_WORDS),
+    Param("synchronous", "bool", True, "synchronous update", "Update all birds from the same old state.",
+          doc="True computes every bird's rules from the state at t, then applies them "
+              "(order-independent). False uses Parker's sequential in-place order: later birds see "
+              "earlier birds' updated velocity and position."),
+    Param("lane_pull", "float", LANE_PULL, "lane pull", "Strength of the pull towards the flock's lane.",
+          low=0.0, high=1e6, doc="0 turns the rule off."),
+    Param("speed_limit", "float", FAST_SPEED_LIMIT, "speed limit", "Largest speed of a bird.",
+          low=0.0, low_open=True, high=1e6, doc="v_lim (4 without the lane rule)."),
+)
+"""Parameters of :func:`bird_flocks`, in signature order."""
 _INIT_STREAM, _STRAY_STREAM, _NOISE_STREAM = range(3)
 
 
@@ -173,18 +209,19 @@ def _switch_strays(
     return switches
 
 
+@with_params(PARAMS)
 def bird_flocks(
-    seed: int | None = 0,
+    seed: int | None,
     *,
-    n_flocks: int = 4,
-    n_birds: int = 25,
-    n_steps: int = 30,
-    strays: str = "each_flock",
-    noise: float = 0.0,
-    dims: int = 2,
-    synchronous: bool = True,
-    lane_pull: float = LANE_PULL,
-    speed_limit: float = FAST_SPEED_LIMIT,
+    n_flocks: int,
+    n_birds: int,
+    n_steps: int,
+    strays: str,
+    noise: float,
+    dims: int,
+    synchronous: bool,
+    lane_pull: float,
+    speed_limit: float,
 ) -> TemporalDataset:
     """Boids flocks on parallel lanes whose stray birds change flock (concept drift).
 
@@ -222,39 +259,6 @@ def bird_flocks(
     its new lane in a few steps, so it is in the wrong place only briefly
     (oracle mRI 0.90 for seeds 0-2; the paper reports 0.895 for ERCOT).
     ``strays="one"`` is the other reading of the paper (fewer switches).
-
-    Parameters
-    ----------
-    seed : int or None, default=0
-        Data seed (separate from any algorithm seed).  None draws fresh
-        entropy, recorded in ``metadata["params"]["seed"]``.  Initial state,
-        switches and observation noise use independent random streams, so
-        changing ``noise`` does not change the flight paths.
-    n_flocks : int, default=4
-        Number of flocks (clusters), at least 2.
-    n_birds : int, default=25
-        Birds per flock at the start, at least 3.
-    n_steps : int, default=30
-        Number of time steps; time labels are 1..n_steps.
-    strays : {"each_flock", "one"}, default="each_flock"
-        ``"each_flock"``: one stray per flock per step (``n_flocks`` switches
-        per step).  ``"one"``: the other reading of the paper, a single stray
-        per step, from a flock drawn uniformly.
-    noise : float, default=0.0
-        Standard deviation of Gaussian observation noise added to the
-        features (0.5 is a sensible value when enabled).  The true
-        positions (and ``true_means``) are noise-free.
-    dims : {2, 3}, default=2
-        Space dimension.
-    synchronous : bool, default=True
-        True computes every bird's rules from the state at t, then applies
-        them (order-independent).  False uses Parker's sequential in-place
-        order: later birds see earlier birds' updated velocity and position.
-    lane_pull : float, default=0.3
-        Multiplier of the pull towards the bird's current lane (0 turns the
-        rule off).
-    speed_limit : float, default=20.0
-        Maximum speed ``v_lim`` (4 without the lane rule).
 
     Returns
     -------

@@ -2,26 +2,44 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
-from ..data import TemporalDataset
-from ..params import GAPMINDER_FEATURES, GAPMINDER_SCALINGS
+from ..data import SCALING_WORDS, SCALINGS, TemporalDataset
+from ..params import Param, with_params
+from ._seed import DATA_SEED
 
 __all__ = ["gapminder"]
 
-FEATURES = GAPMINDER_FEATURES
-_SCALINGS = GAPMINDER_SCALINGS
+FEATURES = ("lifeExp", "gdpPercap", "pop")
+"""The Gapminder indicators a dataset can use (``features=``)."""
+FEATURE_WORDS = {"lifeExp": "life expectancy", "gdpPercap": "GDP per capita", "pop": "population"}
+_SCALINGS = SCALINGS
+
+PARAMS = (
+    replace(DATA_SEED, doc="Unused (the data are fixed); accepted so that every built-in dataset is "
+                           "loaded the same way."),
+    Param("features", "subset", FEATURES, "features", "Indicators used as features.",
+          choices=FEATURES, labels=FEATURE_WORDS),
+    Param("log_gdp", "bool", True, "log GDP", "Replace gdpPercap by its base-10 logarithm."),
+    Param("log_pop", "bool", True, "log population", "Replace pop by its base-10 logarithm."),
+    Param("scaling", "choice", "standardize", "scaling", "Feature scaling after the logarithms.",
+          choices=SCALINGS, labels=SCALING_WORDS),
+    Param("per_step", "bool", False, "scale per year", "Fit the scaling on each year separately."),
+)
+"""Parameters of :func:`gapminder`, in signature order."""
 
 
+@with_params(PARAMS)
 def gapminder(
-    seed: int | None = 0,
+    seed: int | None,
     *,
-    features: Sequence[str] = FEATURES,
-    log_gdp: bool = True,
-    log_pop: bool = True,
-    scaling: str = "standardize",
-    per_step: bool = False,
+    features: Sequence[str],
+    log_gdp: bool,
+    log_pop: bool,
+    scaling: str,
+    per_step: bool,
 ) -> TemporalDataset:
     """Countries over the years: life expectancy, GDP per capita and population.
 
@@ -41,22 +59,6 @@ def gapminder(
     :meth:`TemporalDataset.scaled` (by default standardised with statistics
     fitted over all years together, so that countries' movement over time
     is kept); without it population would dominate Euclidean distances.
-
-    Parameters
-    ----------
-    seed : int or None, default=0
-        Unused (the data are fixed); accepted so that every built-in dataset
-        is loaded the same way.
-    features : sequence of str, default=("lifeExp", "gdpPercap", "pop")
-        A non-empty subset of those three columns, without repeats.
-    log_gdp : bool, default=True
-        Replace ``gdpPercap`` by ``log10(gdpPercap)``.
-    log_pop : bool, default=True
-        Replace ``pop`` by ``log10(pop)``.
-    scaling : {"standardize", "minmax", "none"}, default="standardize"
-        Feature scaling, applied after the logarithms.
-    per_step : bool, default=False
-        Fit the scaling on each year separately instead of over all years.
 
     Returns
     -------

@@ -20,13 +20,45 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import replace, dataclass
 import numpy as np
 import pandas as pd
 
 from ..data import TemporalDataset
 from ..paper import paper_value
-from ..params import NOISE_MODES, STEP_MODES
+from ..params import Param, with_params
+from ._seed import DATA_SEED
+
+STEP_MODES = ("euclidean", "per_coordinate")
+"""How the moving cluster's step is measured (``step_mode=``)."""
+STEP_WORDS = {"euclidean": "Euclidean distance", "per_coordinate": "per coordinate"}
+NOISE_MODES = ("redrawn", "fixed")
+"""Whether the sample noise is redrawn at every step (``noise=``)."""
+NOISE_WORDS = {"redrawn": "redrawn every step", "fixed": "fixed per sample"}
+
+PARAMS = (
+    replace(DATA_SEED, doc="None draws fresh entropy, recorded in metadata['params']['seed']."),
+    Param("n_steps", "int", 10, "time steps", "Number of time steps.", low=1, high=10_000,
+          doc="Time labels are 1..n_steps."),
+    Param("step_size", "float", 0.6, "step size", "Distance the moving cluster travels per step.",
+          low=0.0, high=1e6),
+    Param("cov_scale", "float", 0.8, "cluster variance", "Covariance of each cluster is cov_scale x I.",
+          low=0.0, low_open=True, high=1e6),
+    Param("n_per_cluster", "int", 50, "points per cluster", "Samples drawn per cluster.",
+          low=1, high=100_000),
+    Param("step_mode", "choice", "euclidean", "step mode",
+          "Step length measured in Euclidean distance or per coordinate.", choices=STEP_MODES,
+          labels=STEP_WORDS,
+          doc="'euclidean' (the paper's literal reading) moves the mean step_size along the unit "
+              "vector towards the target mean; 'per_coordinate' moves it step_size on every "
+              "coordinate. Neither stops at the target (per-coordinate overshoots it after t=8)."),
+    Param("noise", "choice", "redrawn", "noise", "Sample noise redrawn at every step or fixed per sample.",
+          choices=NOISE_MODES, labels=NOISE_WORDS,
+          doc="'redrawn': every sample is drawn afresh from its cluster's Gaussian at every step. "
+              "'fixed': each sample keeps one offset from its current cluster's mean for the whole "
+              "horizon."),
+)
+"""Parameters of Syn1-Syn8 (the same for every recipe), in signature order."""
 
 __all__ = ["syn1", "syn2", "syn3", "syn4", "syn5", "syn6", "syn7", "syn8", "oracle_partition"]
 
@@ -360,29 +392,6 @@ def _generate(
 # ---------------------------------------------------------------------------
 
 _PARAMETERS_DOC = """
-    Parameters
-    ----------
-    seed : int or None, default=0
-        Data seed (separate from any algorithm seed).  None draws fresh
-        entropy, recorded in ``metadata["params"]["seed"]``.
-    n_steps : int, default=10
-        Number of time steps; time labels are 1..n_steps.
-    step_size : float, default=0.6
-        Distance the moving cluster's mean travels per step.
-    cov_scale : float, default=0.8
-        Each cluster's covariance is ``cov_scale * I``.
-    n_per_cluster : int, default=50
-        Initial number of samples per cluster.
-    step_mode : {"euclidean", "per_coordinate"}, default="euclidean"
-        ``"euclidean"`` (the paper's literal reading) moves the mean
-        ``step_size`` along the unit vector towards the target mean;
-        ``"per_coordinate"`` moves it ``step_size`` on every coordinate.
-        Neither stops at the target (per-coordinate overshoots it after t=8).
-    noise : {"redrawn", "fixed"}, default="redrawn"
-        ``"redrawn"``: every sample is drawn afresh from its cluster's Gaussian
-        at every step.  ``"fixed"``: each sample keeps one offset from its
-        current cluster's mean for the whole horizon.
-
     Returns
     -------
     TemporalDataset
@@ -400,14 +409,14 @@ def _loader(recipe_name: str) -> Callable[..., TemporalDataset]:
     recipe = _RECIPES[recipe_name]
 
     def load(
-        seed: int | None = 0,
+        seed: int | None,
         *,
-        n_steps: int = 10,
-        step_size: float = 0.6,
-        cov_scale: float = 0.8,
-        n_per_cluster: int = 50,
-        step_mode: str = "euclidean",
-        noise: str = "redrawn",
+        n_steps: int,
+        step_size: float,
+        cov_scale: float,
+        n_per_cluster: int,
+        step_mode: str,
+        noise: str,
     ) -> TemporalDataset:
         return _generate(
             recipe, seed, n_steps, step_size, cov_scale, n_per_cluster, step_mode, noise
@@ -415,7 +424,7 @@ def _loader(recipe_name: str) -> Callable[..., TemporalDataset]:
 
     load.__name__ = load.__qualname__ = recipe_name
     load.__doc__ = recipe.description + "\n" + _PARAMETERS_DOC
-    return load
+    return with_params(PARAMS)(load)
 
 
 syn1 = _loader("syn1")

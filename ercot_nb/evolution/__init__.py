@@ -16,23 +16,41 @@ One module per concept of the method:
 ==================  ==========================================================
 
 The knee rules are :mod:`ercot_nb.knee` (results use them too), the kernels
-:mod:`ercot_nb.kernels`, the parameter machinery :mod:`ercot_nb.params`.
+``ercot_nb.kernels``, the parameter machinery :mod:`ercot_nb.params`.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["ERCOT", "StaticEC"]
+# public name -> module of this package that defines it (imported on first use)
+_PUBLIC = {
+    "ERCOT": "_ercot",
+    "StaticEC": "_ercot",
+    "EvolutionaryClustering": "_ercot",
+    "MUTATION_MODES": "_ercot",
+    "BUDGET_MODES": "_ercot",
+    "FINAL_PARTITIONS": "_ercot",
+    "Engine": "_engine",
+    "EAConfig": "_engine",
+    "SEPARATIONS": "_engine",
+    "EMPTY_CLUSTERS": "_engine",
+    "PRECISIONS": "_engine",
+    "ALPHA_AGGREGATES": "_smoothness",
+}
+__all__ = list(_PUBLIC)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._ercot import ERCOT, StaticEC
+    from ._engine import EMPTY_CLUSTERS, PRECISIONS, SEPARATIONS, EAConfig, Engine
+    from ._ercot import BUDGET_MODES, ERCOT, FINAL_PARTITIONS, MUTATION_MODES, EvolutionaryClustering, StaticEC
+    from ._smoothness import AGGREGATES as ALPHA_AGGREGATES
 
 
 def __getattr__(name: str) -> Any:
     # Lazy, so that importing one module of the package (e.g. the smoothness
     # rules) does not import the estimators.
-    if name in __all__:
-        from . import _ercot
+    if name in _PUBLIC:
+        import importlib
 
-        return getattr(_ercot, name)
+        module = importlib.import_module(f".{_PUBLIC[name]}", __name__)
+        return getattr(module, "AGGREGATES" if name == "ALPHA_AGGREGATES" else name)
     raise AttributeError(f"module 'ercot_nb.evolution' has no attribute {name!r}")

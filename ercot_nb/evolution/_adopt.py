@@ -32,10 +32,10 @@ from ..params import check_argument
 from ..result import ClusteringResult
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._ercot import _EvolutionaryClustering
+    from ._ercot import EvolutionaryClustering
 
 
-def adopt(estimator: "_EvolutionaryClustering", t: int, member: int, *,
+def adopt(estimator: "EvolutionaryClustering", t: int, member: int, *,
           callback: Callable[[Any], Any] | None = None) -> ClusteringResult:
     """Continue ``estimator``'s run from step ``t`` with ``member`` as that step's partition.
 
@@ -89,7 +89,11 @@ def adopt(estimator: "_EvolutionaryClustering", t: int, member: int, *,
     if estimator._engine is None:  # a copied or unpickled estimator: built as the next step would
         estimator._engine = Engine(estimator._config(snapshots[t].X.shape[1]), backend=estimator.backend)
     # the member's partition as the estimator makes it (nearest centroid, or refined by a mixture)
-    labels, centroids, mixture = estimator._member_partition(estimator._engine, snapshots[t].X, chromosome)
+    # (final_partition="cv_mixture" chooses among the front again for the knee, as the step did)
+    front = ((step.population, step.objectives, step.population_n_clusters, step.first_front, step.knee)
+             if member == step.knee else None)
+    labels, centroids, mixture = estimator._member_partition(estimator._engine, snapshots[t].X, chromosome,
+                                                             t=t, front=front)
 
     adopted = ClusteringResult(algorithm=result.algorithm, params=result.params)
     for kept in result.steps[:t]:

@@ -19,12 +19,27 @@ import numpy as np
 from ..kernels._firstrun import interruptible_backend
 from ..kernels import get_backend
 
+# Choice sets of the search's settings, with words for a user interface (the values stay what runs).
+SEPARATIONS = ("active", "nonempty")
+"""Centroids ``f_sep`` is measured over (``separation=``)."""
+SEPARATION_WORDS = {"active": "active centroids", "nonempty": "non-empty clusters"}
+EMPTY_CLUSTERS = ("keep", "reseed")
+"""What the refinement does with an active centroid without members (``empty_clusters=``)."""
+EMPTY_WORDS = {"keep": "keep", "reseed": "reseed"}
+PRECISIONS = ("float64", "float32")
+"""Floating-point types of the sample-centroid distances (``precision=``)."""
+PRECISION_WORDS = {"float64": "double (float64)", "float32": "single (float32, faster)"}
+
 _NULL_CONTEXT = contextlib.nullcontext()  # reusable: one per process, not one per call
 
 
 @dataclass(frozen=True)
 class EAConfig:
     """Settings of the evolutionary search at one time step.
+
+    Derived from an estimator's parameters by :meth:`from_params` (their specs,
+    on :class:`~ercot_nb.evolution.EvolutionaryClustering`, say what each means);
+    the fields hold what the kernels need, with no default of their own.
 
     Attributes
     ----------
@@ -45,14 +60,13 @@ class EAConfig:
     fixed_clusters : bool
         Every mask is pinned active (known number of clusters).
     refine : bool
-        Apply one Lloyd step to every offspring (Remark 2 of the paper).
-    separation : {"active", "nonempty"}
-        Centroids that f_sep measures: every active one (the paper's text) or
-        only those with members (ghost centroids ignored).
+        The estimator's ``refine``.
+    separation : str
+        The estimator's ``separation`` (one of :data:`~ercot_nb.evolution.SEPARATIONS`).
     reseed_empty : bool
-        In the refinement, move an empty active centroid onto the farthest sample.
-    precision : {"float64", "float32"}
-        Floating-point type the clustering kernels read the samples in.
+        ``empty_clusters == "reseed"``.
+    precision : str
+        The estimator's ``precision`` (one of :data:`~ercot_nb.evolution.PRECISIONS`).
     """
 
     n_max: int
@@ -63,10 +77,43 @@ class EAConfig:
     mutation_rate_per_gene: float
     mutation_eta: float
     fixed_clusters: bool
-    refine: bool = True
-    separation: str = "active"
-    reseed_empty: bool = False
-    precision: str = "float64"
+    refine: bool
+    separation: str
+    reseed_empty: bool
+    precision: str
+
+    @classmethod
+    def from_params(cls, params, n_features: int) -> "EAConfig":
+        """The settings of one step, derived from an estimator's parameters (``get_params()``).
+
+        ``n_max`` is ``n_clusters`` when given, else ``max_clusters``;
+        ``n_generations`` is ``n_evaluations // pop_size`` (one less with
+        ``budget_mode="include_init"``); the per-gene mutation probability
+        is ``mutation_rate / n_genes`` with ``mutation_mode="per_solution"``.
+        """
+        fixed = params["n_clusters"] is not None
+        n_max = int(params["n_clusters"] if fixed else params["max_clusters"])
+        n_genes = n_max * (1 + n_features)
+        rate = params["mutation_rate"]
+        if params["mutation_mode"] == "per_solution":
+            rate = rate / n_genes
+        generations = params["n_evaluations"] // params["pop_size"]
+        if params["budget_mode"] == "include_init":
+            generations -= 1
+        return cls(
+            n_max=n_max,
+            n_features=n_features,
+            pop_size=int(params["pop_size"]),
+            n_generations=int(generations),
+            crossover_rate=float(params["crossover_rate"]),
+            mutation_rate_per_gene=float(min(rate, 1.0)),
+            mutation_eta=float(params["mutation_eta"]),
+            fixed_clusters=fixed,
+            refine=bool(params["refine"]),
+            separation=params["separation"],
+            reseed_empty=params["empty_clusters"] == "reseed",
+            precision=params["precision"],
+        )
 
     @property
     def n_genes(self) -> int:
@@ -123,7 +170,7 @@ class Engine:
         Parameters
         ----------
         kernels : namespace
-            A backend (:func:`ercot_nb.kernels.get_backend`).
+            A backend (``ercot_nb.kernels.get_backend``).
         name : str
             A kernel name, e.g. ``"evaluate_population"``.
         work : int
@@ -246,8 +293,8 @@ class Engine:
         if cfg.fixed_clusters:
             pop[:, : cfg.n_max] = 1.0
             return
-        pick = rng.random((len(pop), cfg.min_active))
-        value = rng.random((len(pop), cfg.min_active))
+        # one draw for both arrays: the same numbers as two draws in turn, at one call's cost
+        pick, value = rng.random((2, len(pop), cfg.min_active))
         self.kernels.repair_min_active(pop, cfg.n_max, cfg.min_active, pick, value)
 
     def random_population(
@@ -301,9 +348,13 @@ class Engine:
         rank = np.empty(n, dtype=np.int64)
         crowding = np.empty(n)
         F = self._data(F)
-        # two objectives (every fit): the sweep, so the general sort is not even compiled
-        rank_kernel = self.kernels.nondominated_rank_two if F.shape[1] == 2 else self.kernels.nondominated_rank
-        rank_kernel(F, self._buffer("dom", (n,), np.int64), rank)
+        if F.shape[1] == 2:  # every fit: the selection kernel with no survivors to pick
+            none = np.empty(0, dtype=np.int64)
+            self.kernels.environmental_selection(
+                F, self._buffer("dom", (n,), np.int64), rank, self._buffer("order", (n,), np.int64), crowding,
+                none, none, np.empty(0))
+            return rank, crowding
+        self.kernels.nondominated_rank(F, self._buffer("dom", (n,), np.int64), rank)
         self.kernels.crowding_distance(F, rank, self._buffer("order", (n,), np.int64), crowding)
         return rank, crowding
 
@@ -314,9 +365,20 @@ class Engine:
         crowding distance (descending), ties by index.  Returns the selected
         indices and their rank and crowding distance.
         """
-        rank, crowding = self.rank_and_crowding(F)
-        order = np.lexsort((np.arange(len(F)), -crowding, rank))[:n]
-        return order, rank[order], crowding[order]
+        F = self._data(F)
+        if F.shape[1] != 2:
+            rank, crowding = self.rank_and_crowding(F)
+            order = np.lexsort((np.arange(len(F)), -crowding, rank))[:n]
+            return order, rank[order], crowding[order]
+        size = len(F)  # two objectives (every fit): one kernel call ranks, crowds and selects
+        chosen = np.empty(n, dtype=np.int64)
+        chosen_rank = np.empty(n, dtype=np.int64)
+        chosen_crowding = np.empty(n)
+        self.kernels.environmental_selection(
+            F, self._buffer("dom", (size,), np.int64), self._buffer("rank", (size,), np.int64),
+            self._buffer("order", (size,), np.int64), self._buffer("crowding", (size,)),
+            chosen, chosen_rank, chosen_crowding)
+        return chosen, chosen_rank, chosen_crowding
 
     # -- variation -------------------------------------------------------------
     def offspring(
@@ -345,8 +407,7 @@ class Engine:
         cut = rng.integers(1, n_genes, size=n // 2) if n_genes > 1 else np.ones(n // 2, np.int64)
         children = np.empty_like(pop) if out is None else out
         k.single_point_crossover(pop, parents, cfg.crossover_rate, draw, cut, children)
-        mutate_draw = rng.random((n, n_genes))
-        mutate_r = rng.random((n, n_genes))
+        mutate_draw, mutate_r = rng.random((2, n, n_genes))  # = two draws of (n, n_genes) in turn
         k.polynomial_mutation(
             children, lower, upper, cfg.mutation_rate_per_gene, cfg.mutation_eta, mutate_draw, mutate_r
         )

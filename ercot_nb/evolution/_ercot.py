@@ -24,18 +24,18 @@ import numpy as np
 from .. import knee as _knee
 from . import _smoothness
 from ._adopt import adopt
-from ._engine import EAConfig, Engine
-from ..base import TemporalEstimator, seeded_generator
+from ._engine import (EAConfig, EMPTY_CLUSTERS, EMPTY_WORDS, Engine, PRECISION_WORDS, PRECISIONS,
+                      SEPARATION_WORDS, SEPARATIONS)
+from ..base import (EVALUATIONS_LIMIT, POP_SIZE_LIMIT, PROGRESS, SEED, TemporalEstimator,
+                    max_clusters_param, n_clusters_param, seeded_generator)
 from ._history import History
 from ._memory import check_fit_memory
-from ._mixture import Mixture, equal_spread_bic, fit_mixture
+from ._mixture import Mixture, choose_by_held_out, equal_spread_bic, fit_mixture
 from ._nsga import evolve
-from ..params._mixin import store_params
 from ..data import ARITHMETIC_LIMIT, Snapshot, check_float32_range, common_ids
-from ..params import check_argument
+from ..kernels import BACKEND_WORDS, BACKENDS
+from ..params import Param, check_argument
 from ..result import ClusteringResult, StepResult, compress_labels
-
-from ..params import BUDGET_MODES, EMPTY_CLUSTERS, MUTATION_MODES, SEPARATIONS  # noqa: F401 (re-exported)
 
 MIXTURE_ITERATIONS = 30
 """EM iterations of ``final_partition="mixture"`` at each step."""
@@ -43,22 +43,132 @@ MIXTURE_COVARIANCE = "full"
 """Covariance of the mixture's components (full matrices: colour channels are correlated)."""
 MIXTURE_SAMPLES = 3000
 """The mixture's parameters are fitted on a regular subsample of at most this many samples."""
+HELD_OUT_SETTINGS = dict(n_train=600, n_iter=3, final_iter=10, final_samples=2000)
+"""``final_partition="cv_mixture"``: samples of each half of the split, EM iterations of each
+candidate, then of the chosen partition on a regular subsample (see
+:func:`ercot_nb.evolution._mixture.choose_by_held_out`)."""
+
+# Choice sets of the estimators' own settings, with words for a user interface.
+MUTATION_MODES = ("per_solution", "per_gene")
+"""How ``mutation_rate`` is read (``mutation_mode=``)."""
+MUTATION_WORDS = {"per_solution": "per solution", "per_gene": "per gene"}
+BUDGET_MODES = ("generations", "include_init")
+"""Whether the initial population counts against ``n_evaluations`` (``budget_mode=``)."""
+BUDGET_WORDS = {"generations": "generations only", "include_init": "initial population counts"}
+FINAL_PARTITIONS = ("nearest", "mixture", "cv_mixture")
+"""How the chosen member labels the samples (``final_partition=``)."""
+FINAL_PARTITION_WORDS = {"nearest": "nearest centroid (paper)", "mixture": "Gaussian mixture from the knee",
+                         "cv_mixture": "Gaussian mixture chosen on held-out pixels"}
 
 
-class _EvolutionaryClustering(TemporalEstimator):
-    """Shared machinery of ERCOT, staticEC and their variants.
+def _rows(X: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``X[index]`` as a C-contiguous array; ``X`` itself where ``index`` takes every row in order.
 
-    Subclasses set ``_uses_history`` (re-initialise from the previous step)
-    and ``_accumulates`` (fitness accumulation at the last generation), and
-    may override :meth:`_objectives` (penaltyEC does).
+    Samples present at both steps are most often all of them: the step's own
+    (read-only) array then serves, whose copies and sample layouts the engine
+    keeps for the step, where a fancy-indexed copy would be laid out afresh
+    at every call.
+    """
+    if len(index) == len(X) and X.flags.c_contiguous and (len(X) == 0 or (
+            index[0] == 0 and index[-1] == len(X) - 1 and np.array_equal(index, np.arange(len(X))))):
+        return X
+    return np.ascontiguousarray(X[index])
+
+
+class EvolutionaryClustering(TemporalEstimator):
+    """Shared machinery of ERCOT, staticEC, penaltyEC and their variants.
+
+    A variant declares its ``param_specs`` from the shared ones here
+    (:attr:`search_params`, :attr:`knee_param`, :attr:`keep_fraction_param`,
+    :attr:`run_params`), sets ``_uses_history`` (re-initialise from the
+    previous step) and ``_accumulates`` (fitness accumulation at the last
+    generation), and may override ``_objectives`` (penaltyEC does).
+    Its ``__init__`` and the Parameters section of its docstring are
+    generated from its specs (:class:`ercot_nb.params.ParamsMixin`).
     """
 
     _algorithm_name = "evolutionary"
     _uses_history = False
     _accumulates = False
 
-    # Parameters shared by all variants are declared in subclasses' __init__ so
-    # that get_params() reflects exactly each estimator's signature.
+    @classmethod
+    def _unit_test_params(cls) -> dict:
+        """A population of 10 and 40 evaluations per step (4 generations)."""
+        return {"pop_size": 10, "n_evaluations": 40}
+
+    search_params: tuple[Param, ...] = (
+        n_clusters_param(2, "Known number of clusters (None: the search chooses 2..max_clusters).",
+                         "Every one of the n_clusters centroid slots is pinned active."),
+        max_clusters_param(8, "Largest number of clusters searched (centroid slots per solution).",
+                           "C_max, used when n_clusters is None."),
+        Param("pop_size", "int", 100, "population size", "Solutions in the population (even).",
+              low=4, high=POP_SIZE_LIMIT, multiple_of=2, doc="N in the paper."),
+        Param("n_evaluations", "int", 1000, "evaluations per step",
+              "Fitness evaluations per time step, at least 2 x pop_size.", low=8, high=EVALUATIONS_LIMIT,
+              doc="G_max = n_evaluations // pop_size reproduction rounds (initialisation not counted, "
+                  "see budget_mode)."),
+        Param("crossover_rate", "float", 0.9, "crossover rate", "Probability of crossover per pair.",
+              low=0.0, high=1.0),
+        Param("mutation_rate", "float", 0.9, "mutation rate",
+              "Expected mutated genes per offspring (per_solution) or per-gene probability (per_gene).",
+              low=0.0, high=1e6,
+              doc="With mutation_mode='per_solution' the per-gene probability is mutation_rate / L, "
+                  "the PlatEMO convention."),
+        Param("mutation_mode", "choice", "per_solution", "mutation mode",
+              "How mutation_rate is read: per solution or per gene.", choices=MUTATION_MODES,
+              labels=MUTATION_WORDS),
+        Param("mutation_eta", "float", 20.0, "mutation eta",
+              "Distribution index of polynomial mutation.", low=0.0, low_open=True, high=1e6),
+        Param("budget_mode", "choice", "generations", "budget mode",
+              "Whether the initial population counts against n_evaluations.", choices=BUDGET_MODES,
+              labels=BUDGET_WORDS,
+              doc="'include_init' spends one generation's worth of evaluations on the initial "
+                  "population (G_max = n_evaluations // pop_size - 1)."),
+        Param("refine", "bool", True, "refine offspring",
+              "One Lloyd step on every offspring before evaluation.", doc="Remark 2 of the paper."),
+        Param("separation", "choice", "active", "separation over",
+              "Centroids the separation objective is measured over.", choices=SEPARATIONS,
+              labels=SEPARATION_WORDS,
+              doc="Every active centroid (the paper's text) or only centroids with members, so that "
+                  "'ghost' centroids placed far from the data cannot improve f_sep."),
+        Param("empty_clusters", "choice", "keep", "empty clusters",
+              "Keep or reseed an active centroid without members.", choices=EMPTY_CLUSTERS,
+              labels=EMPTY_WORDS,
+              doc="The refinement leaves it (the paper) or moves it onto the sample farthest from "
+                  "its centroid."),
+        Param("precision", "choice", "float64", "distance precision",
+              "Floating-point type of the sample-centroid distances (float32: faster, sums stay float64).",
+              choices=PRECISIONS, labels=PRECISION_WORDS,
+              doc="'float32' rounds the samples to single precision and compares distances in float32 "
+                  "(about 1.5x faster per sample-centroid pair with numba); f_cp and the centroid sums "
+                  "are still accumulated in float64, and the population stays float64. The NumPy "
+                  "backend computes float64 distances on the rounded samples. Data that float32 cannot "
+                  "hold is refused before any step runs (see :func:`ercot_nb.data.check_float32_range`): "
+                  "values beyond 1e17, spreads below 1e-17, or a feature with fewer than 1000 float32 "
+                  "values across its range (e.g. Unix times in seconds)."),
+    )
+    """The parameters of the search every variant shares, in signature order."""
+    knee_param = Param("knee", "choice", "ideal", "knee rule",
+                       "Rule choosing the final solution on the first front.", choices=_knee.KNEE_RULES,
+                       labels=_knee.KNEE_WORDS,
+                       doc="See :mod:`ercot_nb.knee`; 'mock' runs n_control_sets extra static searches "
+                           "on structureless data per step.")
+    """``knee``: the rule choosing the final solution."""
+    n_control_sets_param = Param("n_control_sets", "int", 3, "control sets",
+                                 "Control fronts for knee='mock'.", low=1, high=100)
+    """``n_control_sets``: control fronts of the MOCK knee."""
+    keep_fraction_param = Param("keep_fraction", "float", 0.8, "kept fraction",
+                                "Fraction of the previous final population carried over.", low=0.0, high=1.0,
+                                doc="p in the paper.")
+    """``keep_fraction``: the share of the previous population re-initialised from."""
+    run_params: tuple[Param, ...] = (
+        Param("backend", "choice", "numba", "backend",
+              "Compiled numba kernels or their plain NumPy twins.", choices=BACKENDS,
+              labels=BACKEND_WORDS),
+        SEED,
+        PROGRESS,
+    )
+    """``backend``, ``seed`` and ``progress``, last in every signature."""
 
     # -- public API (fit, fit_predict, partial_fit, labels_ ... in TemporalEstimator) --
     def predict(self, X, t: int = -1) -> np.ndarray:
@@ -133,6 +243,10 @@ class _EvolutionaryClustering(TemporalEstimator):
         self._engine: Engine | None = None
         self._step_states: list[tuple[Snapshot, dict]] = []  # (data, rng state after the step), for adopt
         self._mixtures: list[tuple[Mixture, np.ndarray] | None] = []  # per step: (mixture, used components)
+        # seed of the held-out splits of final_partition="cv_mixture" where seed is None or a Generator
+        # (an int seed is used itself, with the step index)
+        cv = getattr(self, "final_partition", "nearest") == "cv_mixture"
+        self._split_seed = int(self._rng.integers(2**32)) if cv and not isinstance(self.seed, (int, np.integer)) else 0
         self.n_features_in_: int | None = None
         self.result_ = ClusteringResult(algorithm=self._algorithm_name, params=self.get_params())
 
@@ -168,26 +282,7 @@ class _EvolutionaryClustering(TemporalEstimator):
         )
 
     def _config(self, n_features: int) -> EAConfig:
-        n_max = self.n_clusters if self.n_clusters is not None else self.max_clusters
-        n_genes = n_max * (1 + n_features)
-        rate = self.mutation_rate / n_genes if self.mutation_mode == "per_solution" else self.mutation_rate
-        generations = self.n_evaluations // self.pop_size
-        if self.budget_mode == "include_init":
-            generations -= 1
-        return EAConfig(
-            n_max=int(n_max),
-            n_features=n_features,
-            pop_size=int(self.pop_size),
-            n_generations=int(generations),
-            crossover_rate=float(self.crossover_rate),
-            mutation_rate_per_gene=float(min(rate, 1.0)),
-            mutation_eta=float(self.mutation_eta),
-            fixed_clusters=self.n_clusters is not None,
-            refine=bool(self.refine),
-            separation=self.separation,
-            reseed_empty=self.empty_clusters == "reseed",
-            precision=self.precision,
-        )
+        return EAConfig.from_params(self.get_params(), n_features)
 
     def _objectives(self, engine: Engine, X: np.ndarray, pop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Objectives to minimise (f_cp, f_sep) and members per centroid slot."""
@@ -219,11 +314,7 @@ class _EvolutionaryClustering(TemporalEstimator):
             n_keep = int(round(self.keep_fraction * cfg.pop_size))
             kept = history.population[rng.choice(cfg.pop_size, size=n_keep, replace=False)].copy()
             if len(common_curr):
-                engine.recentre(
-                    np.ascontiguousarray(history.snapshot.X[common_prev]),
-                    np.ascontiguousarray(X[common_curr]),
-                    kept,
-                )
+                engine.recentre(_rows(history.snapshot.X, common_prev), _rows(X, common_curr), kept)
             fresh = engine.random_population(rng, cfg.pop_size - n_keep, lower, upper)
             pop = np.vstack([kept, fresh])
         weight = None
@@ -248,7 +339,9 @@ class _EvolutionaryClustering(TemporalEstimator):
         first_front = front_rank == 0
         n_nonempty = (counts > 0).sum(axis=1)
         knee = self._choose_knee(engine, X, F_selected, n_nonempty, first_front)
-        labels, centroids, mixture = self._member_partition(engine, X, np.ascontiguousarray(pop[knee]))
+        labels, centroids, mixture = self._member_partition(
+            engine, X, np.ascontiguousarray(pop[knee]), t=len(self.result_),
+            front=(pop, F, n_nonempty, first_front, knee))
 
         step = StepResult(
             t=len(self.result_),
@@ -277,7 +370,8 @@ class _EvolutionaryClustering(TemporalEstimator):
         self._mixtures.append(mixture)
         return step
 
-    def _member_partition(self, engine: Engine, X: np.ndarray, chromosome: np.ndarray):
+    def _member_partition(self, engine: Engine, X: np.ndarray, chromosome: np.ndarray, *, t: int = 0,
+                          front=None):
         """Labels, centroids and (mixture, used components) or None of one member's partition.
 
         ``final_partition="nearest"`` (the paper): every sample joins its
@@ -293,6 +387,18 @@ class _EvolutionaryClustering(TemporalEstimator):
         (:func:`ercot_nb.evolution._mixture.equal_spread_bic`), both before the EM (the
         clusters' own weights and covariances; otherwise no EM is run) and
         after it: clusters of one size and spread keep the paper's labels.
+
+        ``final_partition="cv_mixture"``: the same check before any EM (on
+        the regular subsample of at most :data:`MIXTURE_SAMPLES` samples); then,
+        with ``front = (population, objectives, n_clusters, first_front,
+        knee)``, the candidates are the knee and, for every other number of
+        clusters on the first front, its member of least f_cp; the partition
+        (and merges of its components) is chosen by the mixture's
+        log-likelihood on held-out samples
+        (:func:`ercot_nb.evolution._mixture.choose_by_held_out`, split seeded by
+        ``seed`` and the step ``t``); where the samples are too few for any
+        candidate's mixture, the paper's labels stay.  Without ``front`` (adopting a member
+        other than the knee) the member's own clusters are refined, none merged.
         """
         slot_labels, _ = engine.assign(X, chromosome)
         labels, centroids = compress_labels(slot_labels, chromosome, engine.config.n_max)
@@ -301,6 +407,17 @@ class _EvolutionaryClustering(TemporalEstimator):
         spread = float(X.var(axis=0).mean())
         settings = dict(reg=1e-6 * (spread if spread > 0 else 1.0), covariance=MIXTURE_COVARIANCE,
                         max_samples=MIXTURE_SAMPLES)
+        if self.final_partition == "cv_mixture":
+            # the same check on the regular subsample the EM is fitted on (all samples where a cluster
+            # would be missing from it): no pass over every sample before the final labelling
+            stride = max(1, -(-len(X) // MIXTURE_SAMPLES))
+            X_check, check_labels = X[::stride], labels[::stride]
+            if len(np.unique(check_labels)) < len(centroids):
+                X_check, check_labels = X, labels
+            own = fit_mixture(X_check, check_labels, n_iter=0, reg=settings["reg"], covariance=MIXTURE_COVARIANCE)
+            if own.bic(len(X_check)) >= equal_spread_bic(X_check, check_labels):
+                return labels, centroids, None
+            return self._held_out_partition(engine, X, labels, centroids, settings["reg"], t, front)
         equal = equal_spread_bic(X, labels)
         # the clusters' own sizes and spreads, before any EM: where they do not beat one common spread,
         # the step keeps the paper's labels without paying for the EM (clusters of equal spread, Syn1-8)
@@ -309,6 +426,30 @@ class _EvolutionaryClustering(TemporalEstimator):
         mixture = fit_mixture(X, labels, n_iter=MIXTURE_ITERATIONS, **settings)
         if mixture.bic(len(X)) >= equal:  # equal spreads explain the samples as well
             return labels, centroids, None
+        used, labels = np.unique(mixture.labels, return_inverse=True)
+        return labels.astype(np.int64), mixture.means[used].copy(), (mixture, used)
+
+    def _held_out_partition(self, engine: Engine, X: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
+                            reg: float, t: int, front):
+        """``final_partition="cv_mixture"``: see :meth:`_member_partition`."""
+        partitions = [labels]
+        if front is not None:
+            pop, F, n_clusters, first_front, knee = front
+            best: dict[int, int] = {}
+            for i in np.flatnonzero(first_front):
+                k = int(n_clusters[i])
+                if i != knee and k != int(n_clusters[knee]) and (k not in best or F[i, 0] < F[best[k], 0]):
+                    best[k] = int(i)
+            for i in best.values():
+                slot_labels, _ = engine.assign(X, np.ascontiguousarray(pop[i]))
+                member_labels, _ = compress_labels(slot_labels, pop[i], engine.config.n_max)
+                partitions.append(member_labels)
+        seed = self.seed if isinstance(self.seed, (int, np.integer)) else getattr(self, "_split_seed", 0)
+        choice = choose_by_held_out(X, partitions, np.random.default_rng([int(seed), int(t)]), reg=reg,
+                                    merge=front is not None, **HELD_OUT_SETTINGS)
+        if choice is None:  # too few samples for any candidate's mixture: the paper's labels
+            return labels, centroids, None
+        mixture = choice.mixture
         used, labels = np.unique(mixture.labels, return_inverse=True)
         return labels.astype(np.int64), mixture.means[used].copy(), (mixture, used)
 
@@ -371,10 +512,10 @@ class _EvolutionaryClustering(TemporalEstimator):
         rank, _ = engine.rank_and_crowding(F_union)
         first = rank == 0
         pseudo = self._choose_knee(engine, X, F_union, (counts_union > 0).sum(axis=1), first)
-        X_common = np.ascontiguousarray(X[common_curr])
+        X_common = _rows(X, common_curr)
         pseudo_labels, _ = engine.assign(X_common, union[pseudo])
         return _smoothness.smoothness_weight(
-            history.snapshot.X[common_prev],
+            _rows(history.snapshot.X, common_prev),
             history.labels[common_prev],
             X_common,
             pseudo_labels,
@@ -389,103 +530,18 @@ class _EvolutionaryClustering(TemporalEstimator):
     def _previous_fitness(self, engine, snapshot, history, union, common_prev, common_curr) -> np.ndarray:
         """f^{t-1} of every solution after the reverse decode-encode (t -> t-1)."""
         moved = union.copy()
-        engine.recentre(
-            np.ascontiguousarray(snapshot.X[common_curr]),
-            np.ascontiguousarray(history.snapshot.X[common_prev]),
-            moved,
-        )
+        engine.recentre(_rows(snapshot.X, common_curr), _rows(history.snapshot.X, common_prev), moved)
         F_previous, _ = self._objectives(engine, history.snapshot.X, moved)
         return F_previous
 
 
-_COMMON_DOC = """
-    Parameters
-    ----------
-    n_clusters : int or None, default=None
-        Known number of clusters: every one of the ``n_clusters`` centroid
-        slots is pinned active. ``None`` lets the search choose 2..max_clusters.
-    max_clusters : int, default=8
-        C_max, centroid slots per chromosome when ``n_clusters`` is None.
-    pop_size : int, default=100
-        N, population size (even).
-    n_evaluations : int, default=1000
-        Fitness evaluations per time step; G_max = n_evaluations // pop_size
-        reproduction rounds (initialisation not counted, see ``budget_mode``).
-    crossover_rate : float, default=0.9
-    mutation_rate : float, default=0.9
-        With ``mutation_mode="per_solution"`` the expected number of mutated
-        genes per offspring (per-gene probability mutation_rate / L, the
-        PlatEMO convention); with ``"per_gene"`` the literal probability of
-        each gene.
-    mutation_mode : {"per_solution", "per_gene"}, default="per_solution"
-    mutation_eta : float, default=20
-        Distribution index of polynomial mutation.
-    budget_mode : {"generations", "include_init"}, default="generations"
-        ``"include_init"`` spends one generation's worth of evaluations on
-        the initial population (G_max = n_evaluations // pop_size - 1).
-    refine : bool, default=True
-        One Lloyd step on every offspring before evaluation (Remark 2).
-    separation : {"active", "nonempty"}, default="active"
-        Centroids f_sep is measured over: every active centroid (the paper's
-        text) or only centroids with members, so that "ghost" centroids
-        placed far from the data cannot improve f_sep.
-    empty_clusters : {"keep", "reseed"}, default="keep"
-        What the refinement does with an active centroid that has no
-        members: leave it (the paper) or move one onto the sample farthest
-        from its centroid.
-    precision : {"float64", "float32"}, default="float64"
-        Floating-point type of the sample-centroid distances in the
-        clustering kernels. ``"float32"`` rounds the samples to single
-        precision and compares distances in float32 (about 1.5x faster per
-        sample-centroid pair with numba); f_cp and the centroid sums are
-        still accumulated in float64, and the population stays float64. The
-        NumPy backend computes float64 distances on the rounded samples.
-        Data that float32 cannot hold is refused before any step runs (see
-        :func:`ercot_nb.data.check_float32_range`): values beyond 1e17,
-        spreads below 1e-17, or a feature with fewer than 1000 float32
-        values across its range (e.g. Unix times in seconds).
-    knee : {"ideal", "chord", "mock"}, default="ideal"
-        Rule choosing the final solution on the first front (see
-        ``ercot_nb.knee``); "mock" runs ``n_control_sets`` extra static
-        searches on structureless data per step.
-    n_control_sets : int, default=3
-        Control fronts for ``knee="mock"``.
-    backend : {"numba", "numpy"}, default="numba"
-        Compiled kernels or their plain NumPy twins.
-    seed : int, numpy.random.Generator or None, default=None
-        Seed of every random draw. The same int gives the identical result.
-    progress : bool, default=False
-        Show a progress bar over time steps (tqdm, notebook-aware).
-"""
-
-
-class ERCOT(_EvolutionaryClustering):
-    __doc__ = (
-        """Evolutionary robust clustering over time.
+class ERCOT(EvolutionaryClustering):
+    """Evolutionary robust clustering over time.
 
     NSGA-II on a hybrid mask + centroid encoding minimising compactness
     ``f_cp`` and separation ``f_sep = 1 / min centroid distance``; history
     enters a posteriori through re-initialisation from the previous step and
     fitness accumulation at the last generation with an auto-tuned weight.
-"""
-        + _COMMON_DOC
-        + """    keep_fraction : float, default=0.8
-        p, the fraction of the previous final population carried over.
-    n_folds : int, default=500
-        v, cross-validation folds of the weight tuning (leave-one-out for
-        smaller clusters).
-    alpha_aggregate : {"common", "matched"}, default="common"
-        How per-cluster weights are aggregated (see ``ercot_nb.evolution._smoothness``).
-    final_partition : {"nearest", "mixture"}, default="nearest"
-        How the chosen member labels the samples. ``"nearest"`` (the paper):
-        nearest active centroid, so clusters are cells of similar spread.
-        ``"mixture"``: the knee's clusters start a few EM iterations of a
-        Gaussian mixture (full covariances), whose components may differ in
-        size and spread (video segments: a large textured background beside
-        small objects); where its BIC beats that of equal spherical
-        clusters (the model of the nearest-centroid rule), its labels are
-        the step's partition and history, and ``predict`` labels by
-        largest posterior; elsewhere the paper's labels stay.
 
     Attributes
     ----------
@@ -506,76 +562,56 @@ class ERCOT(_EvolutionaryClustering):
     >>> model = ERCOT(seed=0).fit(data)
     >>> len(model.labels_)
     10
-"""
-    )
+    """
 
     _algorithm_name = "ERCOT"
     _uses_history = True
     _accumulates = True
 
-    def __init__(
-        self,
-        n_clusters: int | None = None,
-        *,
-        max_clusters: int = 8,
-        pop_size: int = 100,
-        n_evaluations: int = 1000,
-        crossover_rate: float = 0.9,
-        mutation_rate: float = 0.9,
-        mutation_mode: str = "per_solution",
-        mutation_eta: float = 20.0,
-        budget_mode: str = "generations",
-        refine: bool = True,
-        separation: str = "active",
-        empty_clusters: str = "keep",
-        precision: str = "float64",
-        knee: str = "ideal",
-        n_control_sets: int = 3,
-        keep_fraction: float = 0.8,
-        n_folds: int = 500,
-        alpha_aggregate: str = "common",
-        final_partition: str = "nearest",
-        backend: str = "numba",
-        seed: int | np.random.Generator | None = None,
-        progress: bool = False,
-    ) -> None:
-        store_params(self, locals())
+    param_specs = EvolutionaryClustering.search_params + (
+        EvolutionaryClustering.knee_param,
+        EvolutionaryClustering.n_control_sets_param,
+        EvolutionaryClustering.keep_fraction_param,
+        Param("n_folds", "int", 500, "CV folds",
+              "Cross-validation folds of the smoothness-weight tuning.", low=2, high=10**6,
+              doc="v in the paper (leave-one-out for smaller clusters)."),
+        Param("alpha_aggregate", "choice", "common", "alpha aggregate",
+              "How per-cluster smoothness weights are aggregated.", choices=_smoothness.AGGREGATES,
+              labels=_smoothness.AGGREGATE_WORDS, doc="See ``ercot_nb.evolution._smoothness``."),
+        Param("final_partition", "choice", "nearest", "final partition",
+              "How the chosen member labels the samples: nearest centroid (the paper), or EM of a Gaussian "
+              "mixture started from its clusters (segments of unequal size and spread), or such a mixture "
+              "whose number of clusters is chosen among the front by its likelihood on held-out samples.",
+              choices=FINAL_PARTITIONS, labels=FINAL_PARTITION_WORDS,
+              doc="With 'nearest' the clusters are cells of similar spread. With 'mixture' the knee's "
+                  "clusters start a few EM iterations of a Gaussian mixture (full covariances), whose "
+                  "components may differ in size and spread (video segments: a large textured "
+                  "background beside small objects); where its BIC beats that of equal spherical "
+                  "clusters (the model of the nearest-centroid rule), its labels are the step's "
+                  "partition and history, and predict labels by largest posterior; elsewhere the "
+                  "paper's labels stay. With 'cv_mixture', where the same BIC check passes, the number "
+                  "of clusters is chosen too: the knee and, for every other number of clusters on the "
+                  "first front, its most compact member each start a mixture fitted on a seeded half of "
+                  "at most 600 samples and scored on the other half; the fewest clusters within one "
+                  "standard error of the best held-out log-likelihood win, and components are merged "
+                  "while that raises the held-out log-likelihood (see "
+                  "``ercot_nb.evolution._mixture.choose_by_held_out``). Suits segments of unequal size "
+                  "and spread whose number the knee misses (video scenes)."),
+    ) + EvolutionaryClustering.run_params
 
 
-class StaticEC(_EvolutionaryClustering):
-    __doc__ = (
-        """staticEC: ERCOT's evolutionary clustering without history.
+class StaticEC(EvolutionaryClustering):
+    """staticEC: ERCOT's evolutionary clustering without history.
 
     Every step starts from a random population and is selected on its own
     objectives only (no re-initialisation from t-1, no accumulation).
-"""
-        + _COMMON_DOC
-    )
+    """
 
     _algorithm_name = "staticEC"
     _uses_history = False
     _accumulates = False
 
-    def __init__(
-        self,
-        n_clusters: int | None = None,
-        *,
-        max_clusters: int = 8,
-        pop_size: int = 100,
-        n_evaluations: int = 1000,
-        crossover_rate: float = 0.9,
-        mutation_rate: float = 0.9,
-        mutation_mode: str = "per_solution",
-        mutation_eta: float = 20.0,
-        budget_mode: str = "generations",
-        refine: bool = True,
-        separation: str = "active",
-        empty_clusters: str = "keep",
-        precision: str = "float64",
-        knee: str = "ideal",
-        n_control_sets: int = 3,
-        backend: str = "numba",
-        seed: int | np.random.Generator | None = None,
-        progress: bool = False,
-    ) -> None:
-        store_params(self, locals())
+    param_specs = EvolutionaryClustering.search_params + (
+        EvolutionaryClustering.knee_param,
+        EvolutionaryClustering.n_control_sets_param,
+    ) + EvolutionaryClustering.run_params

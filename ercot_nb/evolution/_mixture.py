@@ -99,8 +99,16 @@ def _m_step(X, resp, reg, covariance):
     means = (resp.T @ X) / nk[:, None]
     d = X.shape[1]
     if covariance == "full":
-        diff = X[None, :, :] - means[:, None, :]  # (k, n, d): memory linear in the samples
-        covs = (diff * resp.T[:, :, None]).transpose(0, 2, 1) @ diff / nk[:, None, None]
+        # second moments about the samples' mean (not about each component's: one (n, d*d) product
+        # for all components, memory linear in the samples), then shifted to each component's mean
+        centre = X.mean(axis=0)
+        Xc = X - centre
+        offsets = means - centre
+        outer = (Xc[:, :, None] * Xc[:, None, :]).reshape(len(X), d * d)
+        covs = (resp.T @ outer).reshape(-1, d, d) / nk[:, None, None] - offsets[:, :, None] * offsets[:, None, :]
+        # a component without samples (a cluster the subsample missed): no moments to take, only reg
+        # (the difference above would leave minus its offset's outer product)
+        covs[resp.sum(axis=0) <= 0.0] = 0.0
         covs[:, np.arange(d), np.arange(d)] += reg
     else:
         sq = resp.T @ (X * X) / nk[:, None]
@@ -190,3 +198,152 @@ def equal_spread_bic(X: np.ndarray, labels: np.ndarray) -> float:
     top = weighted.max(axis=1, keepdims=True)
     log_likelihood = float((top[:, 0] + np.log(np.exp(weighted - top).sum(axis=1))).sum())
     return -2.0 * log_likelihood + (k * d + 1) * np.log(n)
+
+
+def _moment_merge(weights, means, covs, a, b):
+    """The mixture with components ``a`` and ``b`` replaced by one of the same total weight, mean and covariance."""
+    w = weights[a] + weights[b]
+    mean = (weights[a] * means[a] + weights[b] * means[b]) / w
+    da, db = means[a] - mean, means[b] - mean
+    cov = (weights[a] * (covs[a] + np.outer(da, da)) + weights[b] * (covs[b] + np.outer(db, db))) / w
+    keep = [j for j in range(len(weights)) if j not in (a, b)]
+    return (np.append(weights[keep], w), np.vstack([means[keep], mean]),
+            np.concatenate([covs[keep], cov[None]]))
+
+
+@dataclass(frozen=True)
+class HeldOutChoice:
+    """What :func:`choose_by_held_out` chose, and why.
+
+    Attributes
+    ----------
+    mixture : Mixture
+        The final mixture (its ``labels`` label every sample).
+    chosen : int
+        Index of the starting partition chosen.
+    held_out : ndarray of shape (n_partitions,)
+        Held-out log-likelihood (sum over the held-out samples) of the
+        mixture started from each partition (``-inf``: a cluster had no
+        training sample, the partition was not scored).
+    tolerance : float
+        One standard error of the best held-out log-likelihood.
+    merged : int
+        Number of component pairs merged after the choice.
+    """
+
+    mixture: Mixture
+    chosen: int
+    held_out: np.ndarray
+    tolerance: float
+    merged: int
+
+
+def choose_by_held_out(X: np.ndarray, partitions: list[np.ndarray], rng: np.random.Generator, *,
+                       n_train: int = 800, n_iter: int = 5, final_iter: int = 15, final_samples: int = 2000,
+                       reg: float = 1e-6, merge: bool = True,
+                       samples_per_parameter: float = 5.0) -> HeldOutChoice | None:
+    """Choose a partition (and merge its components) by a mixture's likelihood on held-out samples.
+
+    1. A seeded draw splits ``2 * n_train`` samples (at most all of them)
+       into a training and a held-out half.
+    2. Each partition starts a full-covariance mixture (its clusters'
+       weights, means and covariances), fitted by ``n_iter`` EM iterations
+       on the training half and scored by its log-likelihood on the held-out
+       half.  More components always fit the training samples better; on
+       held-out samples they stop paying once a segment is split.  A
+       partition whose mixture has more parameters than the training half
+       holds samples / ``samples_per_parameter`` is not scored (its fit
+       would not be trusted).
+    3. One-standard-error rule: the partition of fewest clusters whose
+       held-out log-likelihood is within one standard error of the best
+       (``sd`` of the best's per-sample log-densities times ``sqrt(n)``) is
+       chosen; ties in the number of clusters go to the higher score.
+    4. ``merge``: while replacing two components by one of their joint
+       weight, mean and covariance (moment matching) raises the held-out
+       log-likelihood, the best such pair is merged (a segment split in two
+       by the starting partition joins again).
+    5. The chosen (merged) partition starts ``final_iter`` EM iterations on
+       a regular subsample of at most ``final_samples`` samples (see
+       :func:`fit_mixture`), which label every sample.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    partitions : list of int ndarray of shape (n_samples,)
+        Candidate starting partitions (labels ``0..k-1``, each used), e.g.
+        one per number of clusters on a Pareto front.
+    rng : numpy.random.Generator
+        Draws the split (nothing else is random).
+    n_train, n_iter, final_iter, final_samples, reg, merge, samples_per_parameter
+        As above; ``reg`` as in :func:`fit_mixture`.
+
+    Returns
+    -------
+    HeldOutChoice or None
+        None where no partition could be scored (too few samples for any of
+        them): there is nothing to choose by.
+
+    Raises
+    ------
+    ValueError
+        For no partition, or a partition of the wrong length.
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n = len(X)
+    if not partitions:
+        raise ValueError("choose_by_held_out: no partition to choose from")
+    if any(len(p) != n for p in partitions):
+        raise ValueError(f"choose_by_held_out: every partition must label the {n} samples")
+    half = max(1, min(int(n_train), n // 2))
+    order = rng.permutation(n)
+    train, test = np.sort(order[:half]), np.sort(order[half:2 * half])
+    X_train, X_test = X[train], X[test]
+    scores = np.full(len(partitions), -np.inf)
+    log_dens: dict[int, np.ndarray] = {}
+    fitted: dict[int, Mixture] = {}
+    n_clusters = np.array([int(np.max(p)) + 1 for p in partitions])
+    d = X.shape[1]
+    for i, labels in enumerate(partitions):
+        k = int(n_clusters[i])
+        if (k - 1 + k * d + k * d * (d + 1) // 2) * samples_per_parameter > half:
+            continue  # too many parameters for the training half
+        used, start = np.unique(labels[train], return_inverse=True)
+        if len(used) < k:  # a cluster without training samples: not comparable
+            continue
+        mixture = fit_mixture(X_train, start, n_iter=n_iter, reg=reg)
+        _, log_dens[i] = mixture.log_resp(X_test)
+        scores[i], fitted[i] = float(log_dens[i].sum()), mixture
+    if not fitted:
+        return None
+    best = int(np.argmax(scores))
+    tolerance = float(np.std(log_dens[best]) * np.sqrt(len(test)))
+    near = [i for i in fitted if scores[i] >= scores[best] - tolerance]
+    chosen = min(near, key=lambda i: (n_clusters[i], -scores[i]))
+    labels = partitions[chosen]
+    merged = 0
+    if merge:
+        m = fitted[chosen]
+        weights, means, covs = m.weights, m.means, m.covariances
+        current = scores[chosen]
+        while len(weights) > 2:
+            trials = [(_e_step(X_test, *params, "full")[1].sum(), params)
+                      for a in range(len(weights)) for b in range(a + 1, len(weights))
+                      for params in [_moment_merge(weights, means, covs, a, b)]]
+            top, params = max(trials, key=lambda trial: trial[0])
+            if not top > current:
+                break
+            current, (weights, means, covs) = top, params
+            merged += 1
+    # the final EM on a regular subsample (as fit_mixture's max_samples), started there from the chosen
+    # (merged) partition: one E step over all samples labels them
+    stride = 1 if n <= final_samples else -(-n // int(final_samples))
+    X_fit = X[::stride]
+    if merged:
+        start = np.argmax(_e_step(X_fit, weights, means, covs, "full")[0], axis=1)
+    else:
+        start = labels[::stride]
+    fit = fit_mixture(X_fit, np.unique(start, return_inverse=True)[1], n_iter=final_iter, reg=reg)
+    log_resp, log_norm = fit.log_resp(X)
+    mixture = Mixture(weights=fit.weights, means=fit.means, covariances=fit.covariances,
+                      labels=np.argmax(log_resp, axis=1), log_likelihood=float(log_norm.sum()))
+    return HeldOutChoice(mixture, chosen, scores, tolerance, merged)

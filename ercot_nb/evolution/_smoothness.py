@@ -32,13 +32,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from ..kernels import get_backend
 from ._stacking import _finite_rows, _stacking_alpha_exact, stacking_em  # noqa: F401 (re-exported)
 
 __all__ = [
     "AGGREGATES",
+    "AGGREGATE_WORDS",
     "SmoothnessWeight",
     "gaussian_cv_loglik",
     "gaussian_loglik",
@@ -49,6 +49,7 @@ __all__ = [
 ]
 
 AGGREGATES = ("common", "matched")
+AGGREGATE_WORDS = {"common": "one common weight", "matched": "per matched cluster"}
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
 
@@ -143,6 +144,10 @@ def _match_codes(labels_curr: np.ndarray, labels_prev: np.ndarray) -> tuple:
     contingency = np.bincount(
         idx_curr * n_prev + idx_prev, minlength=n_curr * n_prev
     ).reshape(n_curr, n_prev)
+
+    # imported here: scipy.optimize costs a fresh process (the Explorer's first page)
+    # about 0.3 s that its first step does not need
+    from scipy.optimize import linear_sum_assignment
 
     rows, cols = linear_sum_assignment(contingency, maximize=True)
     overlaps = contingency[rows, cols]

@@ -23,7 +23,8 @@ from .. import datasets as builtin
 from .._progress import progress_bar
 from ..algorithms import name_key
 from ..metrics import score_steps
-from ..params import estimator_params, validate_params
+from ..algorithms import estimator_params
+from ..params import validate_params
 from .spec import (
     DEFAULT_KEEP_FRONTS,
     KNOWN_K,
@@ -152,7 +153,7 @@ def check_params(algorithm: str, params: Mapping[str, Any]) -> None:
     """Refuse parameters the estimator would refuse at fit, before any run starts.
 
     Each value is checked against the estimator's parameter specs
-    (:func:`ercot_nb.params.estimator_params`); an algorithm registered
+    (:func:`ercot_nb.algorithms.estimator_params`); an algorithm registered
     without specs is only constructed.  Rules that tie parameters to the data
     (k-meansCOT needs a known k) stay with ``fit``, where they mean "n/a".
 

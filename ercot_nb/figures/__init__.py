@@ -25,6 +25,7 @@ builder                               shows
 :func:`alpha_figure`                  the smoothness weight alpha (and alpha_i) over time
 :func:`scores_figure`                 RI or NMI per step of one or more runs
 :func:`n_clusters_figure`             chosen (and true) number of clusters per step
+:func:`cluster_sizes_figure`          each cluster's number of samples per step
 :func:`sankey_figure`                 cluster flow between steps (persist/split/merge)
 :func:`membership_figure`             each id's cluster at every step (who changes cluster)
 :func:`video_segmentation_figure`     a video frame, its segmentation and the
@@ -44,11 +45,22 @@ returning :class:`Parts` (traces named by role and a layout dict): the
 figures above wrap them, and the widget views show the same parts and
 update traces by name (:func:`update_by_name`).
 
-Helpers: :func:`member_partition` (a-posteriori choice of a front member),
-:func:`cluster_flows`                 (the Sankey's table), :func:`cluster_moves` (every change of
-cluster of every id), :func:`ground_truth_result`
-(a dataset's labels shown with the same views); for videos :func:`is_video`,
-:func:`frame_image`                   and :func:`segmentation_image` (pixels placed by id).
+One definition per view: :mod:`~ercot_nb.figures.protocol` says what a view
+is (:class:`View`: its parts at a step and member, and what changes with
+the step or member, by trace and shape name), and
+:mod:`~ercot_nb.figures.views` holds the views and their registry
+:data:`VIEWS`, which :func:`report_figures`, the offline page and the
+widgets iterate (:func:`views_for`).  The trace and shape role names front
+ends update by (:data:`CURRENT_STEP`, :data:`SELECTED`, ...) are exported
+here.
+
+Helpers: :func:`cluster_moves` (every change of cluster of every id),
+:func:`ground_truth_result` (a dataset's labels shown with the same views);
+for videos :func:`frame_image` and :func:`segmentation_image` (pixels
+placed by id).  Re-exported from the layers they belong to:
+:func:`~ercot_nb.result.member_partition` (a-posteriori choice of a front
+member), :func:`~ercot_nb.result.cluster_flows` (the Sankey's table) and
+:func:`~ercot_nb.data.is_video`.
 """
 from __future__ import annotations
 
@@ -59,7 +71,8 @@ from .flows import (
     FLOW, MEMBERSHIP_SORTS, cluster_flows, cluster_moves, membership_figure, sankey_colors, sankey_nodes,
     sankey_figure, sankey_parts, sankey_title,
 )
-from .images import frame_image, is_video, segmentation_image
+from ..data import is_video
+from .images import frame_image, segmentation_image
 from .layers import Parts, shape_index, trace_index, update_by_name
 from .lines import (
     ALPHA, PAIRS, alpha_figure, alpha_parts, n_clusters_figure, n_clusters_parts, scores_figure, scores_parts,

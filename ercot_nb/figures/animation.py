@@ -50,7 +50,7 @@ def add_animation_controls(
         for t, label in enumerate(labels)
     ]
     layout["height"] += 90
-    layout["margin"]["b"] = 120
+    layout["margin"] = {**layout["margin"], "b": 120}  # a new dict: the view's margins may be shared
     layout["sliders"] = [
         dict(
             name="time",

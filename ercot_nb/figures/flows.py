@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import plotly.graph_objects as go
 
-from ..data import Snapshot, TemporalDataset, common_ids
+from ..data import TemporalDataset
 from ..events import EVENT_COLUMNS
-from ..result import ClusteringResult
+from ..result import ClusteringResult, cluster_flows
 from .layers import Parts
 from .style import (
     INK, MUTED, as_result, base_layout, escape, label_color, message_annotation, plain, plain_times,
@@ -37,45 +37,6 @@ EVENTS_LEGEND = "events legend"
 _MARKED = ("birth", "death", "split", "merge", "grow", "shrink")  # "continue" is left unmarked
 # plotly.js draws one outline for all Sankey nodes (it ignores per-node outline colours, and
 # per-node widths leave the labels at x = NaN), so significance is written in the node's label
-
-
-def cluster_flows(result: ClusteringResult) -> list[dict[str, Any]]:
-    """How many samples go from each cluster at t-1 to each cluster at t.
-
-    Parameters
-    ----------
-    result : ClusteringResult
-        The run (a fitted estimator with ``result_`` is accepted too).
-
-    Returns
-    -------
-    list of dict
-        One entry per (step t >= 1, aligned label at t-1, aligned label at
-        t) pair with shared samples: keys ``t``, ``source``, ``target`` and
-        ``count``.  Samples that enter or leave between the steps are not
-        counted.  A cluster that persists flows mostly into its own label; a
-        split sends one source into several targets, a merge the reverse.
-    """
-    result = as_result(result)
-    flows: list[dict[str, Any]] = []
-    for t in range(1, len(result)):
-        previous, current = result[t - 1], result[t]
-        a = Snapshot(previous.time, previous.ids, np.zeros((previous.n_samples, 0)))
-        b = Snapshot(current.time, current.ids, np.zeros((current.n_samples, 0)))
-        ia, ib = common_ids(a, b)
-        if not len(ia):
-            continue
-        source, target = previous.aligned_labels[ia].astype(np.int64), current.aligned_labels[ib].astype(np.int64)
-        # (source, target) pairs as one int each, in np.unique(axis=0)'s order (much faster)
-        low = min(int(source.min()), int(target.min()))
-        source, target = source - low, target - low
-        width = int(target.max()) + 1
-        codes, counts = np.unique(source * width + target, return_counts=True)
-        flows.extend(
-            dict(t=t, source=int(code // width) + low, target=int(code % width) + low, count=int(count))
-            for code, count in zip(codes.tolist(), counts.tolist())
-        )
-    return flows
 
 
 def sankey_colors(

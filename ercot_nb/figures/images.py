@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data import TemporalDataset
+from ..data import TemporalDataset, is_video
 from ..result import ClusteringResult, StepResult
 from .lines import labels_of
 from .style import PALETTE, as_result, plain, step_index
@@ -19,11 +19,6 @@ __all__ = [
 
 ABSENT_RGB = np.array([217, 217, 217], dtype=np.uint8)
 """Colour of pixels absent at a step (light grey)."""
-
-
-def is_video(dataset: Any) -> bool:
-    """Whether ``dataset`` is a video (see :attr:`TemporalDataset.is_video <ercot_nb.data.TemporalDataset.is_video>`); False for non-datasets."""
-    return isinstance(dataset, TemporalDataset) and dataset.is_video
 
 
 def frame_shape(dataset: TemporalDataset) -> tuple[int, int]:

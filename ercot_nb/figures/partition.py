@@ -1,6 +1,7 @@
 """Partition view: one step's samples coloured by cluster, in 2-D or 3-D, and its animation."""
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -9,7 +10,7 @@ import plotly.graph_objects as go
 
 from ..data import TemporalDataset, common_ids
 from ..ensemble import step_agreement
-from ..result import ClusteringResult, StepResult
+from ..result import ClusteringResult, StepResult, member_partition
 from .animation import animation_figure
 from .layers import Parts
 from .projection import Plane
@@ -34,6 +35,10 @@ LEFT = "left since previous step"
 CENTROIDS = "centroids"
 MIN_OPACITY = 0.1
 """Points drawn with their agreement as opacity never fade below this."""
+
+
+_TRACE_CACHE = 64
+"""Trace lists a layer keeps (the latest used): a step's knee and its members' distinct partitions."""
 
 
 def cluster_name(label: int) -> str:
@@ -96,7 +101,7 @@ class PartitionLayer:
         self._id_texts: dict[int, np.ndarray] = {}
         self._members: dict[tuple[int, int], StepResult] = {}
         self._free_label: int | None = None
-        self._traces: dict[tuple, list] = {}
+        self._traces: OrderedDict[tuple, list] = OrderedDict()
         if max_points is not None and (isinstance(max_points, bool) or not isinstance(max_points, (int, np.integer))
                                        or max_points < 1):
             raise ValueError(f"max_points must be None or an int >= 1, got {max_points!r}")
@@ -374,8 +379,12 @@ class PartitionLayer:
         if shares is None:  # a member with the knee's (or another member's) partition: the same traces
             key = (t, tuple(labels), bool(webgl), partition.aligned_labels.tobytes(),
                    np.asarray(partition.centroids).tobytes(), member is None)
-            if key not in self._traces:
+            if key in self._traces:
+                self._traces.move_to_end(key)
+            else:
                 self._traces[key] = self.traces(t, labels, webgl, None if member is None else partition)
+                if len(self._traces) > _TRACE_CACHE:
+                    self._traces.popitem(last=False)
             traces = list(self._traces[key])  # shared trace objects: parts are not changed in place
         else:
             traces = self.traces(t, labels, webgl, None if member is None else partition, shares)
@@ -541,37 +550,6 @@ def partition_3d_figure(
         ``go.Scatter3d`` traces (WebGL) named as in :func:`partition_figure`.
     """
     return partition_figure(dataset, result, t, features=features, projection="3d", **options)
-
-
-def member_partition(
-    dataset: TemporalDataset,
-    result: ClusteringResult,
-    t: int,
-    member: int,
-) -> StepResult:
-    """Partition of step ``t`` by another member of its final population.
-
-    Shorthand for :meth:`ClusteringResult.member_partition <ercot_nb.result.ClusteringResult.member_partition>` with step
-    ``t``'s data: a cluster shared with the knee keeps its label and colour.
-
-    Parameters
-    ----------
-    dataset : TemporalDataset
-        The data the result was fitted on.
-    result : ClusteringResult
-        The run (a fitted estimator with ``result_`` is accepted too).
-    t : int
-        0-based step index (negative counts from the end).
-    member : int
-        Index into step ``t``'s final population.
-
-    Returns
-    -------
-    StepResult
-    """
-    result = as_result(result)
-    t = step_index(result, t)
-    return result.member_partition(dataset[t].X, t, member)
 
 
 def partition_animation(

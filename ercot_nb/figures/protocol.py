@@ -59,7 +59,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import plotly.graph_objects as go
 from plotly.utils import PlotlyJSONEncoder
 

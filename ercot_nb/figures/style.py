@@ -131,9 +131,11 @@ def escape(value: Any) -> str:
     """Text of a value from data (names, ids, time labels), safe inside figure text.
 
     Plotly renders a subset of HTML in titles, hover labels, legends and
-    annotations, so every string from data or files is escaped.
+    annotations, so every string from data or files is escaped.  Quotes
+    become numeric entities: plotly.js decodes ``&#34;`` but shows
+    ``&quot;`` as it is.
     """
-    return html.escape(str(plain(value)))
+    return html.escape(str(plain(value)), quote=False).replace('"', "&#34;").replace("'", "&#39;")
 
 
 def step_index(steps: Any, t: int, what: str = "result") -> int:

@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from .flows import FLOW, cluster_flows, sankey_colors, sankey_figure, sankey_nodes, sankey_parts, sankey_title
+from ..result import cluster_flows
+from .flows import FLOW, sankey_colors, sankey_figure, sankey_nodes, sankey_parts, sankey_title
 from .layers import Parts
 from .lines import ALPHA, PAIRS, alpha_figure, alpha_parts, n_clusters_parts, scores_figure, scores_parts
 from .pareto import SELECTED, is_member_trace, pareto_animation, pareto_parts, step_k_max
@@ -103,6 +104,15 @@ class PartitionView(View):
     def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
         return self.layer(data, **options).parts(t, member)
 
+    def step_change(self, data: ViewData, t: int, **options: Any) -> Change:
+        # the layout differs between steps and members by its title only (axes are fixed over all steps)
+        parts = self.parts(data, t, None, **options)
+        return Change(data=list(parts.traces), layout={"title": parts.layout["title"]})
+
+    def member_change(self, data: ViewData, t: int, member: int | None, **options: Any) -> Change:
+        parts = self.parts(data, t, member, **options)
+        return Change(data=list(parts.traces), layout={"title": parts.layout["title"]})
+
     def notes(self, data: ViewData, **options: Any) -> list[str]:
         layer = self.layer(data, **options)
         if not layer.subsampled:
@@ -174,11 +184,21 @@ class ParetoView(View):
 
     def _knee(self, data: ViewData, t: int, options: dict[str, Any]) -> Parts:
         """The parts of step ``t`` (knee), kept for the member changes of the same step."""
+        return self._step(data, t, options)[0]
+
+    def _step(self, data: ViewData, t: int, options: dict[str, Any]) -> tuple[Parts, dict[int, tuple]]:
+        """The parts of step ``t`` and each member's point (x, y, customdata row), kept for one step."""
         key = (self.key, "last step", repr(sorted(options.items())))
         cached = data.memo(key, dict)
         if t not in cached:
             cached.clear()
-            cached[t] = self.parts(data, t, None, **options)
+            parts = self.parts(data, t, None, **options)
+            points: dict[int, tuple] = {}
+            for trace in parts.traces:
+                if trace.name != SELECTED and is_member_trace(trace.name) and trace.customdata is not None:
+                    for x, y, row in zip(trace.x, trace.y, trace.customdata):
+                        points.setdefault(int(row[0]), (x, y, list(row)))
+            cached[t] = (parts, points)
         return cached[t]
 
     def step_change(self, data: ViewData, t: int, **options: Any) -> Change:
@@ -190,18 +210,14 @@ class ParetoView(View):
     def member_change(self, data: ViewData, t: int, member: int | None, **options: Any) -> Change:
         """Only the ring around the selected member: its point, as the step's member traces draw it."""
         t = step_index(data.result, t)
-        knee = self._knee(data, t, options)
+        _, points = self._step(data, t, options)
         if member is None or member == data.result[t].knee:
             return Change(traces={SELECTED: {"x": [], "y": [], "customdata": [], "showlegend": False}})
-        for trace in knee.traces:
-            if trace.name != SELECTED and is_member_trace(trace.name) and trace.customdata is not None:
-                rows = [i for i, row in enumerate(trace.customdata) if int(row[0]) == int(member)]
-                if rows:
-                    i = rows[0]
-                    return Change(traces={SELECTED: {"x": [trace.x[i]], "y": [trace.y[i]],
-                                                     "customdata": [list(trace.customdata[i])], "showlegend": True}})
-        raise ValueError(f"step {t}: member {member} is not in the final population "
-                         f"({len(data.result[t].population)} members)")
+        if int(member) not in points:
+            raise ValueError(f"step {t}: member {member} is not in the final population "
+                             f"({len(data.result[t].population)} members)")
+        x, y, row = points[int(member)]
+        return Change(traces={SELECTED: {"x": [x], "y": [y], "customdata": [row], "showlegend": True}})
 
     def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
         return [pareto_animation(data.result, accumulated=self.with_defaults(options)["accumulated"])]

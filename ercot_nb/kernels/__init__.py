@@ -15,6 +15,7 @@ twins.  Both expose the same functions with the same signatures:
 ``nondominated_rank``    fast non-dominated sort
 ``nondominated_rank_two`` the same for two objectives, by a sweep
 ``crowding_distance``    crowding distance within each front
+``environmental_selection`` rank, crowding and the survivors (two objectives)
 ``stacking_em_step``     one EM update of the smoothness stacking weight
 ``stacking_em_loop``     EM steps until convergence, in one call
 ``smoothness_pair_alphas`` the stacking weight of every matched pair of a step
@@ -42,6 +43,7 @@ KERNEL_NAMES = (
     "nondominated_rank",
     "nondominated_rank_two",
     "crowding_distance",
+    "environmental_selection",
     "stacking_em_step",
     "stacking_em_loop",
     "smoothness_pair_alphas",
@@ -52,11 +54,24 @@ KERNEL_NAMES = (
 # Plain NumPy functions of the numba backend only: the sample layouts its clustering kernels read.
 SAMPLE_LAYOUTS = ("feature_major", "with_ones")
 BACKENDS = ("numba", "numpy")
+"""The kernels' backends (an estimator's ``backend=``)."""
+BACKEND_WORDS = {"numba": "numba (compiled)", "numpy": "NumPy (plain twin)"}
+MASK_ON = 0.5
+"""A centroid slot is active when its mask gene is at least this (every kernel, twin and result)."""
 _cache: dict[str, SimpleNamespace] = {}
 
 
 def get_backend(name: str = "numba") -> SimpleNamespace:
-    """Return the kernels of backend ``name`` (``"numba"`` or ``"numpy"``)."""
+    """Return the kernels of backend ``name`` (``"numba"`` or ``"numpy"``).
+
+    Raises
+    ------
+    ValueError
+        For an unknown backend.
+    ImportError
+        If a kernel of :data:`KERNEL_NAMES` (or, for numba, a sample layout) is missing
+        from the backend's modules (never a namespace with a gap that fails later, mid-run).
+    """
     if name not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {name!r}")
     if name not in _cache:
@@ -69,9 +84,18 @@ def get_backend(name: str = "numba") -> SimpleNamespace:
 
             modules = (_numpy_twins,)
         kernels = {}
-        for kernel in KERNEL_NAMES + SAMPLE_LAYOUTS:
+        required = KERNEL_NAMES + (SAMPLE_LAYOUTS if name == "numba" else ())
+        for kernel in required:
             for module in modules:
                 if hasattr(module, kernel):
                     kernels[kernel] = getattr(module, kernel)
+                    break
+        missing = [kernel for kernel in required if kernel not in kernels]
+        if missing:
+            raise ImportError(
+                f"backend {name!r} lacks the kernel(s) {', '.join(missing)} (looked in "
+                f"{', '.join(module.__name__ for module in modules)}); the installed ercot_nb is "
+                "incomplete or mixed: reinstall it"
+            )
         _cache[name] = SimpleNamespace(name=name, **kernels)
     return _cache[name]

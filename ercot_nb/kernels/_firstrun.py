@@ -36,7 +36,7 @@ interrupt: contextvars.ContextVar[threading.Event | None] = contextvars.ContextV
 # several threads and compile when first needed).
 _FIT_KERNELS = ("evaluate_population", "recentre_population", "assign_nearest", "binary_tournament",
                 "single_point_crossover", "polynomial_mutation", "repair_min_active",
-                "nondominated_rank_two", "crowding_distance",
+                "environmental_selection",  # non-dominated sort and crowding inside it
                 "smoothness_pair_alphas")
 _SAMPLE_KERNELS = ("evaluate_population", "recentre_population", "assign_nearest")
 _lock = threading.Lock()

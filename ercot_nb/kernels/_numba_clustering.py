@@ -44,11 +44,13 @@ threads.  Ties go to the lowest centroid index.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
 
-_MASK_ON = 0.5
+from . import MASK_ON as _MASK_ON
 # f_sep = 1 / max(min distance, floor), floor = _MIN_SEPARATION x the data's widest
 # feature range (a unit-free floor: the same clustering in any unit of measurement).
 _MIN_SEPARATION = 1e-12
@@ -102,7 +104,7 @@ def _aligned_zeros(shape: tuple, dtype=np.float64) -> np.ndarray:
     NumPy's large arrays start 16 bytes past a page: rows of four doubles
     would then straddle cache lines (measured 5% slower re-centring).
     """
-    size = int(np.prod(shape))
+    size = math.prod(shape)  # not np.prod: a tuple made an array costs more than the copy it sizes
     itemsize = np.dtype(dtype).itemsize
     raw = np.zeros(size + 64 // itemsize, dtype=dtype)
     start = (-raw.ctypes.data % 64) // itemsize

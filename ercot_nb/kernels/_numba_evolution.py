@@ -15,7 +15,7 @@ from ._compile import lean_pipeline
 
 _LEAN = lean_pipeline(vectorize=False)  # small loops: no vectoriser, one -O2 module pass
 
-_MASK_ON = 0.5
+from . import MASK_ON as _MASK_ON
 
 
 @njit(cache=True, pipeline_class=_LEAN)
@@ -173,14 +173,29 @@ def _stable_sort_by(values, order, tmp):  # pragma: no cover
             hi = min(lo + 2 * width, n)
             i = lo
             j = mid
-            for k in range(lo, hi):
-                if i < mid and (j >= hi or not values[src[j]] < values[src[i]]
-                                and (values[src[i]] == values[src[i]] or values[src[j]] != values[src[j]])):
-                    dst[k] = src[i]
-                    i += 1
-                else:
-                    dst[k] = src[j]
-                    j += 1
+            k = lo
+            # while both runs last, without a branch on the comparison (conditional moves: the
+            # outcome of comparing objective values is unpredictable, a mispredicted branch dear)
+            while i < mid and j < hi:
+                a = src[i]
+                b = src[j]
+                va = values[a]
+                vb = values[b]
+                # the right one first: smaller, or the left one NaN (NaN sorts last)
+                right = vb < va or (np.isnan(va) and not np.isnan(vb))
+                dst[k] = b if right else a
+                step = np.int64(right)
+                j += step
+                i += 1 - step
+                k += 1
+            while i < mid:
+                dst[k] = src[i]
+                i += 1
+                k += 1
+            while j < hi:
+                dst[k] = src[j]
+                j += 1
+                k += 1
         src, dst = dst, src
         in_tmp = not in_tmp
         width *= 2
@@ -301,6 +316,11 @@ def crowding_distance(F, rank, order, crowding):  # pragma: no cover
     order : int64 ndarray of shape (n,)             SCRATCH
     crowding : ndarray of shape (n,)                OUT
     """
+    _crowding(F, rank, order, crowding)
+
+
+@njit(inline="always", pipeline_class=_LEAN)  # the body of crowding_distance and environmental_selection
+def _crowding(F, rank, order, crowding):  # pragma: no cover
     n, m = F.shape
     n_fronts = 0
     for i in range(n):
@@ -341,3 +361,58 @@ def crowding_distance(F, rank, order, crowding):  # pragma: no cover
             crowding[last] = np.inf
             for pos in range(lo + 1, hi):
                 crowding[order[pos]] += (F[order[pos + 1], k] - F[order[pos - 1], k]) / span
+
+
+@njit(cache=True, pipeline_class=_LEAN)
+def environmental_selection(F, scratch, rank, order, crowding, chosen, chosen_rank, chosen_crowding):  # pragma: no cover
+    """NSGA-II environmental selection for two objectives, in one call.
+
+    Ranks every row of ``F`` (:func:`nondominated_rank_two`), computes its
+    crowding distance (:func:`crowding_distance`) and writes the first
+    ``len(chosen)`` row indices in the order (rank ascending, crowding
+    descending, index ascending): whole fronts in rank order, the front that
+    overflows cut by crowding, ties by index.  The engine called the two
+    kernels and a NumPy ``lexsort`` for this, three calls per generation
+    whose fixed costs outweighed their work on small data.  With empty
+    ``chosen`` arrays it is rank and crowding only (the engine's
+    ``rank_and_crowding``): a fit then compiles this kernel in place of
+    ``crowding_distance``, no more functions than before.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, 2)                          IN
+    scratch, order : int64 ndarray of shape (n,)         SCRATCH
+    rank : int64 ndarray of shape (n,)                   OUT, 0 = first front
+    crowding : ndarray of shape (n,)                     OUT
+    chosen : int64 ndarray of shape (n_select,)          OUT, n_select <= n
+    chosen_rank : int64 ndarray of shape (n_select,)     OUT, ``rank[chosen]``
+    chosen_crowding : ndarray of shape (n_select,)       OUT, ``crowding[chosen]``
+    """
+    nondominated_rank_two(F, scratch, rank)
+    _crowding(F, rank, order, crowding)  # inlined: a fit compiles no crowding_distance kernel
+    n = F.shape[0]
+    # (rank, -crowding, index) order: a stable sort by -crowding (NaN last, as NumPy's
+    # lexsort) of the indices in order, then a stable counting sort by rank
+    # keys as a column view: the array type of crowding_distance's F[:, k], so that the
+    # shared merge sort compiles once (a contiguous array would compile it a second time)
+    keys = np.empty((n, 1))[:, 0]
+    for i in range(n):
+        keys[i] = -crowding[i]
+        order[i] = i
+    _stable_sort_by(keys, order, scratch)
+    n_fronts = 0
+    for i in range(n):
+        n_fronts = max(n_fronts, rank[i] + 1)
+    start = np.zeros(n_fronts + 1, dtype=np.int64)
+    for i in range(n):
+        start[rank[i] + 1] += 1
+    for f in range(n_fronts):
+        start[f + 1] += start[f]
+    n_select = chosen.shape[0]
+    for i in order:
+        position = start[rank[i]]
+        start[rank[i]] += 1
+        if position < n_select:
+            chosen[position] = i
+            chosen_rank[position] = rank[i]
+            chosen_crowding[position] = crowding[i]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-_MASK_ON = 0.5
+from . import MASK_ON as _MASK_ON
 _MIN_SEPARATION = 1e-12  # relative to the widest feature range (see the numba kernel)
 _TINY = np.finfo(np.float64).tiny
 
@@ -159,6 +159,15 @@ def crowding_distance(F, rank, order, crowding):
             gaps = (F[ordered[2:], k] - F[ordered[:-2], k]) / span
             crowding[ordered[1:-1]] += gaps
     order[:] = np.argsort(rank, kind="mergesort")
+
+
+def environmental_selection(F, scratch, rank, order, crowding, chosen, chosen_rank, chosen_crowding):
+    nondominated_rank_two(F, scratch, rank)
+    crowding_distance(F, rank, order, crowding)
+    survivors = np.lexsort((np.arange(len(F)), -crowding, rank))[:len(chosen)]
+    chosen[:] = survivors
+    chosen_rank[:] = rank[survivors]
+    chosen_crowding[:] = crowding[survivors]
 
 
 def stacking_em_step(density_ratio, alpha):

@@ -1,8 +1,10 @@
 """One self-contained, linked explorer page of a run (no kernel, no network).
 
-:class:`ExplorerPage` gathers every step's data of a run (``_data``) and
-fills an HTML/JavaScript template shipped with the package
-(``template.html``, ``explorer.js``) with plotly.js embedded.  One time
+:class:`ExplorerPage` gathers, from the view registry of
+:mod:`ercot_nb.figures`, each view's parts and its changes per step and per
+front member (``_data``), and fills an HTML template shipped with the
+package (``template.html``) with plotly.js and a generic renderer
+(``explorer.js``, which knows no view by name) embedded.  One time
 slider and a Play button drive every view; a click on a Pareto-front member
 shows that member's partition.  ``ClusteringResult.to_html`` and
 ``Explorer.to_html`` write this page.

@@ -33,7 +33,6 @@ at every step where they persist); the page says so.
 from __future__ import annotations
 
 import base64
-import json
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -143,26 +142,24 @@ def _gathered(trace: dict[str, Any], knee: list[dict[str, Any]], cache: dict) ->
     return out
 
 
-def _inherit(trace: dict[str, Any], base: dict[str, str]) -> dict[str, Any]:
+def _inherit(trace: dict[str, Any], base: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """A JSON trace as its differences from the base's trace of the same name (``"inherit": true``)."""
     own = base.get(trace.get("name"))
     if own is None:
         return trace
-    out = {key: value for key, value in trace.items()
-           if key == "name" or json.dumps(value, sort_keys=True) != own.get(key)}
+    out = {key: value for key, value in trace.items() if key == "name" or key not in own or value != own[key]}
     out.update({key: None for key in own if key not in trace})
     out["inherit"] = True
     return out
 
 
-def _by_name(parts_json: dict[str, Any]) -> dict[str, dict[str, str]]:
-    """Per trace name of the base, each property's JSON (what a trace may inherit)."""
-    return {trace["name"]: {key: json.dumps(value, sort_keys=True) for key, value in trace.items()}
-            for trace in parts_json["data"] if trace.get("name") is not None}
+def _by_name(parts_json: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The base's JSON traces by name (what a trace of a change may inherit)."""
+    return {trace["name"]: trace for trace in parts_json["data"] if trace.get("name") is not None}
 
 
 def _change(change: Change, knee: list[dict[str, Any]] | None = None, shared: dict | None = None,
-            base: dict[str, dict[str, str]] | None = None) -> dict[str, Any] | None:
+            base: dict[str, dict[str, Any]] | None = None) -> dict[str, Any] | None:
     """A change as JSON.  With ``shared``, member trace lists already stored for the step (the
     same trace objects: members with one partition) become their index in ``shared["data"]``."""
     if change.empty:
@@ -174,7 +171,7 @@ def _change(change: Change, knee: list[dict[str, Any]] | None = None, shared: di
             out["data"] = shared["index"][key]
         else:
             traces = [_trace(t) for t in change.data]
-            cache: dict = {}
+            cache: dict = {} if shared is None else shared.setdefault("rows", {})  # rows of the step's traces
             data = [_gathered(t, knee, cache) for t in traces] if knee else [_plain(t) for t in traces]
             if base:
                 data = [_inherit(t, base) for t in data]

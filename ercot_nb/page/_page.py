@@ -62,9 +62,12 @@ def _resource(name: str) -> str:
 
 
 class ExplorerPage:
-    """One run's views on one offline page: partition (2-D and 3-D), video,
-    Pareto front, alpha, clusters, scores and cluster flow, all driven by one
-    time slider and a Play button.
+    """One run's views on one offline page, all driven by one time slider and a Play button.
+
+    The page shows every view of :data:`ercot_nb.figures.VIEWS` that applies
+    to the run and data (partition in 2-D and 3-D, video, Pareto front,
+    alpha, number of clusters, cluster sizes, scores, cluster flow), as the
+    views themselves draw them (see :mod:`ercot_nb.page`).
 
     The page holds plotly.js and every step's data (no network, no kernel),
     so it works in any browser, in e-mail attachments, and inline in any

@@ -1,6 +1,7 @@
 """The :class:`Param` record: one parameter's specification, validation and command-line parsing.
 
-Public through :mod:`ercot_nb.params`, which declares the specs of every estimator and dataset.
+Public through :mod:`ercot_nb.params`; the specs themselves are declared by the classes and
+datasets that own them.
 """
 from __future__ import annotations
 
@@ -74,6 +75,9 @@ class Param:
     array_ok : bool
         A numpy array is also accepted (k-meansCOT's ``init`` centroids);
         its shape is checked by the estimator.
+    doc : str
+        More about the parameter for its docstring entry, after ``help``
+        (numpydoc text; the generated Parameters sections show both).
     labels : tuple of (value, str)
         For ``"choice"`` and ``"subset"``: words for each choice, in the
         order of ``choices`` (given as a mapping value -> words, e.g.
@@ -97,6 +101,7 @@ class Param:
     multiple_of: int | None = None
     also: tuple = ()
     array_ok: bool = False
+    doc: str = ""
     labels: tuple[tuple[Any, str], ...] | Mapping[Any, str] = ()
 
     def __post_init__(self) -> None:
@@ -264,11 +269,12 @@ class Param:
             return False
         return True
 
-    def parse(self, text: str, owner: str) -> Any:
-        """Convert command-line text to a valid value (then :meth:`validate` it).
+    def convert(self, text: str) -> Any:
+        """Command-line text as a value of this parameter's type, not yet validated.
 
         ``"none"`` gives None where allowed; booleans accept true/false,
-        yes/no, on/off, 1/0; a subset is comma-separated.
+        yes/no, on/off, 1/0; a subset is comma-separated; text that does not
+        convert stays text (so that :meth:`validate` names what is allowed).
         """
         raw = str(text).strip()
         if raw.lower() in _NONE and self.optional:
@@ -293,7 +299,11 @@ class Param:
                 value = [item.strip() for item in raw.split(",") if item.strip()]
         except ValueError:
             value = raw  # validate names the parameter and what is allowed
-        return self.validate(value, owner)
+        return value
+
+    def parse(self, text: str, owner: str) -> Any:
+        """Convert command-line text to a valid value (:meth:`convert`, then :meth:`validate`)."""
+        return self.validate(self.convert(text), owner)
 
 
 def _literal_equal(value: Any, literal: Any) -> bool:

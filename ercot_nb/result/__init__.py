@@ -9,5 +9,7 @@ from __future__ import annotations
 
 from ._labels import align_labels, compress_labels
 from ._result import ClusteringResult, StepResult
+from ._flows import cluster_flows, member_partition
 
-__all__ = ["StepResult", "ClusteringResult", "compress_labels", "align_labels"]
+__all__ = ["StepResult", "ClusteringResult", "compress_labels", "align_labels", "cluster_flows",
+           "member_partition"]

@@ -8,7 +8,6 @@ over time.  Both are re-exported by :mod:`ercot_nb.result`.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 __all__ = ["compress_labels", "align_labels"]
 
@@ -51,6 +50,10 @@ def align_labels(
                 (np.searchsorted(current, labels[ib]), np.searchsorted(previous, prev_aligned[ia])),
                 1,
             )
+            # imported here: scipy.optimize costs a fresh process (the Explorer's first page)
+            # about 0.3 s that its first step does not need
+            from scipy.optimize import linear_sum_assignment
+
             rows, cols = linear_sum_assignment(table, maximize=True)
             for r, c in zip(rows, cols):
                 if table[r, c] > 0:

@@ -25,7 +25,7 @@ from ..params import check_argument
 
 __all__ = ["StepResult", "ClusteringResult", "compress_labels", "align_labels"]
 
-_MASK_ON = 0.5  # a centroid slot is active when its mask gene is at least this (as in the kernels)
+from ..kernels import MASK_ON as _MASK_ON  # a centroid slot is active from this mask value on
 
 
 @dataclass

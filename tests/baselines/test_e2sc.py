@@ -27,6 +27,7 @@ def blobs():
     return drifting_blobs()
 
 
+@pytest.mark.slow
 def test_exact_low_rank_factor_reproduces_the_full_eigenvalues(blobs):
     n = blobs[0].n_samples
     full = E2SC(3, method="full").fit(blobs)

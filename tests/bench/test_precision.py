@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from ercot_nb.bench import main, precision_runs, precision_summary
 
 
+@pytest.mark.slow
 def test_precision_runs_score_both_precisions_on_the_same_seeds():
     table = precision_runs(2, ["syn1"], pop_size=20, n_evaluations=60)
     assert len(table) == 4 and set(table.precision) == {"float64", "float32"}

@@ -50,6 +50,7 @@ def test_bench_extra_installs_the_tools_the_ratios_import_and_the_tests_do_not_n
     assert "pymoo" not in names["test"]  # the test suite runs without it (columns are left out)
 
 
+@pytest.mark.slow
 def test_cold_warm_ratio_counts_the_compilations_and_the_warm_fit_compiles_none():
     out = ratios.cold_warm_ratio(repeats=1)
     assert out["ratio"] == pytest.approx(out["cold_cpu_s"] / out["warm_cpu_s"])
@@ -65,6 +66,7 @@ def test_kernel_ns_per_pair_counts_the_active_pairs_of_the_fitted_population(bir
     assert out["evaluate_ns_per_pair"] > 0 and out["recentre_ns_per_pair"] > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("precision", ["float64", "float32"])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_pymoo_objective_runs_the_kernel_ercots_engine_would(monkeypatch, birds, threads, precision):

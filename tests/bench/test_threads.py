@@ -18,3 +18,27 @@ def test_thread_scaling_rows():
     assert 0.0 < rows[0]["p"] < 1.0
     assert all(row["s_per_step"] > 0 for row in rows)
     assert Engine.__dict__["free_cores"] is free_cores  # the busy-machine rule is restored
+
+
+def test_thread_scaling_states_the_split_of_a_step():
+    """One thread's step by part, the parallel share p among them: the serial rest caps the scaling."""
+    from ercot_nb.bench.threads import PARTS, REST
+
+    rows = thread_scaling(n_samples=300, threads=(1,), repeats=1)
+    split = rows[0]["split"]
+    assert list(split) == [label for label, *_ in PARTS] + [REST]
+    assert sum(split.values()) == pytest.approx(1.0)
+    assert all(0.0 <= share <= 1.0 for share in split.values())
+    parallel = [label for label, _, _, runs_parallel in PARTS if runs_parallel]
+    assert rows[0]["p"] == pytest.approx(sum(split[label] for label in parallel))
+    assert split["smoothness weight (serial)"] > 0 and split["variation and selection (serial)"] > 0
+
+
+def test_amdahl_and_the_serial_share_a_target_needs():
+    from ercot_nb.bench.threads import amdahl, serial_share_for
+
+    assert amdahl(1.0, 1) == pytest.approx(1.0)
+    assert amdahl(0.9, 16) == pytest.approx(1 / (0.1 + 0.9 / (16 * 6.25 / 7)))  # 100 members: 7 rounds of 16
+    share = serial_share_for(10.0, 16)
+    assert amdahl(1 - share, 16) == pytest.approx(10.0)
+    assert 0.02 < share < 0.05

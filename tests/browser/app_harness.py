@@ -26,6 +26,17 @@ REPO = Path(__file__).resolve().parents[2]
 PLOTS_READY = "() => document.querySelectorAll('.js-plotly-plot').length >= 1"
 
 
+def _explorer_plots() -> int:
+    """Figures of the Explorer app: one per view it shows (it iterates the view registry)."""
+    from ercot_nb.widgets.apps.explorer import VIEWS
+
+    return len(VIEWS)
+
+
+EXPLORER_PLOTS = _explorer_plots()
+EXPLORER_READY = f"() => document.querySelectorAll('.js-plotly-plot').length === {EXPLORER_PLOTS}"
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -107,11 +118,12 @@ def wait_until(condition, timeout: float, step: float = 0.5) -> float:
 
 
 @contextlib.contextmanager
-def chromium(tmp_path: Path, *, height: int = 2000, **context_args) -> Iterator[object]:
-    """A fresh headless Chromium context (1300 px wide, ``height`` tall)."""
+def chromium(tmp_path: Path, *, height: int = 2000, profile: str = "profile",
+             **context_args) -> Iterator[object]:
+    """A fresh headless Chromium context (1300 px wide, ``height`` tall; its profile in tmp_path/``profile``)."""
     from playwright.sync_api import sync_playwright
 
-    profile = tmp_path / "profile"
+    profile = tmp_path / profile
     profile.mkdir(exist_ok=True)
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
@@ -124,29 +136,24 @@ def chromium(tmp_path: Path, *, height: int = 2000, **context_args) -> Iterator[
             context.close()
 
 
-def explorer_plots() -> int:
-    """Plotly figures of the Explorer app: one per view it shows (:data:`ercot_nb.widgets.VIEWS`)."""
-    from ercot_nb.widgets import VIEWS
-
-    return len(VIEWS)
-
-
-def explorer_ready() -> str:
-    """JavaScript: whether every figure of the Explorer app is in the page."""
-    return f"() => document.querySelectorAll('.js-plotly-plot').length === {explorer_plots()}"
-
-
-def open_app(context, url: str, errors: list[str], plots: int | None = None, timeout: float = 120_000):
-    """The app's page once its ``plots`` figures are drawn; page errors and console errors go to ``errors``.
-
-    Voila runs the notebook (imports and a first fit) before the page renders.
-    ``plots`` defaults to the Explorer's: one per view of the registry.
-    """
-    plots = explorer_plots() if plots is None else plots
-    page = context.pages[0] if context.pages else context.new_page()
+def record_errors(page, errors: list[str]) -> None:
+    """Page errors and console errors of ``page`` go to ``errors`` (not a missing resource's)."""
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error"
             and "Failed to load resource" not in msg.text else None)
+
+
+def open_app(context, url: str, errors: list[str] | None = None, plots: int = EXPLORER_PLOTS,
+             timeout: float = 120_000):
+    """The app's page once its ``plots`` figures are drawn (default: the Explorer's).
+
+    Page errors and console errors go to ``errors`` when given (the ``browser_context``
+    fixture of tests/browser/conftest.py records them already). Voila runs the notebook
+    (imports and a first fit) before the page renders.
+    """
+    page = context.pages[0] if context.pages else context.new_page()
+    if errors is not None:
+        record_errors(page, errors)
     page.goto(url, wait_until="domcontentloaded", timeout=timeout)
     page.wait_for_function(f"() => document.querySelectorAll('.js-plotly-plot').length === {plots}",
                            timeout=timeout)

@@ -15,12 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from .app_harness import CHROMIUM, app_server, chromium, explorer_ready, scratch_env
+from .app_harness import EXPLORER_PLOTS, EXPLORER_READY, app_server, chromium, scratch_env
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="Debian's chromium is not installed at /usr/bin/chromium (.ci/run installs it)",
-)
 
 SEEN = """() => JSON.stringify({
     plots: document.querySelectorAll('.js-plotly-plot').length,
@@ -33,7 +29,7 @@ def first_partition_timings(tmp_path: Path, shot: Path, timeout: float = 400.0,
                             env: dict[str, str] | None = None, cwd: Path | None = None) -> dict[str, float]:
     """Seconds from opening the page until each event, with an empty numba cache.
 
-    ``page``: the five views drawn; ``preview``: a provisional first partition drawn;
+    ``page``: every view of the Explorer drawn; ``preview``: a provisional first partition drawn;
     ``first step``: the run's own first partition; ``finished``: the run finished.
     """
     cache = tmp_path / "numba-cache"
@@ -52,7 +48,7 @@ def first_partition_timings(tmp_path: Path, shot: Path, timeout: float = 400.0,
                 now = round(time.monotonic() - started, 1)
                 if not trace or trace[-1][1] != seen:
                     trace.append((now, seen))
-                if seen["plots"] == 5:
+                if seen["plots"] == EXPLORER_PLOTS:
                     timings.setdefault("page", now)
                 if "(preview) partition" in seen["title"]:
                     if "preview" not in timings:
@@ -63,7 +59,7 @@ def first_partition_timings(tmp_path: Path, shot: Path, timeout: float = 400.0,
                     timings.setdefault("first step", now)
                 if "finished" in seen["status"]:
                     timings.setdefault("finished", now)
-                    if seen["plots"] == 5 and "ERCOT partition" in seen["title"]:
+                    if seen["plots"] == EXPLORER_PLOTS and "ERCOT partition" in seen["title"]:
                         timings["final title"] = seen["title"]
                         break
                 page.wait_for_timeout(100)
@@ -110,7 +106,7 @@ def test_stop_works_during_the_first_fit(tmp_path, capsys):
         page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded", timeout=240_000)
         try:
             page.wait_for_function(
-                explorer_ready(), timeout=240_000)
+                EXPLORER_READY, timeout=240_000)
             status = json.loads(page.evaluate(SEEN))["status"]
             assert "running" in status or "preview" in status, f"the first fit is not going on: {status}"
             page.get_by_role("button", name="Stop").click(timeout=10_000)

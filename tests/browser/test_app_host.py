@@ -13,10 +13,7 @@ import urllib.error
 import urllib.request
 
 import psutil
-import pytest
-from .app_harness import CHROMIUM, app_server, server_process, tiny_notebook, wait_until
-
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="the browser tests need /usr/bin/chromium")
+from .app_harness import server_process, tiny_notebook, wait_until
 
 
 def get(url: str, host: str | None = None, timeout: float = 120) -> tuple[int, str]:
@@ -51,25 +48,24 @@ def kernel_id(page: str) -> str:
     return match.group(1)
 
 
-def test_foreign_host_and_origin_are_refused(tmp_path, capsys):
+def test_foreign_host_and_origin_are_refused(app, tmp_path, capsys):
     notebook = tiny_notebook(tmp_path)
-    with app_server(["--notebook", str(notebook), "--allow-host", "lab.example"], tmp_path) as (
-            _, port, log):
-        base = f"http://127.0.0.1:{port}"
-        status, page = get(base + "/")
-        assert status == 200 and "tiny app ready" in page
-        kernel = kernel_id(page)
-        results = {}
-        for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"lab.example:{port}",
-                     f"evil.example:{port}", "evil.example", f"127.0.0.1.evil.example:{port}"):
-            results[host] = get(f"{base}/api/kernels/{kernel}", host=host)[0]
-        status, refused = get(base + "/", host=f"evil.example:{port}")
-        results["page evil.example"] = status
-        channels = f"ws://127.0.0.1:{port}/api/kernels/{kernel}/channels"
-        for host, origin in ((f"127.0.0.1:{port}", f"http://127.0.0.1:{port}"),
-                             (f"127.0.0.1:{port}", f"http://evil.example:{port}"),
-                             (f"evil.example:{port}", f"http://evil.example:{port}")):
-            results[f"websocket Host {host}, Origin {origin}"] = websocket_status(channels, host, origin)
+    _, port, log = app(["--notebook", str(notebook), "--allow-host", "lab.example"])
+    base = f"http://127.0.0.1:{port}"
+    status, page = get(base + "/")
+    assert status == 200 and "tiny app ready" in page
+    kernel = kernel_id(page)
+    results = {}
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"lab.example:{port}",
+                 f"evil.example:{port}", "evil.example", f"127.0.0.1.evil.example:{port}"):
+        results[host] = get(f"{base}/api/kernels/{kernel}", host=host)[0]
+    status, refused = get(base + "/", host=f"evil.example:{port}")
+    results["page evil.example"] = status
+    channels = f"ws://127.0.0.1:{port}/api/kernels/{kernel}/channels"
+    for host, origin in ((f"127.0.0.1:{port}", f"http://127.0.0.1:{port}"),
+                         (f"127.0.0.1:{port}", f"http://evil.example:{port}"),
+                         (f"evil.example:{port}", f"http://evil.example:{port}")):
+        results[f"websocket Host {host}, Origin {origin}"] = websocket_status(channels, host, origin)
     with capsys.disabled():
         print("\n" + json.dumps(results, indent=1))
     assert results == {
@@ -92,24 +88,23 @@ def non_loopback_ipv4() -> str:
     return "0.0.0.0"
 
 
-def test_serving_other_computers_needs_the_printed_token(tmp_path):
+def test_serving_other_computers_needs_the_printed_token(app, tmp_path):
     ip = non_loopback_ipv4()
     notebook = tiny_notebook(tmp_path)
     host = "127.0.0.1" if ip == "0.0.0.0" else ip
-    with app_server(["--notebook", str(notebook), "--ip", ip], tmp_path, host=host) as (
-            launcher, port, log):
-        wait_until(lambda: "Students open:" in log.read_text(), 10)  # printed once it listens
-        printed = log.read_text()
-        match = re.search(r"Students open:\s+(\S+)\?token=(\S+)", printed)
-        assert match, printed
-        token = match.group(2)
-        server = server_process(launcher)
-        assert token not in " ".join(server.cmdline())  # not visible in the process list
-        assert ip in " ".join(server.cmdline())
-        base = f"http://{host}:{port}"
-        without, page = get(base + "/")
-        assert without in (401, 403) or "token" in page.lower() and "tiny app ready" not in page
-        status, page = get(f"{base}/?token={token}")
-        assert status == 200 and "tiny app ready" in page
-        assert get(f"{base}/?token={token}", host=f"evil.example:{port}")[0] == 403
-        assert token not in log.read_text().split("Students open:")[1].split("\n", 2)[2]  # scrubbed
+    launcher, port, log = app(["--notebook", str(notebook), "--ip", ip], host=host)
+    wait_until(lambda: "Students open:" in log.read_text(), 10)  # printed once it listens
+    printed = log.read_text()
+    match = re.search(r"Students open:\s+(\S+)\?token=(\S+)", printed)
+    assert match, printed
+    token = match.group(2)
+    server = server_process(launcher)
+    assert token not in " ".join(server.cmdline())  # not visible in the process list
+    assert ip in " ".join(server.cmdline())
+    base = f"http://{host}:{port}"
+    without, page = get(base + "/")
+    assert without in (401, 403) or "token" in page.lower() and "tiny app ready" not in page
+    status, page = get(f"{base}/?token={token}")
+    assert status == 200 and "tiny app ready" in page
+    assert get(f"{base}/?token={token}", host=f"evil.example:{port}")[0] == 403
+    assert token not in log.read_text().split("Students open:")[1].split("\n", 2)[2]  # scrubbed

@@ -19,9 +19,7 @@ import nbformat
 import numpy as np
 import pandas as pd
 import pytest
-from .app_harness import CHROMIUM, app_server, chromium
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="the browser tests need /usr/bin/chromium")
 
 FAST = {"pop_size": 20, "n_evaluations": 40}
 
@@ -122,37 +120,37 @@ def watch_dialogs(page) -> list[str]:
     return dialogs
 
 
-def test_no_injection_in_the_explorer_and_compare_apps(evil_files, tmp_path, capsys):
+def test_no_injection_in_the_explorer_and_compare_apps(evil_files, app, browser_context, tmp_path, capsys):
     notebook = app_notebook(tmp_path, evil_files)
-    with app_server(["--notebook", str(notebook)], tmp_path) as (_, port, log), \
-            chromium(tmp_path) as context:
-        page = context.new_page()
-        dialogs = watch_dialogs(page)
-        page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded", timeout=300_000)
-        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 7",
-                               timeout=300_000)
-        page.wait_for_timeout(2_000)  # an injected image's onerror fires after its load fails
-        rendered = page.evaluate(INJECTED)
-        text = page.inner_text("body")
+    _, port, log = app(["--notebook", str(notebook)])
+    context = browser_context()
+    page = context.new_page()
+    dialogs = watch_dialogs(page)
+    page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded", timeout=300_000)
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 7",
+                           timeout=300_000)
+    page.wait_for_timeout(2_000)  # an injected image's onerror fires after its load fails
+    rendered = page.evaluate(INJECTED)
+    text = page.inner_text("body")
 
-        # the Explorer's CSV upload: the file, then one that fails and whose name the error quotes
-        page.get_by_role("button", name="CSV file").first.click()
-        upload(page, evil_files["csv"])
-        page.get_by_text("Choose the id column").first.wait_for(timeout=60_000)
-        for role in ("time", "id", "label"):  # the mapping is the user's: nothing is guessed but time
-            mapping = page.locator(
-                f".widget-inline-hbox:has(> .widget-label:text-is('{role} column')) select").first
-            mapping.select_option(COLUMNS[role])
-        page.get_by_role("button", name="Load CSV").first.click()
-        page.locator(".ercot-nb-message", has_text="Loaded <img").first.wait_for(timeout=60_000)
-        messages = page.eval_on_selector_all(".ercot-nb-message", "ns => ns.map(n => n.innerText)")
-        upload(page, evil_files["broken"])
-        page.locator(".ercot-nb-message", has_text="Problem reading").first.wait_for(timeout=60_000)
-        page.wait_for_timeout(2_000)
-        uploaded = page.evaluate(INJECTED)
-        messages += page.eval_on_selector_all(".ercot-nb-message", "ns => ns.map(n => n.innerText)")
-        labels = page.eval_on_selector_all(".widget-html-content", "ns => ns.map(n => n.innerText)")
-        page.screenshot(path=str(tmp_path / "injection.png"), full_page=True)
+    # the Explorer's CSV upload: the file, then one that fails and whose name the error quotes
+    page.get_by_role("button", name="CSV file").first.click()
+    upload(page, evil_files["csv"])
+    page.get_by_text("Choose the id column").first.wait_for(timeout=60_000)
+    for role in ("time", "id", "label"):  # the mapping is the user's: nothing is guessed but time
+        mapping = page.locator(
+            f".widget-inline-hbox:has(> .widget-label:text-is('{role} column')) select").first
+        mapping.select_option(COLUMNS[role])
+    page.get_by_role("button", name="Load CSV").first.click()
+    page.locator(".ercot-nb-message", has_text="Loaded <img").first.wait_for(timeout=60_000)
+    messages = page.eval_on_selector_all(".ercot-nb-message", "ns => ns.map(n => n.innerText)")
+    upload(page, evil_files["broken"])
+    page.locator(".ercot-nb-message", has_text="Problem reading").first.wait_for(timeout=60_000)
+    page.wait_for_timeout(2_000)
+    uploaded = page.evaluate(INJECTED)
+    messages += page.eval_on_selector_all(".ercot-nb-message", "ns => ns.map(n => n.innerText)")
+    labels = page.eval_on_selector_all(".widget-html-content", "ns => ns.map(n => n.innerText)")
+    page.screenshot(path=str(tmp_path / "injection.png"), full_page=True)
     with capsys.disabled():
         print(f"\nafter render: {json.dumps(rendered)}\nafter upload: {json.dumps(uploaded)}\n"
               f"dialogs: {dialogs}\nscreenshot: {tmp_path / 'injection.png'}")
@@ -167,7 +165,7 @@ def test_no_injection_in_the_explorer_and_compare_apps(evil_files, tmp_path, cap
     assert "Traceback" not in log.read_text()
 
 
-def test_no_injection_in_the_static_pages(evil_files, tmp_path, capsys):
+def test_no_injection_in_the_static_pages(evil_files, browser_context, tmp_path, capsys):
     from ercot_nb import ClusteringResult
     from ercot_nb.widgets import Explorer
 
@@ -176,16 +174,16 @@ def test_no_injection_in_the_static_pages(evil_files, tmp_path, capsys):
     pages = [result.to_html(tmp_path / "result.html", data),
              Explorer(data, result=result, params=FAST).to_html(tmp_path / "explorer.html")]
     found = {}
-    with chromium(tmp_path) as context:
-        for path in pages:
-            page = context.new_page()
-            dialogs = watch_dialogs(page)
-            page.goto(path.as_uri(), wait_until="load", timeout=120_000)
-            page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 1",
-                                   timeout=120_000)
-            page.wait_for_timeout(2_000)
-            found[path.name] = {**page.evaluate(INJECTED), "dialogs": dialogs,
-                                "title": page.title()}
+    context = browser_context()
+    for path in pages:
+        page = context.new_page()
+        dialogs = watch_dialogs(page)
+        page.goto(path.as_uri(), wait_until="load", timeout=120_000)
+        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 1",
+                               timeout=120_000)
+        page.wait_for_timeout(2_000)
+        found[path.name] = {**page.evaluate(INJECTED), "dialogs": dialogs,
+                            "title": page.title()}
     with capsys.disabled():
         print("\n" + json.dumps(found, indent=1))
     for name, state in found.items():

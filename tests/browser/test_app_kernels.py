@@ -15,14 +15,11 @@ import json
 import os
 import re
 
-import pytest
-from .app_harness import CHROMIUM, app_server, chromium, explorer_ready, kernels, server_process, tiny_notebook, wait_until
+from .app_harness import EXPLORER_READY, app_server, chromium, kernels, server_process, tiny_notebook, wait_until
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="the browser tests need /usr/bin/chromium")
 
 LOADS = int(os.environ.get("ERCOT_NB_APP_LOADS", "3"))
 CULL_IDLE = 20  # seconds; the culler looks every CULL_IDLE // 4 s
-EXPLORER_READY = explorer_ready()
 
 
 def mib(process) -> float:

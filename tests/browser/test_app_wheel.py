@@ -18,12 +18,10 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-from .app_harness import CHROMIUM, REPO, app_server, chromium, explorer_ready, scratch_env
+from .app_harness import EXPLORER_READY, REPO, app_server, chromium, scratch_env
 
 from ercot_nb.widgets.serve.launcher import APPS, TUTORIAL_FILES, tutorial_files
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="the browser tests need /usr/bin/chromium")
 
 
 def run(*command, **kwargs) -> str:
@@ -95,7 +93,8 @@ def test_the_installed_wheel_serves_the_app_from_an_empty_folder(tmp_path, capsy
             chromium(tmp_path) as context:
         page = context.new_page()
         page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded", timeout=300_000)
-        page.wait_for_function(explorer_ready(), timeout=300_000)
+        page.wait_for_function(EXPLORER_READY,
+                               timeout=300_000)
         page.wait_for_function(
             "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent"
             ".includes('ERCOT partition at time 10')", timeout=300_000)  # the fit follows the page

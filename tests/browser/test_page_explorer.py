@@ -10,21 +10,13 @@ import base64
 import gzip
 import html
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from ercot_nb import ERCOT, TemporalDataset, datasets, figures
-from ercot_nb.page import ExplorerPage
+from ercot_nb.page import VIDEO_MAX_PIXELS, ExplorerPage
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="Debian's chromium is not installed at /usr/bin/chromium (.ci/run installs it)",
-)
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 HOSTILE = '</script><img src=x onerror="alert(1)"><b>bold</b>'
 
 # the aligned label and colour of every point of the partition traces, by id
@@ -37,16 +29,8 @@ READ_PARTITION = """(id) => {
   }
   return out;
 }"""
+SOURCES = "() => document.getElementById('video').data.map((d) => d.source)"
 VIEW_STEPS = "() => Array.from(document.querySelectorAll('[data-step]')).map((e) => [e.id, e.dataset.step])"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    with playwright_api.sync_playwright() as driver:
-        chromium = driver.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 class Tab:
@@ -99,30 +83,36 @@ class Tab:
         self.page.close()
 
 
-def expected_by_id(ids, labels, colors) -> dict:
-    return {str(i): [int(k), colors[int(k)]] for i, k in zip(ids, labels)}
+def expected_by_id(ids, labels) -> dict:
+    return {html.escape(str(i), quote=False): [int(k), figures.label_color(int(k))] for i, k in zip(ids, labels)}
 
 
-def check_views(tab: Tab, data: dict, t: int, ids, labels, three_d: bool, member=None) -> None:
+def plain_time(value):
+    return value.item() if hasattr(value, "item") else value
+
+
+def check_views(tab: Tab, data: dict, t: int, ids, labels, three_d: bool, result, member=None) -> None:
     """Every view shows step t, the partition views the given labels."""
-    expected = expected_by_id(ids, labels, data["colors"])
+    expected = expected_by_id(ids, labels)
     assert tab.page.evaluate(READ_PARTITION, "partition") == expected
     if three_d:
         assert tab.page.evaluate(READ_PARTITION, "partition3d") == expected
     steps = dict(tab.page.evaluate(VIEW_STEPS))
     assert set(steps.values()) == {str(t)}
-    assert {"partition", "pareto", "alpha", "clusters", "sankey"} <= set(steps)
+    assert {"partition", "pareto", "alpha", "n_clusters", "sizes", "flows"} <= set(steps)
     time = data["times"][t]
     title = tab.page.evaluate("() => document.getElementById('partition').layout.title.text")
     assert f"at time {html.escape(time, quote=False)}" in title
-    assert ("knee" in title) if member is None else (f"member {member}" in title)
-    for line in ("alpha", "clusters"):
-        assert tab.page.evaluate(f"() => document.getElementById('{line}').layout.shapes[0].x0") == t
-    node_colors = tab.page.evaluate("() => document.getElementById('sankey').data[0].node.color")
-    for step, color in zip(data["sankey"]["node_step"], node_colors):
+    assert ("member" not in title) if member is None else (f"member {member}" in title)
+    for line in ("alpha", "n_clusters", "sizes"):
+        x0 = tab.page.evaluate(
+            f"() => document.getElementById('{line}').layout.shapes.find((s) => s.name === 'current step').x0")
+        assert x0 == plain_time(result.times[t])
+    node_colors = tab.page.evaluate("() => document.getElementById('flows').data[0].node.color")
+    for step, color in zip(figures.sankey_nodes(result)["node_step"], node_colors):
         assert color.startswith("#") == (step == t), "the Sankey brings the current step forward"
     shown = tab.page.evaluate(
-        "() => document.getElementById('pareto').data.find((d) => d.name === 'shown member').customdata")
+        f"() => document.getElementById('pareto').data.find((d) => d.name === {json.dumps(figures.SELECTED)}).customdata")
     assert [c[0] for c in shown] == ([] if member is None else [member])
 
 
@@ -131,7 +121,8 @@ def click_front_member(tab: Tab, member: int) -> None:
     x, y = tab.page.evaluate(
         """(member) => {
           const gd = document.getElementById('pareto');
-          const trace = gd.data.find((d) => d.name === 'first front (click)');
+          const trace = gd.data.find((d) => d.meta && d.meta.click === 'member' && d.name !== 'selected member' &&
+                                            (d.customdata || []).some((c) => c[0] === member));
           const i = trace.customdata.findIndex((c) => c[0] === member);
           const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, box = gd.getBoundingClientRect();
           return [box.left + xa._offset + xa.l2p(trace.x[i]), box.top + ya._offset + ya.l2p(trace.y[i])];
@@ -142,16 +133,24 @@ def click_front_member(tab: Tab, member: int) -> None:
     tab.page.mouse.click(x, y)
 
 
-def pick_member(data: dict, result, t: int) -> int:
+def pick_member(data: dict, result, dataset, t: int) -> int:
     """A stored front member whose partition differs from the knee's and whose marker stands alone."""
-    pareto, step = data["steps"][t]["pareto"], result[t]
-    points = np.column_stack([pareto["x"], pareto["y"]])
+    stored = next(v for v in data["views"] if v["key"] == "partition" or v["key"] == "video")["members"][t]
+    pareto = figures.view("pareto").parts(figures.ViewData(result, dataset), t)
+    points = {}
+    for trace in pareto.traces:
+        if trace.meta and trace.name != figures.SELECTED and trace.customdata is not None:
+            for row, x, y in zip(trace.customdata, trace.x, trace.y):
+                points.setdefault(int(row[0]), (x, y))
+    step = result[t]
     for member in np.flatnonzero(step.first_front):
-        index = pareto["part"][member]
-        if member == step.knee or index < 0 or data["steps"][t]["parts"][index] is None:
+        if member == step.knee or str(member) not in stored:
             continue
-        others = np.delete(points, member, axis=0)
-        if np.min(np.abs(others - points[member]).max(axis=1)) > 0.03:  # >= ~12 px from any other
+        own = result.labels_of_member(dataset[t].X, t, int(member))
+        if len(set(zip(own.tolist(), step.labels.tolist()))) == len(set(own.tolist())) == len(set(step.labels.tolist())):
+            continue  # the knee's partition
+        others = np.array([p for m, p in points.items() if m != member])
+        if np.min(np.abs(others - np.array(points[int(member)])).max(axis=1)) > 0.03:  # >= ~12 px from any other
             return int(member)
     raise AssertionError(f"no isolated front member at step {t}")
 
@@ -165,9 +164,9 @@ def syn4_page(tmp_path_factory):
     return data, result, path
 
 
-def test_slider_member_click_and_play_drive_every_view(browser, syn4_page, tmp_path):
+def test_slider_member_click_and_play_drive_every_view(offline_browser, syn4_page, tmp_path):
     data, result, path = syn4_page
-    tab = Tab(browser, path.as_uri())
+    tab = Tab(offline_browser, path.as_uri())
     try:
         tab.ready()
         page_data = tab.data()
@@ -179,29 +178,30 @@ def test_slider_member_click_and_play_drive_every_view(browser, syn4_page, tmp_p
                 tab.page.keyboard.press("ArrowRight")  # the slider, moved as a user does
             tab.wait_step(t)
             step = result[t]
-            check_views(tab, page_data, t, step.ids, step.aligned_labels, three_d=True)
+            check_views(tab, page_data, t, step.ids, step.aligned_labels, three_d=True, result=result)
         # a front member at a middle step: its partition in the 2-D and 3-D views
         middle = T // 2
         tab.page.focus("#slider")
         for _ in range(T - 1 - middle):
             tab.page.keyboard.press("ArrowLeft")
         tab.wait_step(middle)
-        member = pick_member(page_data, result, middle)
+        member = pick_member(page_data, result, data, middle)
         click_front_member(tab, member)
         tab.page.wait_for_function(
             "(m) => document.getElementById('member-label').textContent === 'showing member ' + m", arg=member)
         tab.wait_step(middle)
         own = figures.member_partition(data, result, middle, member)
-        check_views(tab, page_data, middle, own.ids, own.aligned_labels, three_d=True, member=member)
+        check_views(tab, page_data, middle, own.ids, own.aligned_labels, three_d=True, result=result, member=member)
         shown = tab.page.evaluate(READ_PARTITION, "partition")
         of_member = result.labels_of_member(data[middle].X, middle, member)
-        pairs = {(shown[str(i)][0], int(k)) for i, k in zip(result[middle].ids, of_member)}
+        pairs = {(shown[html.escape(str(i), quote=False)][0], int(k)) for i, k in zip(result[middle].ids, of_member)}
         assert len(pairs) == len(set(of_member.tolist())), "one shown cluster per labels_of_member cluster"
         tab.page.screenshot(path=str(tmp_path / "member.png"), full_page=True)
         # back to the knee, then Play from the start: every view steps through to the end
         tab.page.click("#knee")
         tab.wait_step(middle)
-        check_views(tab, page_data, middle, result[middle].ids, result[middle].aligned_labels, three_d=True)
+        check_views(tab, page_data, middle, result[middle].ids, result[middle].aligned_labels, three_d=True,
+                    result=result)
         tab.page.focus("#slider")
         tab.page.keyboard.press("Home")
         tab.wait_step(0)
@@ -211,45 +211,47 @@ def test_slider_member_click_and_play_drive_every_view(browser, syn4_page, tmp_p
         tab.page.wait_for_function("() => document.getElementById('play').textContent.includes('Play')",
                                    timeout=60_000)
         tab.wait_step(T - 1)
-        check_views(tab, page_data, T - 1, result[-1].ids, result[-1].aligned_labels, three_d=True)
+        check_views(tab, page_data, T - 1, result[-1].ids, result[-1].aligned_labels, three_d=True,
+                    result=result)
         assert tab.page.evaluate("() => document.getElementById('slider').value") == str(T - 1)
         assert tab.errors == [] and tab.requests == []
     finally:
         tab.close()
 
 
-def test_video_page_shows_frames_and_member_segmentation(browser, tmp_path):
+def test_video_page_shows_frames_and_member_segmentation(offline_browser, tmp_path):
     data = datasets.load("video_mo", seed=0, scale=0.25, n_frames=3)
     result = ERCOT(seed=0, pop_size=30, n_evaluations=90).fit(data).result_
     path = ExplorerPage(result, data).save(tmp_path / "video.html")
-    tab = Tab(browser, path.as_uri())
+    tab = Tab(offline_browser, path.as_uri())
     try:
         tab.ready()
         page_data = tab.data()
+        source, video_view = figures.ViewData(result, data), figures.view("video")
         tab.page.focus("#slider")
         for t in range(len(result)):
             if t:
                 tab.page.keyboard.press("ArrowRight")
             tab.wait_step(t)
-            video = page_data["steps"][t]["video"]
-            assert tab.page.get_attribute("#video-frame", "src") == video["frame"]
-            assert tab.page.get_attribute("#video-seg", "src") == video["seg"]
-            assert tab.page.get_attribute("#video-truth", "src") == video["truth"]
-            check_views(tab, page_data, t, result[t].ids, result[t].aligned_labels, three_d=True)
+            expected = [tr.source for tr in video_view.parts(source, t, max_pixels=VIDEO_MAX_PIXELS).traces]
+            assert tab.page.evaluate(SOURCES) == expected  # frame, segmentation, ground truth
+            assert len(expected) == 3
+            assert "partition" not in dict(tab.page.evaluate(VIEW_STEPS))
         t = len(result) - 1
-        member = pick_member(page_data, result, t)
+        member = pick_member(page_data, result, data, t)
         click_front_member(tab, member)
         tab.page.wait_for_function(
             "(m) => document.getElementById('member-label').textContent === 'showing member ' + m", arg=member)
         tab.wait_step(t)
-        entry = page_data["steps"][t]
-        assert tab.page.get_attribute("#video-seg", "src") == entry["video"]["parts"][entry["pareto"]["part"][member]]
+        expected = [tr.source for tr in video_view.parts(source, t, member, max_pixels=VIDEO_MAX_PIXELS).traces]
+        assert tab.page.evaluate(SOURCES) == expected
+        assert expected[1] != video_view.parts(source, t, max_pixels=VIDEO_MAX_PIXELS).traces[1].source
         assert tab.errors == [] and tab.requests == []
     finally:
         tab.close()
 
 
-def test_strings_from_data_are_shown_as_text(browser, tmp_path):
+def test_strings_from_data_are_shown_as_text(offline_browser, tmp_path):
     rng = np.random.default_rng(0)
     ids = [f"{HOSTILE}{i}" for i in range(40)]
     data = TemporalDataset.from_arrays(
@@ -258,21 +260,21 @@ def test_strings_from_data_are_shown_as_text(browser, tmp_path):
     )
     result = ERCOT(seed=0, pop_size=10, n_evaluations=20).fit(data).result_
     path = ExplorerPage(result, data, compress=False).save(tmp_path / "hostile.html")  # plain JSON and script
-    tab = Tab(browser, path.as_uri())
+    tab = Tab(offline_browser, path.as_uri())
     try:
         tab.ready()
         assert tab.page.inner_text("#page-title") == f"ERCOT on {HOSTILE}: explorer"
         assert tab.page.inner_text("#step-label").startswith(f"time {HOSTILE}")
         assert tab.page.locator("img[src=x]").count() == 0 and tab.page.locator("b").count() == 0
         xtitle = tab.page.evaluate("() => document.getElementById('partition').layout.xaxis.title.text")
-        assert xtitle == html.escape(HOSTILE, quote=False)
+        assert xtitle == html.escape(HOSTILE, quote=False).replace('"', "&#34;")  # escaped by ercot_nb.figures
         assert tab.page.locator("#partition text", has_text=HOSTILE).count() >= 1  # drawn literally
         assert tab.dialogs == [] and tab.errors == [] and tab.requests == []
     finally:
         tab.close()
 
 
-def test_inline_repr_renders_in_an_nbconvert_export(browser, syn4_page, tmp_path):
+def test_inline_repr_renders_in_an_nbconvert_export(offline_browser, syn4_page, tmp_path):
     nbformat = pytest.importorskip("nbformat")
     nbconvert = pytest.importorskip("nbconvert")
     from nbclient import NotebookClient
@@ -291,7 +293,7 @@ def test_inline_repr_renders_in_an_nbconvert_export(browser, syn4_page, tmp_path
     body, _ = nbconvert.HTMLExporter().from_notebook_node(nb)
     exported = tmp_path / "exported.html"
     exported.write_text(body, encoding="utf-8")
-    tab = Tab(browser, exported.as_uri())
+    tab = Tab(offline_browser, exported.as_uri())
     try:
         tab.page.wait_for_selector("iframe.ercot-nb-explorer-page", timeout=60_000)
         frame = next(f for f in tab.page.frames if f.url == "about:srcdoc")

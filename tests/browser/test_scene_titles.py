@@ -11,9 +11,8 @@ import io
 import numpy as np
 import pytest
 
-from .app_harness import CHROMIUM, app_server, chromium, open_app
+from .app_harness import open_app
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not at /usr/bin/chromium")
 
 EDGES = """() => {
     const gd = [...document.querySelectorAll('.js-plotly-plot')].find(g => g._fullLayout?.scene?._scene);
@@ -39,7 +38,7 @@ def _drawn_on_edges(png: bytes, box: list[float], inset: int = 3) -> dict[str, i
 
 
 @pytest.mark.parametrize("name, t", [("gapminder", 3), ("syn2", 1)])
-def test_axis_titles_of_3d_views_are_not_cut_off(name, t, tmp_path, capsys):
+def test_axis_titles_of_3d_views_are_not_cut_off(name, t, browser_context, tmp_path, capsys):
     from ercot_nb import ERCOT, datasets, figures
 
     data = datasets.load(name, seed=0)
@@ -47,30 +46,29 @@ def test_axis_titles_of_3d_views_are_not_cut_off(name, t, tmp_path, capsys):
     page_path = tmp_path / f"{name}-3d.html"
     figures.partition_3d_figure(data, result, t).write_html(page_path, include_plotlyjs=True)
     shot = tmp_path / f"{name}-3d.png"
-    with chromium(tmp_path, height=700) as context:
-        page = context.new_page()
-        page.goto(page_path.as_uri())
-        page.wait_for_function(HAS_SCENE)
-        page.wait_for_timeout(2_000)  # WebGL draws after the layout
-        box = page.evaluate(EDGES)
-        png = page.screenshot(path=str(shot))
+    context = browser_context(height=700)
+    page = context.new_page()
+    page.goto(page_path.as_uri())
+    page.wait_for_function(HAS_SCENE)
+    page.wait_for_timeout(2_000)  # WebGL draws after the layout
+    box = page.evaluate(EDGES)
+    png = page.screenshot(path=str(shot))
     drawn = _drawn_on_edges(png, box)
     with capsys.disabled():
         print(f"\n{name}: pixels drawn on the scene's edges {drawn}; screenshot: {shot}")
     assert drawn == {"bottom": 0, "top": 0, "left": 0, "right": 0}, (drawn, shot)
 
 
-def test_the_app_shows_gapminder_in_3d_with_its_axis_titles(tmp_path, capsys):
+def test_the_app_shows_gapminder_in_3d_with_its_axis_titles(app, browser_context, tmp_path, capsys):
     """The same in the Explorer app (its partition view sizes the figure itself)."""
-    errors: list[str] = []
     shot = tmp_path / "app-gapminder-3d.png"
-    with app_server(["--dataset", "gapminder"], tmp_path) as (_, port, _log), \
-            chromium(tmp_path, height=1000) as context:
-        page = open_app(context, f"http://127.0.0.1:{port}/", errors)
-        page.wait_for_function(HAS_SCENE, timeout=120_000)
-        page.wait_for_timeout(3_000)  # WebGL draws after the layout
-        box = page.evaluate(EDGES)
-        png = page.screenshot(path=str(shot))
+    _, port, _log = app(["--dataset", "gapminder"])
+    context = browser_context(height=1000)
+    page = open_app(context, f"http://127.0.0.1:{port}/")
+    page.wait_for_function(HAS_SCENE, timeout=120_000)
+    page.wait_for_timeout(3_000)  # WebGL draws after the layout
+    box = page.evaluate(EDGES)
+    png = page.screenshot(path=str(shot))
     drawn = _drawn_on_edges(png, box)
     with capsys.disabled():
         print(f"\napp, gapminder: pixels drawn on the scene's edges {drawn}; screenshot: {shot}")

@@ -5,15 +5,15 @@ step 5, click a member of the first front with another number of clusters
 than the knee, press the button, and check that the run shown continues from
 that member: the Sankey's clusters and flows before step 5 are unchanged and
 those after it changed.  Then "Run the seeds" (3 seeds) shows their
-consensus, each point drawn with its agreement as opacity.  Uses the harness of ``test_voila_explorer.py``.
+consensus, each point drawn with its agreement as opacity.  Uses the fixtures of tests/browser/conftest.py.
 """
 from __future__ import annotations
 
 import json
 import time
 
-from .app_harness import chromium, open_app
-from .test_voila_explorer import STATUS, TIME_LABEL, app_url, pytestmark, shot  # noqa: F401
+from .app_harness import open_app
+from .test_voila_explorer import STATUS, TIME_LABEL
 
 STEP = 5  # 0-based step index: time 6 of the syn3 scenario the app opens with
 
@@ -68,68 +68,67 @@ def by_step(sankey: dict) -> tuple[dict, dict]:
     return ({k: sorted(v) for k, v in nodes.items()}, {k: sorted(v) for k, v in links.items()})
 
 
-def test_use_a_front_member_from_step_5_on(app_url, tmp_path, shot, capsys):
+def test_use_a_front_member_from_step_5_on(app_url, browser_context, console_errors, shot, capsys):
     started = time.monotonic()
-    errors: list[str] = []
-    with chromium(tmp_path, height=2300) as context:
-        page = open_app(context, app_url, errors)
-        try:
-            page.wait_for_function(f"() => ({STATUS})().includes('finished')", timeout=90_000)
-            before = by_step(json.loads(page.evaluate(SANKEY)))
-            n_steps = len(before[0])
+    context = browser_context(height=2300)
+    page = open_app(context, app_url)
+    try:
+        page.wait_for_function(f"() => ({STATUS})().includes('finished')", timeout=90_000)
+        before = by_step(json.loads(page.evaluate(SANKEY)))
+        n_steps = len(before[0])
 
-            # scrub to step 5 (time 6) with the keyboard
-            handle = page.locator(".widget-slider .noUi-handle").first
-            handle.focus()
-            for _ in range(n_steps - 1 - STEP):
-                handle.press("ArrowLeft")
-            page.wait_for_function(f"() => ({TIME_LABEL})() === '{STEP + 1}'", timeout=30_000)
-            page.wait_for_function(
-                f"() => ({PARETO})()?.querySelector('.gtitle')?.textContent.includes('time {STEP + 1}')",
-                timeout=30_000)
+        # scrub to step 5 (time 6) with the keyboard
+        handle = page.locator(".widget-slider .noUi-handle").first
+        handle.focus()
+        for _ in range(n_steps - 1 - STEP):
+            handle.press("ArrowLeft")
+        page.wait_for_function(f"() => ({TIME_LABEL})() === '{STEP + 1}'", timeout=30_000)
+        page.wait_for_function(
+            f"() => ({PARETO})()?.querySelector('.gtitle')?.textContent.includes('time {STEP + 1}')",
+            timeout=30_000)
 
-            # click a first-front member with another number of clusters than the knee
-            target = json.loads(page.evaluate(FRONT_MEMBER))
-            page.mouse.click(target["x"], target["y"])
-            page.wait_for_function(
-                "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent"
-                f".includes('member {target['member']} at time {STEP + 1}')", timeout=30_000)
+        # click a first-front member with another number of clusters than the knee
+        target = json.loads(page.evaluate(FRONT_MEMBER))
+        page.mouse.click(target["x"], target["y"])
+        page.wait_for_function(
+            "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent"
+            f".includes('member {target['member']} at time {STEP + 1}')", timeout=30_000)
 
-            use = page.get_by_role("button", name="Use this partition from here on")
-            page.wait_for_function(
-                "() => [...document.querySelectorAll('button')].some(b => "
-                "b.textContent.includes('Use this partition from here on') && !b.disabled)",
-                timeout=20_000)
-            use.click()
-            page.wait_for_function(
-                f"() => ({STATUS})().includes('member {target['member']} at time {STEP + 1}')"
-                f" && ({STATUS})().includes('finished')", timeout=90_000)
-            # the new run is shown: its partition at step 5 is the member's, and so is its Sankey
-            page.wait_for_function(
-                "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent"
-                f".includes('partition at time {STEP + 1} ({target['k']} clusters)')", timeout=30_000)
-            deadline = time.monotonic() + 30
-            while True:
-                after = by_step(json.loads(page.evaluate(SANKEY)))
-                if after != before or time.monotonic() > deadline:
-                    break
-                page.wait_for_timeout(250)
+        use = page.get_by_role("button", name="Use this partition from here on")
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('button')].some(b => "
+            "b.textContent.includes('Use this partition from here on') && !b.disabled)",
+            timeout=20_000)
+        use.click()
+        page.wait_for_function(
+            f"() => ({STATUS})().includes('member {target['member']} at time {STEP + 1}')"
+            f" && ({STATUS})().includes('finished')", timeout=90_000)
+        # the new run is shown: its partition at step 5 is the member's, and so is its Sankey
+        page.wait_for_function(
+            "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent"
+            f".includes('partition at time {STEP + 1} ({target['k']} clusters)')", timeout=30_000)
+        deadline = time.monotonic() + 30
+        while True:
+            after = by_step(json.loads(page.evaluate(SANKEY)))
+            if after != before or time.monotonic() > deadline:
+                break
+            page.wait_for_timeout(250)
 
-            # how sure? repeat the run shown with 3 seeds: the consensus is shown, each point's
-            # opacity its agreement
-            seeds = page.locator(".widget-inline-hbox", has_text="seeds").locator("input").first
-            seeds.fill("3")
-            seeds.press("Enter")
-            page.get_by_role("button", name="Run the seeds").click()
-            page.wait_for_function(
-                f"() => ({STATUS})().includes('3 seeds of #2') && ({STATUS})().includes('finished')",
-                timeout=120_000)
-            page.wait_for_function(
-                "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent.includes('agreement')",
-                timeout=30_000)
-            opacities = json.loads(page.evaluate(AGREEMENT))
-        finally:
-            page.screenshot(path=str(shot), full_page=True)  # end state, or the failure
+        # how sure? repeat the run shown with 3 seeds: the consensus is shown, each point's
+        # opacity its agreement
+        seeds = page.locator(".widget-inline-hbox", has_text="seeds").locator("input").first
+        seeds.fill("3")
+        seeds.press("Enter")
+        page.get_by_role("button", name="Run the seeds").click()
+        page.wait_for_function(
+            f"() => ({STATUS})().includes('3 seeds of #2') && ({STATUS})().includes('finished')",
+            timeout=120_000)
+        page.wait_for_function(
+            "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent.includes('agreement')",
+            timeout=30_000)
+        opacities = json.loads(page.evaluate(AGREEMENT))
+    finally:
+        page.screenshot(path=str(shot), full_page=True)  # end state, or the failure
     elapsed = time.monotonic() - started
     with capsys.disabled():
         print(f"\nadopt flow in the browser: {elapsed:.1f} s; member {target['member']} "
@@ -148,4 +147,4 @@ def test_use_a_front_member_from_step_5_on(app_url, tmp_path, shot, capsys):
     points = [value for trace in opacities for value in trace]
     assert opacities and all(len(trace) > 1 for trace in opacities), opacities
     assert all(0 < value <= 1 for value in points) and min(points) < 1
-    assert not errors, f"errors in the page console: {errors[:3]}"
+    assert not console_errors, f"errors in the page console: {console_errors[:3]}"

@@ -36,9 +36,10 @@ def test_every_kernel_compiles_once_in_a_fit():
                          capture_output=True, text=True)
     counts = json.loads(out.stdout.strip().splitlines()[-1])
     assert max(counts.values()) == 1, counts
-    assert counts["evaluate_population"] == counts["nondominated_rank_two"] == 1
-    # two objectives: the general non-dominated sort is not compiled at all
-    assert counts["nondominated_rank"] == 0
+    assert counts["evaluate_population"] == counts["environmental_selection"] == 1
+    # two objectives: the general non-dominated sort is not compiled at all, and the sweep
+    # and the crowding run inside the selection kernel (no crowding_distance kernel)
+    assert counts["nondominated_rank"] == 0 and counts["crowding_distance"] == 0
 
 
 _COMPILED = r"""
@@ -59,6 +60,7 @@ print(json.dumps(compiled))
 """
 
 
+@pytest.mark.slow
 def test_first_fit_compiles_each_kernel_once_and_no_helper_but_the_shared_loop(tmp_path):
     # Cold start: every numba function compiled separately costs a fixed ~0.2 s
     # (typing, LLVM, machine code) and is optimised again in each caller, so
@@ -89,6 +91,7 @@ def _same(a, b):
         assert s.alpha == t.alpha or (np.isnan(s.alpha) and np.isnan(t.alpha))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("precision", ["float64", "float32"])
 def test_parallel_kernels_give_the_serial_result_on_any_thread_count(monkeypatch, precision):
     data = datasets.load("syn1", seed=0)[:3]

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from ercot_nb.evolution._mixture import fit_mixture
+from ercot_nb.evolution._mixture import choose_by_held_out, fit_mixture
 
 sklearn_mixture = pytest.importorskip("sklearn.mixture")
 
@@ -106,3 +106,76 @@ def test_equal_spread_bic_is_the_bic_of_a_spherical_tied_mixture():
     same = np.vstack([rng.normal(c, 1.0, (60, 2)) for c in ([0, 0], [6, 0], [0, 6])])
     truth = np.repeat([0, 1, 2], 60)
     assert equal_spread_bic(same, truth) < fit_mixture(same, truth, n_iter=10).bic(len(same))
+
+
+def _three_segments(seed=0):
+    """A large spread segment beside two small tight ones, and partitions of 2, 3 and 5 clusters of them."""
+    rng = np.random.default_rng(seed)
+    sizes, spreads = (1200, 200, 200), (1.0, 0.2, 0.2)
+    means = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
+    truth = np.repeat(np.arange(3), sizes)
+    X = means[truth] + rng.normal(size=(len(truth), 2)) * np.array(spreads)[truth, None]
+    merged = np.minimum(truth, 1)  # the two small segments as one cluster
+    split = truth.copy()  # the large segment cut into three by angle (what nearest centroids do)
+    large = truth == 0
+    angle = np.arctan2(X[large, 1], X[large, 0])
+    split[large] = np.where(angle < -1.0, 0, np.where(angle < 1.0, 3, 4))
+    return X, truth, merged, split
+
+
+def _agreement(a, b):
+    from sklearn.metrics import adjusted_rand_score
+    return adjusted_rand_score(a, b)
+
+
+def test_held_out_choice_takes_the_true_number_of_segments():
+    X, truth, merged, split = _three_segments()
+    choice = choose_by_held_out(X, [merged, split, truth], np.random.default_rng(0), merge=False)
+    assert choice.chosen == 2
+    # more clusters fit better in the training half, but not on held-out samples by more than one standard error
+    assert np.isfinite(choice.held_out).all() and choice.tolerance > 0
+    assert choice.held_out[0] < choice.held_out[2] - choice.tolerance
+    assert len(np.unique(choice.mixture.labels)) == 3 and _agreement(choice.mixture.labels, truth) > 0.9
+
+
+def test_held_out_merge_joins_a_split_segment():
+    X, truth, _, split = _three_segments(1)
+    alone = choose_by_held_out(X, [split], np.random.default_rng(0), merge=False)
+    assert alone.merged == 0 and len(np.unique(alone.mixture.labels)) == 5
+    joined = choose_by_held_out(X, [split], np.random.default_rng(0))
+    assert joined.merged == 2 and len(np.unique(joined.mixture.labels)) == 3
+    assert _agreement(joined.mixture.labels, truth) > 0.9 > _agreement(alone.mixture.labels, truth)
+
+
+def test_held_out_choice_is_seeded_and_refuses_bad_partitions():
+    X, truth, merged, split = _three_segments(2)
+    a = choose_by_held_out(X, [merged, split, truth], np.random.default_rng(4))
+    b = choose_by_held_out(X, [merged, split, truth], np.random.default_rng(4))
+    np.testing.assert_array_equal(a.mixture.labels, b.mixture.labels)
+    np.testing.assert_array_equal(a.held_out, b.held_out)
+    with pytest.raises(ValueError, match="no partition"):
+        choose_by_held_out(X, [], np.random.default_rng(0))
+    with pytest.raises(ValueError, match="every partition"):
+        choose_by_held_out(X, [truth[:-1]], np.random.default_rng(0))
+
+
+def test_held_out_choice_scores_no_partition_with_too_many_parameters_for_the_samples():
+    X, truth, merged, split = _three_segments(3)
+    # 2 features: a full-covariance component has 6 parameters (weight, 2 means, 3 covariances) less one weight
+    few = np.random.default_rng(0).choice(len(X), 100, replace=False)  # training half of 50 samples
+    part = [np.unique(p[few], return_inverse=True)[1] for p in (merged, truth, split)]
+    choice = choose_by_held_out(X[few], part, np.random.default_rng(0), samples_per_parameter=2.5)
+    assert np.isfinite(choice.held_out[:2]).all() and choice.held_out[2] == -np.inf  # 5 clusters: 29 parameters
+    assert choose_by_held_out(X[few], part, np.random.default_rng(0)) is None  # 5 per parameter: none fits
+
+
+def test_a_cluster_missing_from_the_subsample_stays_a_harmless_empty_component():
+    # the regular subsample (every 4th sample) misses cluster 2 (samples 1, 2, 3 of the data): its component is
+    # empty in the fit; its covariance must stay positive definite (the reg), not what cancellation leaves
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(400, 3)) * 0.05 + 0.8, rng.normal(size=(400, 3)) * 0.05 + 0.2])
+    labels = np.repeat([0, 1], 400)
+    labels[[1, 2, 3]] = 2
+    mixture = fit_mixture(X, labels, n_iter=3, reg=1e-8, max_samples=200)
+    assert np.all(np.linalg.eigvalsh(mixture.covariances) > 0)
+    assert mixture.weights[2] < 1e-12 and set(np.unique(mixture.labels)) <= {0, 1, 2}

@@ -113,6 +113,7 @@ def built(tmp_path_factory):
     return wheel, copy
 
 
+@pytest.mark.slow
 def test_the_sdist_carries_the_solutions_for_the_teacher_command(tmp_path):
     listed = run("git", "-C", REPO, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
     source = tmp_path / "source"
@@ -128,6 +129,7 @@ def test_the_sdist_carries_the_solutions_for_the_teacher_command(tmp_path):
     assert sorted(p.name for p in (tmp_path / "key" / "solutions").iterdir()) == [f"{n}.py" for n in NAMES]
 
 
+@pytest.mark.slow
 def test_the_wheel_holds_no_solution_or_answer(built):
     wheel, _ = built
     with zipfile.ZipFile(wheel) as archive:
@@ -139,6 +141,7 @@ def test_the_wheel_holds_no_solution_or_answer(built):
     assert not [n for n in names if not n.endswith(".py") and "# %% solution:" in files[n]]
 
 
+@pytest.mark.slow
 def test_the_student_copy_holds_no_solution_or_answer(built):
     _, copy = built
     files = {str(p.relative_to(copy)): p.read_text(errors="replace") for p in copy.rglob("*") if p.is_file()}
@@ -168,6 +171,7 @@ def markdown_texts(folder: Path) -> dict[Path, str]:
     return texts
 
 
+@pytest.mark.slow
 def test_every_relative_link_in_the_student_copy_resolves_inside_it(built):
     _, copy = built
     broken, checked = [], 0
@@ -186,6 +190,7 @@ def test_the_link_finder_sees_broken_links(tmp_path):
     assert relative_links((tmp_path / "a.md").read_text()) == ["b.md", "../out.html"]
 
 
+@pytest.mark.slow
 def test_the_copied_text_sends_students_to_no_clone_pytest_or_repository_path(built):
     _, copy = built
     texts = markdown_texts(copy / "exercises")

@@ -11,10 +11,7 @@ from .plot_helpers import tiny_video
 
 CHROMIUM = Path("/usr/bin/chromium")
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="Debian's chromium is not installed at /usr/bin/chromium (.ci/run installs it)",
-)
+pytestmark = pytest.mark.browser  # skipped where /usr/bin/chromium is missing (tests/conftest.py)
 
 
 def overlap(a: dict, b: dict) -> bool:

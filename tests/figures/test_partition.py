@@ -272,3 +272,13 @@ def test_agreement_of_an_ensemble_and_its_consensus_partition(syn3):
     np.testing.assert_allclose(opacities, np.clip(values, 0.1, 1.0))
     with pytest.raises(ValueError, match="steps"):
         runs.to_result(data[:3])
+
+
+def test_a_3d_animation_leaves_later_3d_figures_as_they_were(syn2):
+    """The animation makes room for its slider in its own layout, not in the shared 3-D margins."""
+    data, result = syn2
+    before = figures.partition_3d_figure(data, result, 1).to_plotly_json()["layout"]["margin"]
+    animation = figures.partition_animation(data, result, projection="3d")
+    assert animation.layout.margin.b == 120  # room for the slider
+    after = figures.partition_3d_figure(data, result, 1).to_plotly_json()["layout"]["margin"]
+    assert after == before

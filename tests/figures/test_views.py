@@ -161,3 +161,12 @@ def test_cluster_sizes_appear_in_the_report_and_the_page(kinds):
     titles = [f.layout.title.text for f in figures.report_figures(result, dataset)]
     assert any("samples per cluster over time" in t for t in titles)
     assert "sizes" in [v["key"] for v in page_data(result, dataset)["views"]]
+
+
+def test_escaped_quotes_are_entities_plotly_decodes():
+    """plotly.js decodes &lt; &gt; &amp; and numeric entities, not &quot; (it was shown as is)."""
+    from ercot_nb.figures.style import escape
+
+    text = escape('<b a="1">\'x\' & y</b>')
+    assert "&quot;" not in text and "<" not in text
+    assert text == "&lt;b a=&#34;1&#34;&gt;&#39;x&#39; &amp; y&lt;/b&gt;"

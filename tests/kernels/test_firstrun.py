@@ -94,3 +94,30 @@ def test_fresh_process_with_empty_cache_previews_before_compiling(tmp_path):
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     assert seen["preview_s"] < seen["first_step_s"]
     assert seen["preview_labels"] == seen["labels"]
+
+
+_USED = """
+import json
+from ercot_nb import ERCOT, datasets
+from ercot_nb.kernels import _firstrun
+from ercot_nb.kernels import KERNEL_NAMES, get_backend
+ERCOT(seed=0).fit(datasets.load("syn1", seed=0)[:3])
+kernels = get_backend("numba")
+print(json.dumps({"used": [name for name in KERNEL_NAMES if getattr(kernels, name).signatures],
+                  "listed": list(_firstrun._FIT_KERNELS), "ready": _firstrun.kernels_ready("float64")}))
+"""
+
+
+def test_the_kernels_a_fit_waits_for_are_those_a_fit_runs():
+    """In a new process, after one default fit: ``kernels_ready`` is true, and it waits for
+    exactly the kernels that fit ran (a kernel the engine stopped calling would keep it false
+    for ever, and every fit of the app would compute a preview)."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", _USED], env=env, check=True, capture_output=True, text=True)
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["ready"]
+    assert set(seen["listed"]) == set(seen["used"])

@@ -57,6 +57,7 @@ def codegen(tmp_path_factory):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_nearest_loop_has_no_masked_stores(codegen):
     # A conditional update of the running minimum compiles to masked vector
     # stores, which cost several times a plain store on AMD processors (the
@@ -68,6 +69,7 @@ def test_nearest_loop_has_no_masked_stores(codegen):
         assert asm["packed_sub"] > 0  # the loop is vectorised (SSE2 or wider)
 
 
+@pytest.mark.slow
 def test_float32_nearest_loop_stays_in_single_precision(codegen):
     # precision="float32" pays only if the loop computes in float32: one
     # float64 constant (the padding of a missing feature was 0.0) promoted
@@ -80,6 +82,7 @@ def test_float32_nearest_loop_stays_in_single_precision(codegen):
         assert asm["packed_double"] == 0 and asm["to_double"] == 0
 
 
+@pytest.mark.slow
 def test_parallel_kernels_have_one_parallel_loop(codegen):
     # Only the prange over solutions (or sample chunks) runs in parallel: numba
     # turns np.zeros/np.ones into parallel loops too, which the engine's

@@ -78,7 +78,8 @@ def test_rank_hand_made():
 def test_environmental_selection_prefers_fronts_then_spread():
     from ercot_nb.evolution._engine import EAConfig, Engine
 
-    engine = Engine(EAConfig(2, 1, 4, 1, 0.9, 0.1, 20.0, False), backend="numba")
+    engine = Engine(EAConfig(2, 1, 4, 1, 0.9, 0.1, 20.0, False, refine=True, separation="active",
+                             reseed_empty=False, precision="float64"), backend="numba")
     F = np.array([[1, 5], [2, 3], [3, 2], [5, 1], [2.5, 2.6], [6, 6], [7, 7]], dtype=float)
     chosen, rank, crowding = engine.select(F, 4)
     # Front 0 = {0,1,2,3,4}: 5 points for 4 slots; the extremes (0, 3) are infinite,
@@ -110,3 +111,61 @@ def test_stable_sort_matches_numpy_stable_argsort(values):
     order = np.arange(len(values))
     _stable_sort_by(values, order, np.empty(len(values), dtype=np.int64))
     np.testing.assert_array_equal(order, np.argsort(values, kind="stable"))
+
+
+def _selection_by_parts(backend, F, n_select):
+    """Rank, crowding and NumPy's lexsort: what the engine ran before the one-call kernel."""
+    rank = np.empty(len(F), dtype=np.int64)
+    backend.nondominated_rank_two(F, np.empty(len(F), dtype=np.int64), rank)
+    crowding = np.empty(len(F))
+    backend.crowding_distance(F, rank, np.empty(len(F), dtype=np.int64), crowding)
+    chosen = np.lexsort((np.arange(len(F)), -crowding, rank))[:n_select]
+    return rank, crowding, chosen
+
+
+two_objective_tables = arrays(
+    np.float64, st.tuples(st.integers(1, 60), st.just(2)),
+    elements=st.sampled_from([0.0, 0.5, 1.0, 2.0, np.inf]) | st.floats(-5, 5, allow_nan=False))
+
+
+@settings(max_examples=80, deadline=None)
+@given(two_objective_tables, st.floats(0.0, 1.0))
+def test_environmental_selection_equals_rank_crowding_and_lexsort(F, share):
+    """One kernel call ranks, crowds and picks the survivors exactly as the three calls did
+    (ties, duplicates and infinite objectives included, so that crowding holds inf and nan)."""
+    n_select = max(1, round(share * len(F)))
+    for backend in (NUMBA, TWIN):
+        rank, crowding = np.empty(len(F), dtype=np.int64), np.empty(len(F))
+        chosen, chosen_rank = np.empty(n_select, dtype=np.int64), np.empty(n_select, dtype=np.int64)
+        chosen_crowding = np.empty(n_select)
+        with np.errstate(invalid="ignore"):  # the twins' inf - inf
+            rank_ref, crowding_ref, chosen_ref = _selection_by_parts(backend, F, n_select)
+            backend.environmental_selection(F, np.empty(len(F), dtype=np.int64), rank,
+                                            np.empty(len(F), dtype=np.int64), crowding,
+                                            chosen, chosen_rank, chosen_crowding)
+        np.testing.assert_array_equal(rank, rank_ref)
+        np.testing.assert_array_equal(crowding, crowding_ref)
+        np.testing.assert_array_equal(chosen, chosen_ref)
+        np.testing.assert_array_equal(chosen_rank, rank_ref[chosen_ref])
+        np.testing.assert_array_equal(chosen_crowding, crowding_ref[chosen_ref])
+
+
+def test_engine_selection_is_one_kernel_call():
+    """Per generation the selection costs one call of compiled code, not three (rank, crowding, lexsort)."""
+    from types import SimpleNamespace
+
+    from ercot_nb.evolution._engine import EAConfig, Engine
+
+    engine = Engine(EAConfig(2, 1, 4, 1, 0.9, 0.1, 20.0, False, refine=True, separation="active",
+                             reseed_empty=False, precision="float64"), backend="numba")
+    calls = []
+
+    def counted(name):
+        kernel = getattr(NUMBA, name)
+        return lambda *args: (calls.append(name), kernel(*args))[1]
+
+    engine.kernels = SimpleNamespace(**{name: counted(name) for name in vars(NUMBA) if callable(getattr(NUMBA, name))})
+    F = np.random.default_rng(0).random((12, 2))
+    chosen, _, _ = engine.select(F, 6)
+    assert calls == ["environmental_selection"]
+    np.testing.assert_array_equal(chosen, _selection_by_parts(NUMBA, F, 6)[2])

@@ -33,6 +33,7 @@ def _calls(function, *args) -> int:
     return count
 
 
+@pytest.mark.slow
 def test_page_data_work_grows_linearly_with_the_steps():
     small, large = (_calls(page_data, *_long_run(n)) for n in (24, 96))
     # 4x the steps: about 4x the calls (it was about 16x: every member partition rescanned every step)
@@ -69,12 +70,18 @@ def test_page_content_is_that_of_member_partitions_computed_without_shortcuts(mo
     monkeypatch.setattr(ClusteringResult, "member_partition", rescanning)
     slow = page_data(result, data, max_members=3)
     assert partitioned and fast == slow
-    xy = np.vstack([np.frombuffer(base64.b64decode(s["xy"]["b64"]), "<f4").reshape(-1, 2)
-                    for s in fast["scatter"]["steps"]]
-                   + [np.column_stack([e["knee_part"]["centroids"]["x"], e["knee_part"]["centroids"]["y"]])
-                      for e in fast["steps"]])
-    for axis, (low, high) in enumerate(fast["scatter"]["ranges2"]):
+    partition = next(v for v in fast["views"] if v["key"] == "partition")
+    xy = np.vstack([np.column_stack([_floats(tr["x"]), _floats(tr["y"])])
+                    for step in partition["steps"] for tr in step["data"] if "x" in tr])
+    layout = partition["base"]["layout"]
+    for axis, (low, high) in enumerate((layout["xaxis"]["range"], layout["yaxis"]["range"])):
         assert low < xy[:, axis].min() and xy[:, axis].max() < high
+
+
+def _floats(values) -> np.ndarray:
+    if isinstance(values, dict):  # a plotly.js typed array
+        return np.frombuffer(base64.b64decode(values["bdata"]), np.dtype(values["dtype"]).newbyteorder("<"))
+    return np.asarray(values, dtype=float)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -98,6 +105,7 @@ def test_labels_of_members_equals_labels_of_member_row_by_row(seed):
         np.testing.assert_array_equal(row, result.labels_of_member(X, 1, int(member)), err_msg=str(member))
 
 
+@pytest.mark.slow
 def test_the_speed_bench_times_page_data_of_a_long_run():
     from ercot_nb.bench.speed import page_data_seconds
 

@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from ercot_nb import datasets, figures
-from ercot_nb.params import PRECISIONS
+from ercot_nb.evolution import PRECISIONS
 from ercot_nb.widgets import Explorer, PartitionView
 
 FAST = {"pop_size": 10, "n_evaluations": 20, "max_clusters": 4}

@@ -180,7 +180,7 @@ def test_picker_offers_video_rc_downscaled(monkeypatch):
     calls = []
 
     def video_rc(seed=0, scale: float = 1.0, **others):
-        """Fake scene (the form comes from ercot_nb.params.dataset_params("video_rc"))."""
+        """Fake scene (the form comes from ercot_nb.datasets.dataset_params("video_rc"))."""
         calls.append(scale)
         return tiny_video()
 

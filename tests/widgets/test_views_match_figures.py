@@ -101,6 +101,7 @@ actions = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(actions=actions)
 def test_after_any_sequence_every_view_shows_its_static_parts(syn2, actions):

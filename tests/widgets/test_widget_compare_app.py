@@ -19,7 +19,9 @@ from ercot_nb.widgets import Compare
 from ercot_nb.widgets import _bundle
 from ercot_nb.widgets.serve import launcher as app
 from ercot_nb.widgets.views._figure_widget import SyncedFigureWidget
-from ercot_nb.params import KNEE_RULES, dataset_params, estimator_params
+from ercot_nb.algorithms import estimator_params
+from ercot_nb.datasets import dataset_params
+from ercot_nb.knee import KNEE_RULES
 from ercot_nb.widgets.apps._params_form import ParamsForm
 
 REPO = Path(__file__).resolve().parents[2]

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from ercot_nb import StaticEC, algorithms, datasets
-from ercot_nb.params import estimator_params
+from ercot_nb.algorithms import estimator_params
 from ercot_nb.widgets import Explorer, RunPanel
 from ercot_nb.widgets._job import FitJob, supports_step_callback
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 import math
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from ...data import TemporalDataset
 from ...paper import dataset_numbers
+from ...params import Param, with_params
+from .._seed import DATA_SEED
 from .frames import (
     DEFAULT_NOISE,
     DEFAULT_POSITION_WEIGHT,
@@ -412,27 +414,6 @@ def _render_scene(
                     name=scene.name, metadata=metadata)
 
 
-_SCENE_PARAMETERS = """
-    Parameters
-    ----------
-    seed : int or None, default=0
-        Data seed.  Textures, illumination and sensor noise use independent
-        random streams (so changing ``noise`` keeps the noise-free frames);
-        the geometry is fixed.  None draws fresh entropy, recorded in
-        ``metadata["params"]["seed"]``.
-    scale : float in (0, 1], default=1.0
-        Frame size relative to the paper's; the geometry is drawn directly at
-        ``round(W * scale) x round(H * scale)`` pixels (each side >= 8).
-    noise : float, default=0.04
-        Standard deviation of the Gaussian sensor noise (colour units).
-    position : bool, default=False
-        Add the features ``row`` and ``col`` (scaled to [0, 1]) after r, g, b.
-    position_weight : float, default=0.5
-        Factor applied to the position features.
-    n_frames : int, default={n_frames}
-        Number of frames (time steps 1..n_frames); the motion continues
-        beyond the paper's length with the same rules.
-"""
 _SCENE_RAISES = """
 
     Raises
@@ -462,7 +443,6 @@ def _scene_doc(scene: _Scene, summary: str, example: str) -> str:
         + fill(f"A {scene.width} x {scene.height} (W x H) scene of {scene.n_frames} frames: "
                f"{scene.story}  See the module docstring for the colour model.")
         + "\n"
-        + _SCENE_PARAMETERS.format(n_frames=scene.n_frames)
         + "\n    Returns\n    -------\n    TemporalDataset\n"
         + textwrap.indent(textwrap.fill(returns, width=72), "        ")
         + _SCENE_RAISES
@@ -475,19 +455,40 @@ def _scene_loader(scene: _Scene, summary: str, example: str) -> Callable[..., Te
     """The public function that draws ``scene`` (its name, defaults and docstring)."""
 
     def load(
-        seed: int | None = 0,
+        seed: int | None,
         *,
-        scale: float = 1.0,
-        noise: float = DEFAULT_NOISE,
-        position: bool = False,
-        position_weight: float = DEFAULT_POSITION_WEIGHT,
-        n_frames: int = scene.n_frames,
+        scale: float,
+        noise: float,
+        position: bool,
+        position_weight: float,
+        n_frames: int,
     ) -> TemporalDataset:
         return _render_scene(scene, seed, scale, noise, position, position_weight, n_frames)
 
     load.__name__ = load.__qualname__ = scene.name
     load.__doc__ = _scene_doc(scene, summary, example)
-    return load
+    return with_params(_scene_params(scene))(load)
+
+
+def _scene_params(scene: _Scene) -> tuple[Param, ...]:
+    """The parameters of a scene's generator (its own default number of frames)."""
+    return (
+        replace(DATA_SEED, doc="Textures, illumination and sensor noise use independent random streams "
+                               "(so changing noise keeps the noise-free frames); the geometry is fixed. "
+                               "None draws fresh entropy, recorded in metadata['params']['seed']."),
+        Param("scale", "float", 1.0, "frame scale", "Frame size relative to the paper's (each side >= 8 px).",
+              low=0.0, low_open=True, high=1.0,
+              doc="The geometry is drawn directly at round(W * scale) x round(H * scale) pixels."),
+        Param("noise", "float", DEFAULT_NOISE, "sensor noise",
+              "Standard deviation of the Gaussian sensor noise.", low=0.0, high=1e6, doc="In colour units."),
+        Param("position", "bool", False, "position features", "Add row and col features after r, g, b.",
+              doc="Scaled to [0, 1]."),
+        Param("position_weight", "float", DEFAULT_POSITION_WEIGHT, "position weight",
+              "Factor applied to the position features.", low=0.0, low_open=True, high=1e6),
+        Param("n_frames", "int", scene.n_frames, "frames", "Number of frames (time steps).", low=1, high=10_000,
+              doc="Time steps are 1..n_frames; the motion continues beyond the paper's length with the "
+                  "same rules."),
+    )
 
 
 video_bt = _scene_loader(

@@ -102,8 +102,8 @@ class ParamsForm(W.VBox):
     Parameters
     ----------
     params : sequence of Param
-        E.g. :func:`ercot_nb.params.estimator_params` or
-        :func:`ercot_nb.params.dataset_params`.
+        E.g. :func:`ercot_nb.algorithms.estimator_params` or
+        :func:`ercot_nb.datasets.dataset_params`.
     owner : str, default=""
         Estimator or dataset name, for messages.
     primary : sequence of str, optional

@@ -16,7 +16,8 @@ from ...figures import is_video
 from .. import _limits
 from .._messages import MessageArea
 from ._upload import CsvUpload
-from ...params import SCALING_WORDS, SCALINGS, dataset_params
+from ...data import SCALING_WORDS, SCALINGS
+from ...datasets import dataset_params
 from ._params_form import ParamsForm
 from .._state import AppState, Status
 

@@ -13,7 +13,7 @@ from ...result import StepResult
 from .._job import FitJob, RateLimit, Runner
 from .._messages import MessageArea
 from .._state import AppState
-from ...params import estimator_params
+from ...algorithms import estimator_params
 from ._params_form import ParamsForm
 
 __all__ = ["RunPanel", "PRIMARY_PARAMETERS", "algorithm_form", "make_algorithm"]

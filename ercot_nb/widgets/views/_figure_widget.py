@@ -17,11 +17,62 @@ project's notebook-stack notes) shape this module:
 """
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import sys
 from collections.abc import Mapping, Sequence
 from copy import deepcopy
 from typing import Any
 
 import numpy as np
+
+
+class _OnFirstUse:
+    """Stands for a module that is imported on its first attribute access."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __bool__(self) -> bool:  # "is it installed", as Plotly asks, without importing it
+        return importlib.util.find_spec(self._name) is not None
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(importlib.import_module(self._name), attribute)
+
+
+def _defer_nbformat() -> None:
+    """Import Plotly's widget without importing ``nbformat`` until Plotly uses it.
+
+    ``plotly.io._renderers`` (imported with ``FigureWidget``) imports
+    nbformat at once, which imports jsonschema, whose format checkers build a
+    grammar at import (``rfc3987_syntax``): about 1.2 s of the Explorer's
+    first page on an idle 2-core machine, for a module that only Plotly's
+    ``fig.show()`` mime renderer reads (``nbformat.__version__``).  Plotly's
+    optional-import registry is told nbformat is missing while that module
+    imports; its reference is then a stand-in that imports nbformat on first
+    use.  Where nbformat is already imported, or Plotly's internals differ,
+    nothing changes.
+    """
+    if "nbformat" in sys.modules or "plotly.io._renderers" in sys.modules:
+        return
+    try:
+        from _plotly_utils import optional_imports
+        missing = optional_imports._not_importable
+    except (ImportError, AttributeError):
+        return
+    if "nbformat" in missing or not isinstance(missing, set):
+        return
+    missing.add("nbformat")
+    try:
+        import plotly.io._renderers as renderers
+    finally:
+        missing.discard("nbformat")
+    if getattr(renderers, "nbformat", "absent") is None:
+        renderers.nbformat = _OnFirstUse("nbformat")
+
+
+_defer_nbformat()
+
 import plotly.graph_objects as go
 from plotly.basedatatypes import BasePlotlyType, BaseTraceType
 

@@ -1,0 +1,234 @@
+"""What each front end shows of one view at a step (and member), as comparable plotly JSON.
+
+* the static figure: ``view.figure(data, t, member)`` of the registry;
+* the offline page: the view's entry of :func:`ercot_nb.page.page_data`, decoded and
+  applied as ``ercot_nb/page/explorer.js`` does (base, then the step's change, then the
+  member's change; typed arrays, inherited and gathered traces, shared member trace lists and
+  patches unpacked), a line-for-line port of its ``decode``/``inherited``/``gathered``/``apply``;
+* the widget: ``ercot_nb.widgets.RegistryView`` (the live front end of any registered
+  view), moved to the step and member through its state as an app moves it; its figure
+  size (``width``, ``height``) is the widget's own and left out.
+
+:func:`plain` turns any of them into plain JSON (typed arrays as lists, NaN as None) and
+:func:`assert_same` compares two, floats to float32 precision (the page stores them so).
+"""
+from __future__ import annotations
+
+import base64
+import copy
+import math
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+TYPES = {"i1", "u1", "i2", "u2", "i4", "u4", "f4", "f8"}
+
+
+def typed(spec: dict[str, Any]) -> list[Any]:
+    """A plotly.js typed array ``{"dtype", "bdata"[, "shape"]}`` as a (nested) list."""
+    values = np.frombuffer(base64.b64decode(spec["bdata"]), dtype=np.dtype(spec["dtype"]).newbyteorder("<"))
+    if spec.get("shape") and "," in str(spec["shape"]):
+        values = values.reshape(-1, int(str(spec["shape"]).split(",")[1]))
+    return values.tolist()
+
+
+def decode(value: Any) -> Any:
+    """Every typed-array spec inside a JSON value decoded (explorer.js ``decode``)."""
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if isinstance(value.get("bdata"), str) and value.get("dtype") in TYPES:
+        return typed(value)
+    return {key: decode(v) for key, v in value.items()}
+
+
+def plain(value: Any) -> Any:
+    """Plain JSON: typed arrays and numpy values as lists and numbers, NaN and inf as None."""
+    if isinstance(value, np.ndarray):
+        return plain(value.tolist())
+    if isinstance(value, dict):
+        if isinstance(value.get("bdata"), str) and value.get("dtype") in TYPES:
+            return plain(typed(value))
+        return {str(key): plain(v) for key, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def figure_json(traces: list[Any], layout: Any, *, validate: bool = False) -> dict[str, Any]:
+    """Traces and layout as plain JSON: traces as plotly serialises them (no uids); the layout
+    as given, or through plotly's validation with ``validate`` (for a layout a widget holds, in
+    which ``title="..."`` has become ``title={"text": "..."}``)."""
+    data = [plain(t.to_plotly_json() if hasattr(t, "to_plotly_json") else t) for t in traces]
+    for trace in data:
+        trace.pop("uid", None)
+    if hasattr(layout, "to_plotly_json"):
+        layout = layout.to_plotly_json()
+    elif validate:
+        layout = go.Layout(layout).to_plotly_json()
+    shown = plain({key: value for key, value in layout.items() if key != "template"})
+    return {"data": data, "layout": shown}  # the template: the same object everywhere
+
+
+# ---------------------------------------------------------------- the static figure
+def static_json(view, data, t: int, member: int | None = None, *, validate: bool = False) -> dict[str, Any]:
+    """The registry's static figure of ``view`` at step ``t`` (and ``member``); made once per data.
+
+    ``validate``: its layout through plotly's validation, to compare with a widget's."""
+    def make() -> dict[str, Any]:
+        parts = view.parts(data, t, member)
+        return figure_json(list(parts.traces), parts.layout, validate=validate)
+
+    return copy.deepcopy(data.memo(("conformance: static json", view.key, t, member, validate), make))
+
+
+# ---------------------------------------------------------------- the widget
+SIZE = ("width", "height")
+
+
+def widget_for(view, data):
+    """The live widget of ``view`` drawing ``data``'s run at step 0."""
+    from ercot_nb.widgets import RegistryView
+
+    return RegistryView(view, data.result, dataset=data.dataset)
+
+
+def widget_json(widget, t: int, member: int | None = None) -> dict[str, Any]:
+    """What the widget shows once the state is at step ``t`` (and ``member``), without its size."""
+    widget.state.set_step(t)
+    widget.state.select_member(member)
+    figure = widget.figure
+    layout = {key: value for key, value in figure.layout.to_plotly_json().items() if key not in SIZE}
+    return figure_json(list(figure.data), layout)  # validated by the widget
+
+
+def without_size(shown: dict[str, Any]) -> dict[str, Any]:
+    """A figure's JSON without the figure size (a widget sizes itself)."""
+    return {**shown, "layout": {key: value for key, value in shown["layout"].items() if key not in SIZE}}
+
+
+# ---------------------------------------------------------------- the offline page
+def _get(obj: Any, path: str) -> Any:
+    for key in path.split("."):
+        obj = None if obj is None else obj.get(key)
+    return obj
+
+
+def _set(obj: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
+    out = dict(obj)
+    node = out
+    keys = path.split(".")
+    for key in keys[:-1]:
+        node[key] = dict(node.get(key) or {})
+        node = node[key]
+    node[keys[-1]] = value
+    return out
+
+
+def _by_name(traces: list[dict[str, Any]], name: str) -> int:
+    for i, trace in enumerate(traces):
+        if trace.get("name") == name:
+            return i
+    raise AssertionError(f"the page has no trace named {name!r}")
+
+
+def _gathered(trace: dict[str, Any], source: list[dict[str, Any]]) -> dict[str, Any]:
+    if "gather" not in trace:
+        return trace
+    paths, index = trace["gather"]["paths"], trace["gather"]["index"]
+    out = {key: value for key, value in trace.items() if key != "gather"}
+    holders = [t for t in source if all(t.get(p) is not None for p in paths)]
+    for path in paths:
+        pool = [value for holder in holders for value in holder[path]]
+        out[path] = [pool[i] for i in index]
+    return out
+
+
+def _inherited(trace: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
+    if not trace.get("inherit"):
+        return trace
+    out = dict(base["data"][_by_name(base["data"], trace["name"])])
+    for key, value in trace.items():
+        if key == "inherit":
+            continue
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = value
+    return out
+
+
+def apply(parts: dict[str, Any], change: dict[str, Any] | None, base: dict[str, Any]) -> dict[str, Any]:
+    """``parts`` ({"data", "layout"}) with a decoded page change applied (explorer.js ``apply``)."""
+    if not change:
+        return parts
+    data = ([_gathered(_inherited(t, base), parts["data"]) for t in change["data"]]
+            if change.get("data") is not None else list(parts["data"]))
+    layout = parts["layout"]
+    for name, values in (change.get("traces") or {}).items():
+        i = _by_name(data, name)
+        for path, value in values.items():
+            if isinstance(value, dict) and "patch" in value:
+                array = list(_get(base["data"][_by_name(base["data"], name)], path))
+                for at, new in zip(value["patch"], value["values"]):
+                    array[at] = new
+                value = array
+            data[i] = _set(data[i], path, value)
+    for name, values in (change.get("shapes") or {}).items():
+        shapes = list(layout.get("shapes") or [])
+        index = [i for i, shape in enumerate(shapes) if shape.get("name") == name]
+        assert index, f"the page has no shape named {name!r}"
+        shapes[index[0]] = {**shapes[index[0]], **values}
+        layout = {**layout, "shapes": shapes}
+    for path, value in (change.get("layout") or {}).items():
+        layout = _set(layout, path, value)
+    return {"data": data, "layout": layout}
+
+
+def page_entry(page: dict[str, Any], key: str) -> dict[str, Any]:
+    """The page's data of the view ``key``."""
+    entries = [entry for entry in page["views"] if entry["key"] == key]
+    assert len(entries) == 1, f"the page holds {len(entries)} views {key!r}"
+    return entries[0]
+
+
+def page_json(entry: dict[str, Any], t: int, member: int | None = None) -> dict[str, Any]:
+    """What the page draws of the view ``entry`` at step ``t`` (and ``member``), as plain JSON."""
+    base = decode(copy.deepcopy(entry["base"]))
+    parts = apply({"data": base["data"], "layout": base["layout"]}, decode(entry["steps"][t]), base)
+    if member is not None:
+        assert "members" in entry, f"the page's view {entry['key']!r} does not follow the member"
+        stored = entry["members"][t]
+        assert str(member) in stored, f"member {member} of step {t} is not on the page ({sorted(stored)})"
+        raw = stored[str(member)]
+        if raw and isinstance(raw.get("data"), int):  # a trace list shared by members of one partition
+            raw = {**raw, "data": entry["member_data"][t][raw["data"]]}
+        parts = apply(parts, decode(raw), base)
+    return figure_json(parts["data"], parts["layout"])
+
+
+# ---------------------------------------------------------------- comparison
+def assert_same(shown: Any, expected: Any, path: str = "", rtol: float = 2e-7 * 8) -> None:
+    """Equal plain JSON; floats equal to float32 precision (the page stores f4)."""
+    if isinstance(expected, dict):
+        assert isinstance(shown, dict), f"{path}: {type(shown).__name__} instead of an object"
+        assert sorted(shown) == sorted(expected), (
+            f"{path}: keys differ: only shown {sorted(set(shown) - set(expected))}, "
+            f"only expected {sorted(set(expected) - set(shown))}")
+        for key in expected:
+            assert_same(shown[key], expected[key], f"{path}.{key}" if path else key, rtol)
+    elif isinstance(expected, list):
+        assert isinstance(shown, list), f"{path}: {type(shown).__name__} instead of an array"
+        assert len(shown) == len(expected), f"{path}: {len(shown)} entries instead of {len(expected)}"
+        for i, (a, b) in enumerate(zip(shown, expected)):
+            assert_same(a, b, f"{path}[{i}]", rtol)
+    elif isinstance(expected, float) and isinstance(shown, (int, float)) and not isinstance(shown, bool):
+        assert math.isclose(shown, expected, rel_tol=rtol, abs_tol=1e-6), f"{path}: {shown!r} != {expected!r}"
+    else:
+        assert shown == expected, f"{path}: {shown!r} != {expected!r}"

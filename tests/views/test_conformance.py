@@ -1,0 +1,154 @@
+"""The view conformance suite: every registered view, for every kind of data, shows the same in every front end.
+
+As tests/test_common.py checks every estimator against one contract, this checks every
+view of :data:`ercot_nb.figures.VIEWS` against the view protocol (ercot_nb/figures/protocol.py),
+on every kind of data of tests/views/conftest.py (2-D, 3-D, video, one step, a consensus run,
+a run without a population):
+
+* the static figure (``view.figure``), the offline page (``page_data``, applied as
+  explorer.js applies it) and the live widget (``ercot_nb.widgets.RegistryView``, moved by
+  its state) show the same traces and layout at the first, a middle and the last step, and
+  for a front member other than the knee; a live front end may reach a step from any other;
+* the front ends list the same views: those that apply (``view.applies``), in the
+  registry's order; a view that does not apply to a kind is absent from the page and the
+  report, and its widget says "not shown for this data or run"; the views apply to the
+  kinds the registry's table says.
+"""
+from __future__ import annotations
+
+import pytest
+
+from ercot_nb.figures import VIEWS, report_figures, views_for
+from ercot_nb.page import page_data
+
+from .conftest import KINDS
+from .front_ends import (
+    assert_same, figure_json, page_entry, page_json, static_json, widget_for, widget_json, without_size,
+)
+
+KEYS = [view.key for view in VIEWS]
+
+# Which of the registry's views apply to each kind (its table, ercot_nb/figures/views.py);
+# a view added later is checked by the front ends without a row here.
+EVERY_RUN = {"alpha", "n_clusters", "sizes", "flows"}
+APPLIES = {
+    "2d": EVERY_RUN | {"partition", "pareto", "ri", "nmi"},
+    "3d": EVERY_RUN | {"partition", "partition3d", "pareto", "ri", "nmi"},
+    "video": EVERY_RUN | {"video", "pareto", "ri", "nmi"},
+    "one_step": EVERY_RUN | {"partition", "pareto", "ri", "nmi"},
+    "consensus": EVERY_RUN | {"partition", "ri", "nmi"},
+    "baseline": EVERY_RUN | {"partition", "ri", "nmi"},
+}
+
+
+@pytest.fixture(scope="module")
+def page_of(view_data):
+    """``page_of(kind)``: the offline page's data of that kind's run, made once."""
+    made: dict[str, dict] = {}
+
+    def get(kind: str) -> dict:
+        if kind not in made:
+            data = view_data(kind)
+            made[kind] = page_data(data.result, data.dataset)
+        return made[kind]
+
+    return get
+
+
+def steps_of(data) -> list[int]:
+    """The first, a middle and the last step."""
+    return sorted({0, data.n_steps // 2, data.n_steps - 1})
+
+
+def member_of(entry: dict, data) -> tuple[int, int] | None:
+    """A step and a front member other than the knee whose view the page stores (None: there is none)."""
+    for t in reversed(range(data.n_steps)):
+        stored = sorted(int(m) for m in entry.get("members", [{}] * data.n_steps)[t])
+        others = [m for m in stored if m != int(data.result[t].knee)]
+        if others:
+            return t, others[0]
+    return None
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_views_apply_to_the_kinds_the_registry_says(kind, view_data):
+    data = view_data(kind)
+    applying = {view.key for view in views_for(data)}
+    assert applying & set(APPLIES[kind]) == APPLIES[kind], (
+        f"{kind}: views missing {sorted(APPLIES[kind] - applying)}")
+    known = {key for rows in APPLIES.values() for key in rows}
+    assert not (applying & known) - APPLIES[kind], f"{kind}: views shown that do not apply: " \
+        f"{sorted((applying & known) - APPLIES[kind])}"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_front_end_lists_the_views_that_apply_in_registry_order(kind, view_data, page_of):
+    data = view_data(kind)
+    expected = [view.key for view in VIEWS if view.applies(data)]
+    assert [entry["key"] for entry in page_of(kind)["views"]] == expected
+    report = [figure_json(list(f.data), f.layout) for f in report_figures(data.result, data.dataset)]
+    from_views = [figure_json(list(f.data), f.layout)
+                  for view in VIEWS if view.applies(data) for f in view.report(data)]
+    assert len(report) == len(from_views), (
+        f"{kind}: report_figures gives {len(report)} figures, the views' reports {len(from_views)}")
+    for i, (shown, made) in enumerate(zip(report, from_views)):
+        assert_same(shown, made, f"report figure {i}")
+
+
+@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("kind", KINDS)
+def test_static_figure_and_offline_page_show_the_same(kind, key, view_data, page_of):
+    data = view_data(kind)
+    view = next(view for view in VIEWS if view.key == key)
+    page = page_of(kind)
+    if not view.applies(data):
+        assert key not in [entry["key"] for entry in page["views"]], f"{kind}: the page shows {key!r}"
+        return
+    entry = page_entry(page, key)
+    for t in steps_of(data):
+        assert_same(page_json(entry, t), static_json(view, data, t), f"{kind}/{key} at step {t}")
+    if view.member and data.has_population:
+        found = member_of(entry, data)
+        assert found is not None, f"{kind}: no front member besides the knee is on the page"
+        t, member = found
+        assert_same(page_json(entry, t, member), static_json(view, data, t, member),
+                    f"{kind}/{key} at step {t}, member {member}")
+
+
+@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("kind", ["2d", "video"])
+def test_a_step_change_applies_to_any_step_not_only_the_base(kind, key, view_data, page_of):
+    """A live front end moves from the step shown to the next: the change holds absolute values."""
+    from .front_ends import apply, decode
+
+    data = view_data(kind)
+    view = next(view for view in VIEWS if view.key == key)
+    if not view.applies(data):
+        assert key not in [entry["key"] for entry in page_of(kind)["views"]]
+        return
+    entry = page_entry(page_of(kind), key)
+    base = decode(entry["base"])
+    last = data.n_steps - 1
+    at_last = apply({"data": base["data"], "layout": base["layout"]}, decode(entry["steps"][last]), base)
+    back = apply(at_last, decode(entry["steps"][0]), base)
+    assert_same(figure_json(back["data"], back["layout"]), static_json(view, data, 0), f"{kind}/{key}: last -> 0")
+
+
+@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_widget_shows_the_static_figure(kind, key, view_data, page_of):
+    data = view_data(kind)
+    view = next(view for view in VIEWS if view.key == key)
+    widget = widget_for(view, data)
+    if not view.applies(data):
+        notes = [a.text for a in widget.figure.layout.annotations or ()]
+        assert not widget.figure.data and notes == [f"{view.title}: not shown for this data or run."], notes
+        return
+    selections = [(t, None) for t in [*steps_of(data), 0]]  # forth and back again
+    if view.member and data.has_population:
+        found = member_of(page_entry(page_of(kind), key), data)
+        assert found is not None, f"{kind}: no front member besides the knee is on the page"
+        selections += [found, (found[0], None)]  # the member, then the knee again
+    for t, member in selections:
+        assert_same(widget_json(widget, t, member), without_size(static_json(view, data, t, member, validate=True)),
+                    f"{kind}/{key} widget at step {t}" + ("" if member is None else f", member {member}"))
