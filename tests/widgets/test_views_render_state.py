@@ -18,6 +18,7 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 import pytest
+from comm.base_comm import BaseComm
 
 from ercot_nb import datasets, figures
 from ercot_nb.figures import CURRENT_STEP, Change, Parts, View
@@ -136,3 +137,36 @@ def test_a_registered_view_appears_in_the_explorer(monkeypatch):
     assert view.figure.layout.title.text == "step 2"
     assert view.figure.layout.shapes[0].x0 == figures.plain_times(app.result.times)[2]
     assert view.static().layout.title.text == "step 2"
+
+
+class _StrictComm(BaseComm):
+    """A comm that refuses what a kernel's socket refuses: a buffer that is not contiguous."""
+
+    refused: list[str] = []
+
+    def publish_msg(self, msg_type, data=None, metadata=None, buffers=None, **keys):
+        for buffer in buffers or ():
+            if not memoryview(buffer).contiguous:
+                _StrictComm.refused.append(f"{msg_type}: {memoryview(buffer).shape}")
+
+
+def test_every_update_a_view_sends_can_leave_the_kernel(monkeypatch):
+    """Arrays sent to the page are contiguous: a column view of the data (traces built without
+    plotly's checks) made the kernel refuse the partition's step updates, and the page kept step 0."""
+    import comm
+
+    from ercot_nb import ERCOT
+
+    monkeypatch.setattr(comm, "create_comm", _StrictComm)
+    _StrictComm.refused = []
+    data = datasets.load("syn3", seed=0, n_steps=4)
+    result = ERCOT(**FAST).fit(data).result_
+    for axes in ("features", "pca"):
+        view = PartitionView(data, result, axes=axes)
+        for step in (1, 3, 0):
+            view.show_step(step)
+    app = Explorer(data, result=result)
+    for step in (2, 1, 3):
+        app.step = step
+    assert _StrictComm.refused == []
+    assert app.state.status.level != "error", app.state.status

@@ -287,6 +287,12 @@ class CachedStepView(FigureView):
     def _reset(self) -> None:
         self._cache: OrderedDict[tuple[int, int | None], _Payload] = OrderedDict()
         self._shown_values: dict[str, list[Any]] | None = None
+        self._shown_at: tuple[int, int | None, str] | None = None  # (step, member, title) on screen
+
+    def _forget_values(self) -> None:
+        """The values computed so far are stale (new clusters, another agreement): computed again."""
+        self._cache.clear()
+        self._shown_at = None
 
     def _n_steps(self) -> int:
         raise NotImplementedError
@@ -327,19 +333,28 @@ class CachedStepView(FigureView):
         return payload
 
     def _show_structure(self, parts: Parts) -> None:
-        """Replace the trace layout (new data, run or axes): values are sent afresh."""
+        """Replace the trace layout (new data, run or axes), drawn at the step shown (knee)."""
         self._show(parts)
+        self._structure_shown(parts)
+
+    def _structure_shown(self, parts: Parts) -> None:
+        """The figure holds ``parts``: the knee at the step shown; the next values are sent afresh."""
         self._shown_values = None
+        title = parts.layout.get("title", {})
+        self._shown_at = (self.step, None, title.get("text", "") if isinstance(title, dict) else "")
 
     def _draw_step(self) -> None:
         if not self._n_steps():
             return
         t, asked = self.step, self.state.step
-        values, title = self._payload(t, self.member)
+        member = self.member
+        values, title = self._payload(t, member)
         if asked > t:
             title += f" — step {asked} not computed yet"
+        if self._shown_at == (t, member, title):
+            return  # on screen already
         apply_values(self.figure, values, {"title.text": title}, shown=self._shown_values)
-        self._shown_values = values
+        self._shown_values, self._shown_at = values, (t, member, title)
 
     def precompute(self, steps: Sequence[int] | None = None) -> None:
         """Compute and cache the values of ``steps`` (default: as many as the cache holds)."""

@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from copy import deepcopy
 from typing import Any
 
+import numpy as np
+
 
 class _OnFirstUse:
     """Stands for a module that is imported on its first attribute access."""
@@ -179,16 +181,20 @@ def trace_values(traces: Sequence[BaseTraceType], paths: Sequence[str]) -> dict[
     Parameters
     ----------
     traces : sequence of plotly traces
-        Validated traces (built with ``go.Scatter(...)`` etc.).
+        Traces built with ``go.Scatter(...)`` etc. (with or without plotly's checks).
     paths : sequence of str
         Property paths.
 
     Returns
     -------
     dict
-        ``path -> [value of trace 0, value of trace 1, ...]``.
+        ``path -> [value of trace 0, value of trace 1, ...]``; arrays are
+        C-contiguous (they leave the kernel as buffers, which must be: a
+        column of a 2-D array is not).
     """
     def plain(value: Any) -> Any:
+        if isinstance(value, np.ndarray) and not value.flags.c_contiguous:
+            return np.ascontiguousarray(value)
         return value.to_plotly_json() if isinstance(value, BasePlotlyType) else value
 
     return {path: [plain(trace[path]) for trace in traces] for path in paths}

@@ -89,9 +89,10 @@ class PartitionView(CachedStepView):
         self._use_state(AppState.of(dataset, result, step=step))
         self._configure(axes)
         self._reset()
-        super().__init__(self._structure_parts(),
-                         [W.Label("axes", layout=W.Layout(margin="0 6px 0 2px")), self.axes],
+        parts = self._structure_parts()
+        super().__init__(parts, [W.Label("axes", layout=W.Layout(margin="0 6px 0 2px")), self.axes],
                          width=width, height=height)
+        self._structure_shown(parts)
         self._draw_step()
         self.axes.observe(self._on_axes, names="value")
 
@@ -119,7 +120,7 @@ class PartitionView(CachedStepView):
     def _draw_step(self) -> None:
         if self.agreement is not self._drawn_agreement:
             self._drawn_agreement = self.agreement
-            self._cache.clear()
+            self._forget_values()
         super()._draw_step()
 
     def _configure(self, axes: str | None) -> None:
@@ -153,7 +154,9 @@ class PartitionView(CachedStepView):
     def _structure_parts(self) -> Parts:
         if not len(self.result):
             return Parts([], self.layer.layout(""))
-        return self.layer.parts(0, labels=self._slots, webgl=self._webgl)
+        # at the step shown: one message draws it (a structure at step 0 and then the step's values
+        # were two, and a page could apply them out of order)
+        return self.layer.parts(self.step, labels=self._slots, webgl=self._webgl)
 
     def load(self, dataset: TemporalDataset, result: ClusteringResult | None = None, *,
              step: int = 0) -> None:
@@ -181,7 +184,7 @@ class PartitionView(CachedStepView):
         slots = self.layer.labels_over_time()
         if slots != self._slots:
             self._slots = slots
-            self._cache.clear()
+            self._forget_values()
             self._rebuild()
         self._draw_step()
 
@@ -197,7 +200,7 @@ class PartitionView(CachedStepView):
             missing = set(np.unique(partition.aligned_labels).tolist()) - set(self._slots)
             if missing:  # a member with clusters the knees never had: more traces
                 self._slots = sorted(set(self._slots) | missing)
-                self._cache.clear()
+                self._forget_values()
                 self._rebuild()
         agreement = self.agreement if member is None and self._agrees(t) else None
         traces, layout = self.layer.parts(t, member, labels=self._slots, webgl=self._webgl, agreement=agreement)

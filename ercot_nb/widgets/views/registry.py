@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 
 from ... import figures
 from ...figures import CLICK_MEMBER, CLICK_STEP, Change, Parts, Patch, View, ViewData
-from .._state import AppState
+from .._state import OWN_RUN, AppState
 from ._base import FigureView, placeholder_parts
 
 __all__ = ["RegistryView", "apply_change"]
@@ -36,30 +36,33 @@ def _path_value(trace: Any, path: str) -> Any:
 def apply_change(figure: go.FigureWidget, change: Change, base: Parts, layout: dict[str, Any]) -> None:
     """Show ``change`` on ``figure`` (which shows ``base`` or another step of it), by name.
 
-    ``Patch`` values edit the base's arrays; a change with a whole trace list
-    (``change.data``) replaces the content (``layout``: the base's layout,
-    sized, which the change's layout entries update).  Traces that get the
+    A change with a whole trace list (``change.data``) first replaces the
+    content (``layout``: the base's layout, sized, updated by the change's
+    top-level layout entries); then named traces, shapes and layout paths
+    are set.  ``Patch`` values edit the base's arrays.  Traces that get the
     same property paths are changed in one message.
     """
     from ._figure_widget import replace_content
 
-    if change.data is not None:
-        replace_content(figure, change.data, {**layout, **{k: v for k, v in change.layout.items()
-                                                          if "." not in k}})
-        dotted = {k: v for k, v in change.layout.items() if "." in k}
-        if dotted or change.shapes:
-            figures.update_by_name(figure, shapes=change.shapes, layout=dotted)
+    if change.empty:
         return
+    layout_paths = dict(change.layout)
+    if change.data is not None:
+        top = {key: value for key, value in layout_paths.items() if "." not in key}
+        replace_content(figure, change.data, {**layout, **top})
+        layout_paths = {key: value for key, value in layout_paths.items() if "." in key}
     groups: dict[tuple[str, ...], dict[str, dict[str, Any]]] = {}
     for name, values in change.traces.items():
         resolved = {path: value.on(_path_value(base.trace(name), path)) if isinstance(value, Patch) else value
                     for path, value in values.items()}
         groups.setdefault(tuple(sorted(resolved)), {})[name] = resolved
-    batches = list(groups.values()) or [{}]
+    batches = list(groups.values())
+    if change.shapes or layout_paths:
+        batches.append({})
     for i, traces in enumerate(batches):
         last = i == len(batches) - 1
-        figures.update_by_name(figure, traces=traces, shapes=change.shapes if last else None,
-                               layout=change.layout if last else None)
+        figures.update_by_name(figure, traces=traces or None, shapes=change.shapes if last else None,
+                               layout=layout_paths if last else None)
 
 
 class RegistryView(FigureView):
@@ -109,6 +112,8 @@ class RegistryView(FigureView):
         if len(known) != len(content) or any(a is not b for a, b in zip(known[:-1], content[:-1])) \
                 or known[-1] != content[-1]:
             runs = {name: run for name, run in self.state.runs.items() if len(run)}
+            if list(runs) == [OWN_RUN]:  # a view made alone: its run is named by its algorithm
+                runs = {}
             data = ViewData(result, self.state.dataset, runs or None)
             self._data = (content, data)
         return data

@@ -81,7 +81,9 @@ class VideoView(CachedStepView):
         self._configure()
         self._reset()
         width, height = self._panels.size()
-        super().__init__(self._structure_parts(), width=width, height=height)
+        parts = self._structure_parts()
+        super().__init__(parts, width=width, height=height)
+        self._structure_shown(parts)
         self._draw_step()
 
     # -- data ------------------------------------------------------------------------------
@@ -100,7 +102,7 @@ class VideoView(CachedStepView):
     def _structure_parts(self) -> Parts:
         if not self._panels.n_steps:
             return Parts([], self._panels.layout("", slots=_SLOTS))
-        return self._panels.parts(0, slots=_SLOTS)
+        return self._panels.parts(self.step, slots=_SLOTS)  # at the step shown: one message
 
     def load(self, dataset: TemporalDataset, result: ClusteringResult | None = None, *,
              step: int = 0) -> None:
@@ -132,7 +134,7 @@ class VideoView(CachedStepView):
             in_use = self._panels.unused_label()
             if in_use != self._labels_in_use:  # new clusters can change the truth's free colours
                 self._labels_in_use = in_use
-                self._cache.clear()
+                self._forget_values()
         self._draw_step()
 
     def _n_steps(self) -> int:
