@@ -87,7 +87,10 @@ from .partition import (
     partition_parts,
 )
 from .protocol import CLICK_MEMBER, CLICK_STEP, Change, Patch, View, ViewData, click_meta
-from .style import CURRENT_STEP, TEMPLATE, WEBGL_THRESHOLD, cluster_colors, label_color, plain_times, time_axis
+from .style import (
+    CURRENT_STEP, TEMPLATE, WEBGL_THRESHOLD, as_trace, cluster_colors, label_color, plain_times, plain_trace,
+    time_axis,
+)
 from .video import (
     FRAME, TRUTH, VIDEO_MAX_PIXELS, VIDEO_MAX_WIDTH, VideoLayer, video_parts, video_segmentation_animation,
     video_segmentation_figure,
@@ -131,6 +134,8 @@ __all__ = [
     "overview_figure",
     # the parts protocol shared with the widget views
     "Parts",
+    "plain_trace",
+    "as_trace",
     "trace_index",
     "shape_index",
     "update_by_name",

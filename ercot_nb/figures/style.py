@@ -62,7 +62,7 @@ def plain_trace(kind: str, **props: Any) -> dict[str, Any]:
 
 
 def as_trace(spec: dict[str, Any]) -> Any:
-    """The plotly trace of a :func:`plain_trace` dict (built unchecked, see :data:`UNCHECKED`)."""
+    """The plotly trace of a :func:`plain_trace` dict (built without plotly's checks, as ``figures.style.UNCHECKED`` says)."""
     kind = spec["type"]
     make = _TRACE_TYPES.get(kind) or getattr(go, kind[:1].upper() + kind[1:])
     return make(**UNCHECKED, **{key: value for key, value in spec.items() if key != "type"})

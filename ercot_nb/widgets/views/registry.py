@@ -49,7 +49,8 @@ def apply_change(figure: go.FigureWidget, change: Change, base: Parts, layout: d
     layout_paths = dict(change.layout)
     if change.data is not None:
         top = {key: value for key, value in layout_paths.items() if "." not in key}
-        replace_content(figure, change.data, {**layout, **top})
+        traces = [figures.as_trace(trace) if isinstance(trace, dict) else trace for trace in change.data]
+        replace_content(figure, traces, {**layout, **top})
         layout_paths = {key: value for key, value in layout_paths.items() if "." in key}
     groups: dict[tuple[str, ...], dict[str, dict[str, Any]]] = {}
     for name, values in change.traces.items():
