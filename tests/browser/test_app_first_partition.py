@@ -77,8 +77,9 @@ def test_fresh_install_shows_the_page_and_a_first_partition_before_the_kernels_c
         print(f"\nfirst partition, empty numba cache (load {os.getloadavg()}): {timings}; "
               f"screenshots {shot.parent}")
     assert "finished" in timings and "preview" in timings, timings
-    # the page and a first partition come before the run's own first step
-    assert timings["page"] < timings["preview"] < timings["first step"] <= timings["finished"], timings
+    # the page and a first partition come before the run's own first step (the page may draw
+    # its views and the preview in one poll of 0.1 s)
+    assert timings["page"] <= timings["preview"] < timings["first step"] <= timings["finished"], timings
     assert timings["preview status"] is True, "the status line does not say the step is a preview"
     assert "preview" not in timings["final title"] and "at time 10" in timings["final title"], timings
 
