@@ -17,7 +17,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from .kernels._firstrun import preview_first_step
+from .kernels import preview_first_step
 from ._progress import progress_bar
 from .data import Snapshot, TemporalDataset, check_arithmetic_range
 from .params import Param, ParamsMixin, specs_of, validate_params

@@ -12,7 +12,7 @@ import pandas as pd
 from scipy import stats
 
 from .. import datasets
-from ..evolution._ercot import ERCOT
+from ..evolution import ERCOT
 from ..metrics import mean_scores
 from ..evolution import PRECISIONS
 

@@ -75,7 +75,7 @@ def nsga_objective(kernels, X, n_max: int, precision: str = "float64"):
     """
     import numba
 
-    from ercot_nb.evolution._engine import Engine
+    from ercot_nb.evolution import Engine
 
     X = np.array(X, dtype=precision, order="C")  # writeable and contiguous, as the engine passes it
     xt = kernels.feature_major(X)

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .. import datasets
-from ..evolution._ercot import ERCOT
+from ..evolution import ERCOT
 from ..data import TemporalDataset
 
 

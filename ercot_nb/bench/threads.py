@@ -93,8 +93,8 @@ def thread_scaling(n_samples: int = 19_200, threads=(1, 2, 4, 8, 16), repeats: i
     (:data:`PARTS`, then the rest), median over the one-thread fits.
     """
     from ..evolution import _smoothness
-    from ..evolution._engine import Engine
-    from ..evolution._ercot import ERCOT
+    from ..evolution import Engine
+    from ..evolution import ERCOT
     from .speed import seven_blobs
 
     if data is None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..kernels._firstrun import interruptible_backend
+from ..kernels import interruptible_backend
 from ..kernels import get_backend
 
 # Choice sets of the search's settings, with words for a user interface (the values stay what runs).

@@ -99,3 +99,7 @@ def get_backend(name: str = "numba") -> SimpleNamespace:
             )
         _cache[name] = SimpleNamespace(name=name, **kernels)
     return _cache[name]
+
+
+# The first fit of a fresh install: a preview while these kernels compile.
+from ._firstrun import interruptible_backend, preview_first_step  # noqa: E402
