@@ -21,5 +21,5 @@ __all__ = ["Snapshot", "TemporalDataset", "common_ids", "is_video", "check_arith
 
 
 def is_video(dataset: object) -> bool:
-    """Whether ``dataset`` is a video (see :attr:`TemporalDataset.is_video`); False for non-datasets."""
+    """Whether ``dataset`` is a video (see ``TemporalDataset.is_video``); False for non-datasets."""
     return isinstance(dataset, TemporalDataset) and dataset.is_video

@@ -45,13 +45,13 @@ returning :class:`Parts` (traces named by role and a layout dict): the
 figures above wrap them, and the widget views show the same parts and
 update traces by name (:func:`update_by_name`).
 
-One definition per view: :mod:`~ercot_nb.figures.protocol` says what a view
+One definition per view: ``ercot_nb.figures.protocol`` says what a view
 is (:class:`View`: its parts at a step and member, and what changes with
 the step or member, by trace and shape name), and
-:mod:`~ercot_nb.figures.views` holds the views and their registry
-:data:`VIEWS`, which :func:`report_figures`, the offline page and the
+``ercot_nb.figures.views`` holds the views and their registry
+``VIEWS``, which :func:`report_figures`, the offline page and the
 widgets iterate (:func:`views_for`).  The trace and shape role names front
-ends update by (:data:`CURRENT_STEP`, :data:`SELECTED`, ...) are exported
+ends update by (``CURRENT_STEP``, ``SELECTED``, ...) are exported
 here.
 
 Helpers: :func:`cluster_moves` (every change of cluster of every id),

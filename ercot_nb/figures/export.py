@@ -36,7 +36,7 @@ def report_figures(result: ClusteringResult, dataset: TemporalDataset | None = N
     Returns
     -------
     list of plotly.graph_objects.Figure
-        The report figures of every view of :data:`~ercot_nb.figures.views.VIEWS`
+        The report figures of every view of ``ercot_nb.figures.views.VIEWS``
         that applies, in its order: partition (PCA and 3-D) or video animation
         (with ``dataset``), Pareto animation (runs with a population), alpha with
         per-cluster alpha_i, number of clusters, cluster sizes over time, RI

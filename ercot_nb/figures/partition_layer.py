@@ -66,7 +66,7 @@ class PartitionLayer:
         As in :func:`partition_figure`.
     max_points : int, optional
         At most this many samples per step are drawn: the same ids at every
-        step where they persist (see :func:`shown_positions`); None draws all.
+        step where they persist (see ``shown_positions``); None draws all.
     """
 
     def __init__(
@@ -258,7 +258,7 @@ class PartitionLayer:
         partition: StepResult | None = None,
         agreement: np.ndarray | None = None,
     ) -> list[dict[str, Any]]:
-        """Traces of step ``t`` as plain dicts (see :func:`~.style.plain_trace`): one per label in
+        """Traces of step ``t`` as plain dicts (see ``style.plain_trace``): one per label in
         ``labels``, entered and left samples, centroids.
 
         ``partition`` replaces the result's step ``t`` (e.g. the partition of

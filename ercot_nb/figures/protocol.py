@@ -1,12 +1,12 @@
 """The view protocol: what one view is, what it draws, and how it changes with the step.
 
-The views themselves and their registry are in :mod:`ercot_nb.figures.views`.
+The views themselves and their registry are in ``ercot_nb.figures.views``.
 
 A *view* (the partition, the Pareto front, alpha over time, ...) is defined
 once, here, as a :class:`View`.  The static figures
 (:func:`~ercot_nb.figures.report_figures`), the live widgets
 (:mod:`ercot_nb.widgets`) and the offline page (:mod:`ercot_nb.page`) are
-thin front ends: they iterate :data:`VIEWS`, keep the views that
+thin front ends: they iterate ``VIEWS``, keep the views that
 :meth:`View.applies` to the data, and show what the view returns.  None of
 them knows a view by name.
 
@@ -48,7 +48,7 @@ step ``i``, or ``meta["steps"][i]`` when given); ``{"click": "member"}``
 selects the population member in ``customdata[0]`` of the clicked point
 (see :data:`CLICK_STEP`, :data:`CLICK_MEMBER`, :func:`click_meta`).
 
-Adding a view is one subclass of :class:`View` appended to :data:`VIEWS`
+Adding a view is one subclass of :class:`View` appended to ``VIEWS``
 (see :class:`~ercot_nb.figures.views.ClusterSizesView`).
 """
 from __future__ import annotations
@@ -200,7 +200,7 @@ class Change:
         Layout path -> value (``"title.text"``).
     data : list of traces, optional
         The whole trace list, replacing the current one (applied first): plotly
-        traces or their plain dicts (:func:`~ercot_nb.figures.style.plain_trace`;
+        traces or their plain dicts (``ercot_nb.figures.style.plain_trace``;
         the partition and Pareto views give dicts, cheap to make for every step
         and member of a long run).
     """
@@ -256,8 +256,8 @@ def _set(layout: dict[str, Any], path: str, value: Any) -> None:
 class View:
     """One view, defined once (subclass it; see the module docstring).
 
-    Class attributes
-    ----------------
+    Attributes
+    ----------
     key : str
         Stable identifier (a page element id, a widget tab, a test id).
     title, hint : str

@@ -64,7 +64,7 @@ def _resource(name: str) -> str:
 class ExplorerPage:
     """One run's views on one offline page, all driven by one time slider and a Play button.
 
-    The page shows every view of :data:`ercot_nb.figures.VIEWS` that applies
+    The page shows every view of ``ercot_nb.figures.VIEWS`` that applies
     to the run and data (partition in 2-D and 3-D, video, Pareto front,
     alpha, number of clusters, cluster sizes, scores, cluster flow), as the
     views themselves draw them (see :mod:`ercot_nb.page`).

@@ -60,7 +60,7 @@ def cluster_flows(result: ClusteringResult) -> list[dict[str, Any]]:
 def member_partition(dataset: TemporalDataset, result: Any, t: int, member: int) -> StepResult:
     """Partition of step ``t`` by another member of its final population.
 
-    Shorthand for :meth:`ClusteringResult.member_partition` with step
+    Shorthand for ``ClusteringResult.member_partition`` with step
     ``t``'s data: a cluster shared with the knee keeps its label and colour.
 
     Parameters

@@ -18,12 +18,12 @@ class                         what it is
 :class:`AlphaView`            smoothness weight alpha (alpha_i on demand)
 :class:`ScoresView`           RI / NMI per step of every run
 :class:`SankeyView`           cluster flow between steps
-:class:`RegistryView`         any view of :data:`ercot_nb.figures.VIEWS` (e.g. sizes)
+:class:`RegistryView`         any view of ``ercot_nb.figures.VIEWS`` (e.g. sizes)
 ============================  ===================================================
 
 Views render one :class:`~ercot_nb.widgets._state.AppState` and keep no copy
 of it (a view made alone draws a state of its own); the Explorer shows one
-view per registered view (:data:`VIEWS`), so a view added to the registry
+view per registered view (``VIEWS``), so a view added to the registry
 appears there as it is.
 
 Every view has ``static()``: the same content as a plain Plotly figure

@@ -32,7 +32,7 @@ from ..views.video import VideoView
 __all__ = ["Explorer", "VIEWS"]
 
 VIEWS = tuple(end.name for end in front_ends())
-"""Views an Explorer shows: one per view of :data:`ercot_nb.figures.VIEWS` (the registry).
+"""Views an Explorer shows: one per view of ``ercot_nb.figures.VIEWS`` (the registry).
 
 ``"partition"`` is the scatter of one step's samples, or for a video
 (:func:`ercot_nb.figures.is_video`) the frame and its segmentation side by
@@ -127,7 +127,7 @@ class Explorer(W.VBox):
     data_params : mapping, optional
         Parameters of the initial built-in scenario.
     views : sequence of str, optional
-        Which views to show, a subset of :data:`VIEWS`; default every view of
+        Which views to show, a subset of ``VIEWS``; default every view of
         the registry (a view registered after import too).
 
     Attributes
@@ -247,7 +247,7 @@ class Explorer(W.VBox):
         return rows + [pending] if pending else rows
 
     def view(self, name: str) -> Any:
-        """The view called ``name`` (see :data:`VIEWS`), or None when not shown."""
+        """The view called ``name`` (see ``VIEWS``), or None when not shown."""
         return self._views.get(name)
 
     @property
@@ -477,7 +477,7 @@ class Explorer(W.VBox):
             :func:`ercot_nb.ensemble.ensemble` of runs on the current data,
             e.g. ``ensemble(ERCOT(), explorer.dataset, seeds=range(5))``;
             drawn on the run shown, whenever it is shown (the state keeps
-            it with the run, see :attr:`AppState.agreements`), and dropped
+            it with the run, see ``AppState.agreements``), and dropped
             when other data is loaded; None draws the run plainly again.
         """
         self.state.set_agreement(self.state.run, ensemble)

@@ -222,7 +222,7 @@ class PartitionView(CachedStepView):
             (:func:`ercot_nb.ensemble.ensemble`); steps whose ids differ
             from the data's (other data) are drawn plainly.  It is drawn
             on the run shown (the state keeps it with that run, see
-            :attr:`AppState.agreements`): other data drops it.
+            ``AppState.agreements``): other data drops it.
         """
         self.state.set_agreement(self.state_run_name(), ensemble)
 

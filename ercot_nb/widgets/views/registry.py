@@ -1,6 +1,6 @@
 """The live front end of any registered view: one widget over one :class:`ercot_nb.figures.View`.
 
-A view of the registry (:data:`ercot_nb.figures.VIEWS`) says, for a run and
+A view of the registry (``ercot_nb.figures.VIEWS``) says, for a run and
 its data, what it draws (:meth:`~ercot_nb.figures.View.base`) and what changes
 with the step and the picked member (:meth:`~ercot_nb.figures.View.step_change`,
 :meth:`~ercot_nb.figures.View.member_change`), by trace, shape and layout
@@ -72,9 +72,9 @@ class RegistryView(FigureView):
     Parameters
     ----------
     view : ercot_nb.figures.View or str
-        A view of :data:`ercot_nb.figures.VIEWS` (or its key).
+        A view of ``ercot_nb.figures.VIEWS`` (or its key).
     result : ClusteringResult, optional
-        Shown alone (a view made on its own); an app's views :meth:`follow` its state.
+        Shown alone (a view made on its own); an app's views ``follow`` its state.
     dataset : TemporalDataset, optional
     step : int, default=0
     options : mapping, optional

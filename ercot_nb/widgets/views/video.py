@@ -28,7 +28,7 @@ class VideoView(CachedStepView):
     The trace layout is fixed for a (dataset, result) pair, so changing the
     step only replaces each panel's image (a PNG data URI of a few kB per
     segmentation) in one message; each step's images are computed once and
-    cached.  During a live run, :meth:`refresh` takes in the new steps.
+    cached.  During a live run, ``refresh`` takes in the new steps.
 
     Parameters
     ----------
