@@ -208,6 +208,36 @@ def test_figures_embed_the_bundle_unless_the_local_app_shares_it(monkeypatch):
     assert refused.value.code == 404
 
 
+def test_a_figure_made_after_the_page_loaded_opens_with_the_shared_bundle(monkeypatch):
+    """The front end gets the bundle's URL in the model's first state and never an ``_esm`` change.
+
+    An ``_esm`` change makes anywidget reload the module and draw the figure's views again;
+    plotly's old views keep their listeners, and the next trace swap fails in the page
+    ("indices must be valid indices for gd.data"), seen in the Explorer after a video was chosen.
+    """
+    import comm
+    from ipywidgets import Widget
+
+    monkeypatch.setenv(_bundle.SHARED_BUNDLE_ENV, "1")
+    url = _bundle.shared_bundle_url()
+    opened: list[dict] = []
+    sent: list[str] = []
+    real_create = comm.create_comm
+    monkeypatch.setattr(comm, "create_comm", lambda **args: (opened.append(args["data"]["state"]),
+                                                             real_create(**args))[1])
+    real_send = Widget.send_state
+    def send_state(self, key=None):  # what reaches an open model (before open nothing is sent)
+        if self.comm is not None:
+            sent.extend([key] if isinstance(key, str) else list(key or ["<all>"]))
+        return real_send(self, key)
+
+    monkeypatch.setattr(Widget, "send_state", send_state)
+    figure = SyncedFigureWidget()
+    assert figure._esm == url
+    assert [state.get("_esm") for state in opened if "_esm" in state] == [url]
+    assert "_esm" not in sent and "<all>" not in sent
+
+
 # -- parameter forms ----------------------------------------------------------------------------
 
 

@@ -88,11 +88,17 @@ class SyncedFigureWidget(go.FigureWidget):
     code from one shared URL instead of embedding it.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    @property
+    def _esm(self) -> Any:
+        """The front-end module, read once by anywidget before the model opens.
+
+        The shared URL must be in the model's first state: a later ``_esm``
+        change makes anywidget reload the module and draw the views again,
+        and plotly's old views keep listening, so the figure's next trace
+        swap fails in the page ("indices must be valid indices for gd.data").
+        """
         url = shared_bundle_url()
-        if url is not None:
-            self._esm = url
+        return url if url is not None else go.FigureWidget._esm
 
     def get_state(self, key: Any = None, drop_defaults: bool = False) -> dict[str, Any]:
         """The widget state; a full-state request carries the current figure.
