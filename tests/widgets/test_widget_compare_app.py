@@ -66,7 +66,27 @@ def test_compare_shows_videos_as_frames_and_switches_view_kind_with_the_data():
     compare.picker.dataset = datasets.load("syn1", seed=0)  # back to points: scatter views
     assert all(isinstance(view, PartitionView) for view in compare.partitions.values())
     assert set(compare.partitions) == {"ERCOT", "staticEC"} and not compare.runs
-    assert list(compare.views_box.children) == [compare._titled(n) for n in compare.selected]
+    assert _shown(compare) == [compare._titled(n) for n in compare.selected]
+
+
+def _shown(compare):
+    return [box for box in compare.views_box.children if box.layout.display != "none"]
+
+
+def test_compare_never_removes_a_figure_from_the_page_when_the_selection_changes():
+    """A figure's view, once drawn, stays: deselected algorithms are hidden, not removed.
+
+    plotly's front end keeps a removed view listening to its figure; the next trace swap
+    then fails in the page and the figure's new view stops following the kernel.
+    """
+    compare = Compare("syn1", algorithms=("ERCOT", "staticEC"), params={"ERCOT": FAST})
+    seen = list(compare.views_box.children)
+    for selection in [("staticEC",), ("ERCOT", "staticEC"), ("ERCOT",), ("staticEC", "ERCOT")]:
+        compare.choice.value = selection
+        children = list(compare.views_box.children)
+        assert children[:len(seen)] == seen, f"a figure was taken off the page at {selection}"
+        assert {id(box) for box in _shown(compare)} == {id(compare._titled(n)) for n in selection}
+        seen = children
 
 
 def test_compare_keeps_entries_per_algorithm_and_limits_the_selection():

@@ -205,7 +205,14 @@ class Compare(W.VBox):
                 self._slots[name] = PartitionSlot(
                     self.state, run=name, partition_options=dict(width=560, height=480),
                     video_options=dict(truth=False, panel_width=280))
-        self.views_box.children = [self._titled(name) for name in names]
+        # a figure's view is hidden, never removed: plotly's front end keeps a removed view
+        # listening, and the figure's next trace swap would fail in the page
+        boxes = [self._titled(name) for name in self._slots]
+        if list(self.views_box.children) != boxes:
+            self.views_box.children = boxes
+        for name, box in zip(self._slots, boxes):
+            box.layout.display = None if name in names else "none"
+            box.layout.order = str(names.index(name)) if name in names else None
         self.param_tabs.children = [self._form(name) for name in names]
         self.param_tabs.titles = tuple(names)
 
