@@ -89,6 +89,18 @@ def test_compare_never_removes_a_figure_from_the_page_when_the_selection_changes
         seen = children
 
 
+def test_a_partition_slot_keeps_its_first_view_on_the_page_when_the_other_kind_arrives():
+    """Video first, then points: the video view keeps its place (a moved view is redrawn anew)."""
+    from ercot_nb import datasets
+
+    compare = Compare(datasets.load("video_mo", seed=0, scale=0.1, n_frames=3),
+                      algorithms=("ERCOT",), params={"ERCOT": FAST})
+    slot = compare._slots["ERCOT"]
+    first = list(slot.children)
+    compare.picker.dataset = datasets.load("syn1", seed=0)
+    assert list(slot.children)[:len(first)] == first
+
+
 def test_compare_keeps_entries_per_algorithm_and_limits_the_selection():
     compare = Compare("syn1", algorithms=("staticEC",), params={"staticEC": {"pop_size": 12}})
     assert compare.param_tabs.titles == ("staticEC",)

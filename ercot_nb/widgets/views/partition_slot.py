@@ -84,9 +84,11 @@ class PartitionSlot(W.HBox):
                                                       **self.partition_options)
             view.follow(state, run=self.run_name, drawn=True,
                         when=figures.is_video if video else _not_video)
-        children = [child for child in (self.partition, self.video) if child is not None]
-        if list(self.children) != children:
-            self.children = children
+        # the first view keeps its place: a view moved or taken off the page is drawn anew,
+        # and plotly's front end keeps the old one listening (the next trace swap fails)
+        if view not in self.children:
+            self.children = [*self.children, view]
+        children = list(self.children)
         for child in children:
             child.layout.display = None if child is view else "none"
 
