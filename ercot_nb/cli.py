@@ -405,7 +405,7 @@ def _prepared_data(args: argparse.Namespace):
 def _run_outputs(args: argparse.Namespace) -> dict[str, Path]:
     """The checked output paths of ``run`` (see :mod:`ercot_nb._files`), before any work is done."""
     from ._files import OutputError, check_outputs
-    from .result._format import result_path
+    from .result import result_path
 
     outputs = {"--out": args.out,
                "--save-result": None if args.save_result is None else result_path(args.save_result)}

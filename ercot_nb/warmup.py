@@ -61,8 +61,8 @@ def estimated_seconds(cores: float | None = None) -> float:
 def _parts():
     """(name, estimated seconds, function) of every serial part of the warm-up."""
     from . import ERCOT, StaticEC, TemporalDataset
-    from .evolution._stacking import stacking_em
-    from .baselines._penalty import PenaltyEC
+    from .baselines import PenaltyEC
+    from .kernels import get_backend
 
     rng = np.random.default_rng(0)
     data = {d: TemporalDataset.from_arrays([rng.normal(size=(40, d)) for _ in range(2)]) for d in (2, 4)}
@@ -79,7 +79,8 @@ def _parts():
             PenaltyEC(**small).fit(d)
 
     def stacking() -> None:
-        stacking_em(rng.normal(size=20), rng.normal(size=20))
+        # the EM loop of the stacking weight (ERCOT's smoothness="stacking")
+        get_backend("numba").stacking_em_loop(np.exp(rng.normal(size=20)), 0.5, 1e-10, 100)
 
     functions = (lambda: fits("float64"), lambda: fits("float32"), others, stacking)
     return [(name, seconds, function) for (name, seconds), function in zip(_PARTS, functions)]

@@ -174,3 +174,31 @@ if __name__ == "__main__":  # pragma: no cover
     print("\ncycles:", package_cycles() or "none")
     print("cycles without the known upward edges", sorted(KNOWN_UPWARD_EDGES), ":",
           package_cycles(KNOWN_UPWARD_EDGES) or "none")
+
+
+def _package_of(module: str, known: dict[str, Path]) -> str:
+    """The package a module belongs to (a package's ``__init__`` belongs to itself)."""
+    return module if known[module].name == "__init__.py" else module.rsplit(".", 1)[0]
+
+
+def private_imports_across_packages() -> list[tuple[str, str]]:
+    """(importer, imported) where the imported module is private to another package.
+
+    A module whose own name starts with ``_`` is private to the package holding it:
+    only that package (and its subpackages) may import it.
+    """
+    known = modules()
+    found = []
+    for importer, targets in import_graph().items():
+        home = _package_of(importer, known)
+        for target in targets:
+            name = target.rsplit(".", 1)[-1]
+            owner = target.rsplit(".", 1)[0]
+            if name.startswith("_") and not name.startswith("__") and not (
+                    home == owner or home.startswith(owner + ".")):
+                found.append((importer, target))
+    return sorted(found)
+
+
+def test_no_private_module_is_imported_from_another_package():
+    assert private_imports_across_packages() == []

@@ -63,7 +63,7 @@ def _timed(function, spent: list):
 # accumulation's evaluate/re-centre calls are counted in their own parts.
 PARTS = (
     ("population kernels (evaluate, re-centre, assign)", "engine", ("evaluate", "recentre", "assign"), True),
-    ("smoothness weight (serial)", "smoothness", ("smoothness_weight",), False),
+    ("smoothness weight (serial)", "ercot", ("_smoothness_weight",), False),
     ("variation and selection (serial)", "engine", ("offspring", "select"), False),
 )
 REST = "rest (serial: knee, re-initialisation, Python between calls)"
@@ -92,7 +92,6 @@ def thread_scaling(n_samples: int = 19_200, threads=(1, 2, 4, 8, 16), repeats: i
     and ``split``: the share of one-thread time of each part of a step
     (:data:`PARTS`, then the rest), median over the one-thread fits.
     """
-    from ..evolution import _smoothness
     from ..evolution import Engine
     from ..evolution import ERCOT
     from .speed import seven_blobs
@@ -104,7 +103,7 @@ def thread_scaling(n_samples: int = 19_200, threads=(1, 2, 4, 8, 16), repeats: i
     before = numba.get_num_threads()
     free_cores = Engine.__dict__["free_cores"]
     Engine.free_cores = classmethod(lambda cls: math.inf)  # honour every thread count
-    owners = {"engine": Engine, "smoothness": _smoothness}
+    owners = {"engine": Engine, "ercot": ERCOT}  # ERCOT._smoothness_weight: the step's one call
     times: dict[int, list[float]] = {n: [] for n in threads}
     shares: dict[str, list[float]] = {label: [] for label, *_ in PARTS}
     shares[REST] = []

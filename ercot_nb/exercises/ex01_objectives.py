@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from scipy.spatial.distance import cdist, pdist
 
-from ..kernels import _numpy_twins
+from ..kernels import get_backend
 from .answers import as_number, call_student, number_hint, require_function, same
 from .feedback import RTOL, Mistake, NotAttempted
 
@@ -87,7 +87,7 @@ def _package_objectives(case: ClusterCase) -> tuple[float, float]:
     chromosome = np.concatenate([case.active.astype(float), case.centroids.ravel()])[None, :]
     f_cp, f_sep = np.empty(1), np.empty(1)
     counts = np.zeros((1, n_max), dtype=np.int64)
-    _numpy_twins.evaluate_population(
+    get_backend("numpy").evaluate_population(
         np.ascontiguousarray(case.X, dtype=float), chromosome, n_max, True, f_cp, f_sep, counts
     )
     return float(f_cp[0]), float(f_sep[0])

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ._labels import align_labels, compress_labels
 from ._result import ClusteringResult, StepResult
 from ._flows import cluster_flows, member_partition
+from ._format import result_path
 
 __all__ = ["StepResult", "ClusteringResult", "compress_labels", "align_labels", "cluster_flows",
-           "member_partition"]
+           "member_partition", "result_path"]
