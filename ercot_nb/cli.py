@@ -41,12 +41,6 @@ __all__ = ["main", "build_parser"]
 PROG = "ercot-nb"
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
-# The names of the built-in datasets, for --dataset without importing the generators (a test
-# checks them against ercot_nb.datasets.available()).
-DATASET_NAMES: tuple[str, ...] = (
-    "syn1", "syn2", "syn3", "syn4", "syn5", "syn6", "syn7", "syn8",
-    "bird_flocks", "gapminder", "video_bt", "video_mo", "video_rc",
-)
 DEFAULT_ALGORITHM = "ercot"
 # Spellings kept beside a parameter's generated flag --NAME (older flags of the command).
 _FLAG_ALIASES = {"n_evaluations": ("--evaluations",)}
@@ -111,10 +105,8 @@ def build_parser(algorithm: str | None = None) -> argparse.ArgumentParser:
     -------
     argparse.ArgumentParser
     """
-    from . import algorithms # a registry of names: imports no algorithm
-
-    def available() -> list[str]:
-        return list(DATASET_NAMES)
+    from . import algorithms  # a registry of names: imports no algorithm
+    from .datasets import available  # the catalogue: imports no generator
 
     parser = argparse.ArgumentParser(
         prog=PROG,

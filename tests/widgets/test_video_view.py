@@ -138,8 +138,9 @@ def test_explorer_shows_the_video_view_for_a_video_and_the_scatter_otherwise():
     assert shown_in_slot(app) == [app.partition]
     app.picker.dataset = data
     assert app.views[0] is app.video and shown_in_slot(app) == [app.video]
-    # both figures stay in the page: a figure taken out and put back is drawn from stale state
-    assert list(app._slot.children) == [app.partition, app.video]
+    # both figures stay in the page, the first in its place: a figure taken out and put back
+    # (or moved) is drawn anew, and plotly's old view keeps listening
+    assert list(app._slot.children) == [app.video, app.partition]
     assert app.message.level == ""
 
     plain = Explorer(datasets.load("syn1", seed=0, n_steps=3))
