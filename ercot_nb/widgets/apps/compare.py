@@ -68,7 +68,8 @@ class Compare(W.VBox):
     step, status) that the controls change and the views follow (each
     partition view follows the run of its algorithm), and the same
     :class:`~ercot_nb.widgets._job.Runner`, here with one fit per selected
-    algorithm.
+    algorithm.  On a fresh install, each fit first shows a preview of its
+    first step while its kernels compile, as the Explorer does.
 
     Parameters
     ----------
@@ -107,7 +108,8 @@ class Compare(W.VBox):
             raise ValueError(f"choose 1 to {MAX_ALGORITHMS} algorithms, got {len(chosen)}")
         state = self.state = AppState()
         self.lock = state.lock
-        self.runner = Runner(state, select=False, numbered=False)
+        # preview: on a fresh install, each fit's first partition shows while its kernels compile
+        self.runner = Runner(state, select=False, numbered=False, preview=True)
         self.message = MessageArea(state)
         self._slots: dict[str, PartitionSlot] = {}
         self._titled_boxes: dict[str, W.VBox] = {}
