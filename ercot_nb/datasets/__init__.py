@@ -126,6 +126,10 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:  # the lazy names too (help(), completion, the API reference)
+    return sorted(set(globals()) | set(_LAZY))
+
+
 def available() -> list[str]:
     """Names accepted by :func:`load`.
 
