@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from ercot_nb import ERCOT, TemporalDataset, datasets, figures
-from ercot_nb.page import VIDEO_MAX_PIXELS, ExplorerPage
+from ercot_nb.page import VIDEO_MAX_PIXELS, ExplorerPage, read_table
 
 HOSTILE = '</script><img src=x onerror="alert(1)"><b>bold</b>'
 
@@ -135,7 +135,7 @@ def click_front_member(tab: Tab, member: int) -> None:
 
 def pick_member(data: dict, result, dataset, t: int) -> int:
     """A stored front member whose partition differs from the knee's and whose marker stands alone."""
-    stored = next(v for v in data["views"] if v["key"] == "partition" or v["key"] == "video")["members"][t]
+    stored = read_table(next(v for v in data["views"] if v["key"] in ("partition", "video"))["members"])[t]
     pareto = figures.view("pareto").parts(figures.ViewData(result, dataset), t)
     points = {}
     for trace in pareto.traces:

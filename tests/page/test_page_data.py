@@ -11,7 +11,7 @@ import pytest
 
 from ercot_nb import ERCOT, TemporalDataset, datasets, figures
 from ercot_nb.figures.style import escape
-from ercot_nb.page import ExplorerPage, page_data
+from ercot_nb.page import ExplorerPage, page_data, read_table
 
 HOSTILE = '</script><img src=x onerror="alert(1)">&amp;\u2028<!--'
 
@@ -74,7 +74,9 @@ def shown(entry: dict, t: int, member: int | None = None) -> list[dict]:
 
 
 def by_view(page: dict) -> dict:
-    return {v["key"]: v for v in page["views"]}
+    """The page's views by key, their tables (steps, members) read as explorer.js reads them."""
+    return {v["key"]: {name: read_table(value) if name in ("steps", "members", "member_data") else value
+                       for name, value in v.items()} for v in page["views"]}
 
 
 def same_content(page_traces: list[dict], parts) -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ercot_nb.bench.speed import long_run
-from ercot_nb.page import page_data
+from ercot_nb.page import page_data, read_table
 from ercot_nb.result import ClusteringResult
 
 
@@ -72,13 +72,15 @@ def test_page_content_is_that_of_member_partitions_computed_without_shortcuts(mo
     assert partitioned and fast == slow
     partition = next(v for v in fast["views"] if v["key"] == "partition")
     xy = np.vstack([np.column_stack([_floats(tr["x"]), _floats(tr["y"])])
-                    for step in partition["steps"] for tr in step["data"] if "x" in tr])
+                    for step in read_table(partition["steps"]) for tr in step["data"] if "x" in tr])
     layout = partition["base"]["layout"]
     for axis, (low, high) in enumerate((layout["xaxis"]["range"], layout["yaxis"]["range"])):
         assert low < xy[:, axis].min() and xy[:, axis].max() < high
 
 
 def _floats(values) -> np.ndarray:
+    if isinstance(values, np.ndarray):  # a typed array of a table
+        return values.astype(float)
     if isinstance(values, dict):  # a plotly.js typed array
         return np.frombuffer(base64.b64decode(values["bdata"]), np.dtype(values["dtype"]).newbyteorder("<"))
     return np.asarray(values, dtype=float)
