@@ -32,7 +32,6 @@ at every step where they persist); the page says so.
 """
 from __future__ import annotations
 
-import base64
 import math
 from collections.abc import Mapping
 from typing import Any
