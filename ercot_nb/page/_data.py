@@ -26,6 +26,12 @@ in a compact encoding the page decodes generically:
 * a :class:`~ercot_nb.figures.Patch` travels as ``{"patch": [...],
   "values": [...]}``.
 
+``base``, ``steps``, ``members`` and ``member_data`` are then stored by
+columns (:mod:`._table`): what the changes of every step repeat (keys,
+unchanged values, the text of titles around their numbers) once, numbers and
+arrays in one typed array per place.  ``explorer.js``'s ``table`` reads them
+back into the lists above.
+
 The page grows linearly with steps x shown samples.  Sample counts above
 ``max_points`` per step are subsampled by the partition views (the same ids
 at every step where they persist); the page says so.
@@ -41,7 +47,7 @@ import numpy as np
 from ..data import TemporalDataset
 from ..figures import VIDEO_MAX_PIXELS, Change, Patch, ViewData, views_for
 from ..result import ClusteringResult, StepResult
-from ._table import Typed, finish, table
+from ._table import Typed, table
 
 MAX_POINTS = 5000
 """Default cap on the samples per step drawn in the scatter views."""
@@ -295,7 +301,7 @@ def page_data(
                 entry["members"].append({str(m): _change(item.member_change(source, t, m, **opts), knee, shared, inherit)
                                          for m in stored[t]})
                 entry["member_data"].append(shared["data"])
-        entry["base"] = finish(entry["base"])
+        entry["base"] = table([entry["base"]])  # by columns: long arrays of repeated strings, rows of numbers
         for name in ("steps", "members", "member_data"):  # by columns: what repeats from step to step once
             if name in entry:
                 entry[name] = table(entry[name])

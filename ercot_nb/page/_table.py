@@ -17,6 +17,7 @@ column as compact as its values allow:
 ``"opt"``   values and nulls: ``{"k": "opt", "p": typed 0/1, "c": column}``
 ``"dict"``  objects: a column per key, ``"p"``: where a key is present
 ``"list"``  arrays: ``{"k": "list", "n": lengths, "c": column of all items}``
+``"tuple"`` short arrays of one length (rows of a table): a column per position, ``"c"``
 ``"typed"`` typed arrays of one dtype: their bytes in one ``"bdata"``, ``"n"`` lengths
 ``"json"``  anything else, as it is: ``{"k": "json", "v": [...]}``
 ==========  ==========================================================
@@ -39,6 +40,8 @@ __all__ = ["Typed", "finish", "table", "read_table"]
 
 _F4_BELOW = 1e4
 """Floats below this in size travel as float32 (off by less than 1e-3); larger ones as float64."""
+_TUPLE_MAX = 8
+"""Arrays of at most this many items, as long at every row (a customdata row), are stored by position."""
 _INTS = (("u1", 0, 255), ("u2", 0, 65535), ("i4", -2**31, 2**31 - 1))
 
 
@@ -105,6 +108,8 @@ def _column(values: list[Any]) -> dict[str, Any]:
             return _dicts(values)
         if kind is list:
             lengths = [len(v) for v in values]
+            if len(values) > 1 and 0 < lengths[0] <= _TUPLE_MAX and min(lengths) == max(lengths):
+                return {"k": "tuple", "c": [_column([v[j] for v in values]) for j in range(lengths[0])]}
             flat = [item for v in values for item in v]
             return {"k": "list", "n": lengths[0] if min(lengths) == max(lengths) else _ints(lengths).spec(),
                     "c": _column(flat)}
@@ -234,6 +239,8 @@ def _rows(column: dict[str, Any], n: int) -> list[Any]:
             out.append(flat[start:start + length])
             start += length
         return out
+    if kind == "tuple":
+        return [list(row) for row in zip(*(_rows(sub, n) for sub in column["c"]))]
     if kind == "typed":
         lengths = _counts(column["n"], n)
         flat = _array({"dtype": column["dtype"], "bdata": column["bdata"]})

@@ -104,6 +104,10 @@ function main(DATA) {
         var lengths = counts(col.n), flat = rows(col.c, sum(lengths));
         k = 0;
         return lengths.map(function (length) { k += length; return flat.slice(k - length, k); });
+      case "tuple":
+        var positions = col.c.map(function (sub) { return rows(sub, n); });
+        for (i = 0; i < n; i++) { out.push(positions.map(function (column) { return column[i]; })); }
+        return out;
       case "typed":
         var sizes = counts(col.n), all = typed({ dtype: col.dtype, bdata: col.bdata });
         k = 0;
@@ -215,7 +219,7 @@ function main(DATA) {
     div.id = spec.key;
     box.appendChild(div);
     document.getElementById("views").appendChild(box);
-    var base = decode(spec.base), decoded = new Map();
+    var base = decode(table(spec.base)[0]), decoded = new Map();
     spec = Object.assign({}, spec, { steps: table(spec.steps) });   // stored by columns: read once
     if (spec.members) { spec.members = table(spec.members); spec.member_data = table(spec.member_data); }
     function change(kind, t, member) {   // decoded once per step (and member)

@@ -74,7 +74,7 @@ def test_page_content_is_that_of_member_partitions_computed_without_shortcuts(mo
     partition = next(v for v in fast["views"] if v["key"] == "partition")
     xy = np.vstack([np.column_stack([_floats(tr["x"]), _floats(tr["y"])])
                     for step in read_table(partition["steps"]) for tr in step["data"] if "x" in tr])
-    layout = partition["base"]["layout"]
+    layout = read_table(partition["base"])[0]["layout"]
     for axis, (low, high) in enumerate((layout["xaxis"]["range"], layout["yaxis"]["range"])):
         assert low < xy[:, axis].min() and xy[:, axis].max() < high
 

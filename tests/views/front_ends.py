@@ -197,8 +197,10 @@ def page_entry(page: dict[str, Any], key: str) -> dict[str, Any]:
 
     entries = [entry for entry in page["views"] if entry["key"] == key]
     assert len(entries) == 1, f"the page holds {len(entries)} views {key!r}"
-    return {name: read_table(value) if name in ("steps", "members", "member_data") else value
-            for name, value in entries[0].items()}
+    entry = {name: read_table(value) if name in ("steps", "members", "member_data") else value
+             for name, value in entries[0].items()}
+    entry["base"] = read_table(entry["base"])[0]
+    return entry
 
 
 def page_json(entry: dict[str, Any], t: int, member: int | None = None) -> dict[str, Any]:
