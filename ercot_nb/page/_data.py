@@ -92,8 +92,9 @@ def _plain(value: Any) -> Any:
         return value
     if kind is float or kind is np.float64:
         return float(value) if math.isfinite(value) else None
-    if kind is dict:
-        return {key if type(key) is str else str(key): v if type(v) in _AS_IS else _plain(v)
+    if kind is dict:  # plain items kept without a call each
+        return {key if type(key) is str else str(key):
+                v if type(v) in _AS_IS or (type(v) is float and -math.inf < v < math.inf) else _plain(v)
                 for key, v in value.items()}
     if kind is list or kind is tuple:  # plain items kept without a call each
         return [v if type(v) in _AS_IS or (type(v) is float and -math.inf < v < math.inf) else _plain(v)

@@ -144,15 +144,20 @@ def _column(values: list[Any]) -> dict[str, Any]:
 
 
 def _dicts(values: list[dict[str, Any]]) -> dict[str, Any]:
-    keys: dict[str, None] = {}
-    for value in values:
-        keys.update(dict.fromkeys(value))
+    found: dict[str, tuple[list[Any], list[int]]] = {}  # key -> its values and their rows (one pass)
+    for row, value in enumerate(values):
+        for key, item in value.items():
+            held = found.get(key)
+            if held is None:
+                found[key] = held = ([], [])
+            held[0].append(item)
+            held[1].append(row)
     columns, present = {}, {}
-    for key in keys:
-        column = [value[key] for value in values if key in value]
+    for key, (column, rows) in found.items():
         if len(column) < len(values):
-            present[key] = Typed("u1", np.fromiter((key in value for value in values), dtype="<u1",
-                                                   count=len(values)).tobytes()).spec()
+            mask = np.zeros(len(values), dtype="<u1")
+            mask[rows] = 1
+            present[key] = Typed("u1", mask.tobytes()).spec()
         columns[key] = _column(column)
     out = {"k": "dict", "c": columns}
     if present:
