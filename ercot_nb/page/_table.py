@@ -13,7 +13,8 @@ column as compact as its values allow:
 ``"bool"``  booleans: one typed array of 0 and 1
 ``"str"``   strings, each distinct one once: ``{"k": "str", "u": [...], "i": typed}``
 ``"fmt"``   strings differing by whole numbers: the texts around them (a column,
-            a NUL where a number was) and the numbers in one typed array
+            a NUL where a number was) and the numbers: a column per position where
+            every string has as many, else one typed array
 ``"opt"``   values and nulls: ``{"k": "opt", "p": typed 0/1, "c": column}``
 ``"dict"``  objects: a column per key, ``"p"``: where a key is present
 ``"list"``  arrays: ``{"k": "list", "n": lengths, "c": column of all items}``
@@ -198,8 +199,12 @@ def _strings(values: list[str]) -> dict[str, Any]:
     texts = [_NUMBER.sub("\x00", v) for v in values]
     if "\x00" in "".join(values) or len(set(texts)) * 2 > len(values):
         return {"k": "json", "v": values}
-    numbers = [int(n) for v in values for n in _NUMBER.findall(v)]
-    return {"k": "fmt", "t": _strings(texts), "d": _ints(numbers).spec()}
+    found = [[int(n) for n in _NUMBER.findall(v)] for v in values]
+    widths = {len(numbers) for numbers in found}
+    if len(widths) == 1:  # as many numbers in every string: a column per position (a step's time, a member)
+        return {"k": "fmt", "t": _strings(texts), "d": [_column([numbers[j] for numbers in found])
+                                                     for j in range(widths.pop())]}
+    return {"k": "fmt", "t": _strings(texts), "d": _ints([n for numbers in found for n in numbers]).spec()}
 
 
 # ------------------------------------------------------------------ reading
@@ -229,7 +234,10 @@ def _rows(column: dict[str, Any], n: int) -> list[Any]:
     if kind == "str":
         return [column["u"][i] for i in _array(column["i"]).tolist()]
     if kind == "fmt":
-        numbers = iter(_array(column["d"]).tolist())
+        if isinstance(column["d"], list):  # a column per position
+            numbers = iter([x for row in zip(*(_rows(sub, n) for sub in column["d"])) for x in row])
+        else:
+            numbers = iter(_array(column["d"]).tolist())
         return ["".join(piece if i == 0 else str(next(numbers)) + piece for i, piece in enumerate(text.split("\x00")))
                 for text in _rows(column["t"], n)]
     if kind == "opt":

@@ -92,7 +92,11 @@ function main(DATA) {
       case "str": return Array.from(typed(col.i), function (j) { return col.u[j]; });
       case "fmt":
         k = 0;
-        var numbers = typed(col.d);
+        var numbers = [];
+        if (Array.isArray(col.d)) {      // a column per position
+          var slots = col.d.map(function (sub) { return rows(sub, n); });
+          for (i = 0; i < n; i++) { slots.forEach(function (slot) { numbers.push(slot[i]); }); }
+        } else { numbers = typed(col.d); }
         return rows(col.t, n).map(function (text) {
           return text.split("\u0000").map(function (piece, j) { return j === 0 ? piece : String(numbers[k++]) + piece; }).join("");
         });

@@ -165,6 +165,7 @@ def test_a_table_gives_back_its_values(seed):
                       **({"marker": {"color": ["#1F77B4", None][k % 2], "size": [7, 7.5][t % 2]}} if k % 2 else {})}
                      for k in range(int(rng.integers(0, 4)))],
             "layout": {"title": {"text": f"step {t} at time {t * 10}.5 (0{t} x)"}},
+            "note": f"{t} of {t + 1} <b>-{t}</b>" if t % 2 else f"none at {t}",  # numbers per string vary
             "traces": {"current step": {"x": [t], "y": [None if t % 3 else float(rng.normal())],
                                         "showlegend": bool(t % 2), "index": typed(t % 3, "u1")}},
             **({"member": int(rng.integers(-5, 5))} if t % 2 else {}),
