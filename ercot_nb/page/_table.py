@@ -184,7 +184,7 @@ def _arrays(values: list[Typed | None]) -> dict[str, Any]:
             "bdata": base64.b64encode(data).decode("ascii")}
 
 
-_NUMBER = re.compile(r"(?<![0-9.])(?:0|[1-9][0-9]{0,8})(?![0-9.])")
+_NUMBER = re.compile(r"(?<![0-9.])(0|[1-9][0-9]{0,8})(?![0-9.])")  # a whole number (not of a decimal)
 
 
 def _strings(values: list[str]) -> dict[str, Any]:
@@ -196,10 +196,11 @@ def _strings(values: list[str]) -> dict[str, Any]:
         return {"k": "same", "v": values[0]}
     if len(unique) * 2 <= len(values):
         return {"k": "str", "u": list(unique), "i": _ints(index).spec()}
-    texts = [_NUMBER.sub("\x00", v) for v in values]
+    pieces = [_NUMBER.split(v) for v in values]  # text, number, text, ..., text
+    texts = ["\x00".join(parts[::2]) for parts in pieces]
     if "\x00" in "".join(values) or len(set(texts)) * 2 > len(values):
         return {"k": "json", "v": values}
-    found = [[int(n) for n in _NUMBER.findall(v)] for v in values]
+    found = [[int(n) for n in parts[1::2]] for parts in pieces]
     widths = {len(numbers) for numbers in found}
     if len(widths) == 1:  # as many numbers in every string: a column per position (a step's time, a member)
         return {"k": "fmt", "t": _strings(texts), "d": [_column([numbers[j] for numbers in found])

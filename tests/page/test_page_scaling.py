@@ -113,7 +113,8 @@ def test_the_speed_bench_times_page_data_of_a_long_run():
     from ercot_nb.bench.speed import page_data_seconds
 
     timing = page_data_seconds(30)
-    assert set(timing) == {"wall", "cpu"} and all(v > 0 for v in timing.values())
+    assert set(timing) == {"wall", "cpu", "json_bytes", "gzip_bytes"} and all(v > 0 for v in timing.values())
+    assert timing["gzip_bytes"] < timing["json_bytes"]
 
 
 def test_page_data_builds_plotly_traces_for_the_bases_only(monkeypatch):
