@@ -214,7 +214,20 @@ def _array(spec: dict[str, Any]) -> np.ndarray:
 
 
 def read_table(data: dict[str, Any]) -> list[Any]:
-    """The values a :func:`table` holds (explorer.js ``rows``; typed arrays as numpy arrays)."""
+    """The values a table of the page's data holds, read as ``explorer.js`` reads them.
+
+    Parameters
+    ----------
+    data : dict
+        A table of :func:`~ercot_nb.page.page_data`: a view's ``base``, ``steps``, ``members``
+        or ``member_data`` (``{"rows": n, "col": column}``).
+
+    Returns
+    -------
+    list
+        One JSON value per row.  A typed array stored with its column comes back as a numpy
+        array, a plotly.js typed array (``{"dtype", "bdata"}``) stored whole as it is.
+    """
     return _rows(data["col"], int(data["rows"]))
 
 
