@@ -53,15 +53,20 @@ def long_run(n_steps: int = 10_000, seed: int = 0):
 
 def page_data_seconds(n_steps: int = 10_000) -> dict[str, float]:
     """Wall and CPU seconds of :func:`ercot_nb.page.page_data` (the explorer page's content) for
-    :func:`long_run` of ``n_steps`` steps (``{"wall": ..., "cpu": ...}``)."""
+    :func:`long_run` of ``n_steps`` steps, and the size of its JSON, plain and gzip-compressed
+    (``{"wall", "cpu", "json_bytes", "gzip_bytes"}``)."""
+    import gzip
+    import json
     import time
 
     from ..page import page_data
 
     result, data = long_run(n_steps)
     wall, cpu = time.perf_counter(), time.process_time()
-    page_data(result, data)
-    return {"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu}
+    content = page_data(result, data)
+    out = {"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu}
+    text = json.dumps(content, separators=(",", ":")).encode()
+    return {**out, "json_bytes": float(len(text)), "gzip_bytes": float(len(gzip.compress(text, 9, mtime=0)))}
 
 
 def _seconds_per_step(dataset, backend: str, n_runs: int = 1, seed: int = 0,
@@ -188,5 +193,7 @@ def speed_report(numpy_steps: int = 2) -> pd.DataFrame:
     rows.append(("explorer page_data, 10,000 steps of 3 samples (s)", page_10k["wall"]))
     rows.append(("explorer page_data, 10,000 steps of 3 samples (CPU s)", page_10k["cpu"]))
     rows.append(("page_data CPU 10,000 / 1,000 steps (10 = linear)", page_10k["cpu"] / page_1k["cpu"]))
+    rows.append(("explorer page data, 1,000 steps of 3 samples (JSON MB)", page_1k["json_bytes"] / 1e6))
+    rows.append(("explorer page data, 1,000 steps of 3 samples (gzip kB)", page_1k["gzip_bytes"] / 1e3))
     rows.append(("numba threads", float(numba.get_num_threads())))
     return pd.DataFrame(rows, columns=["measure", "value"])

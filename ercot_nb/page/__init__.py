@@ -11,5 +11,6 @@ shows that member's partition.  ``ClusteringResult.to_html`` and
 """
 from ._data import MAX_MEMBERS, MAX_POINTS, VIDEO_MAX_PIXELS, page_data
 from ._page import ExplorerPage
+from ._table import read_table
 
-__all__ = ["ExplorerPage", "page_data", "MAX_POINTS", "MAX_MEMBERS", "VIDEO_MAX_PIXELS"]
+__all__ = ["ExplorerPage", "page_data", "read_table", "MAX_POINTS", "MAX_MEMBERS", "VIDEO_MAX_PIXELS"]

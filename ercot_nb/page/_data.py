@@ -26,13 +26,18 @@ in a compact encoding the page decodes generically:
 * a :class:`~ercot_nb.figures.Patch` travels as ``{"patch": [...],
   "values": [...]}``.
 
+``base``, ``steps``, ``members`` and ``member_data`` are then stored by
+columns (:mod:`._table`): what the changes of every step repeat (keys,
+unchanged values, the text of titles around their numbers) once, numbers and
+arrays in one typed array per place.  ``explorer.js``'s ``table`` reads them
+back into the lists above.
+
 The page grows linearly with steps x shown samples.  Sample counts above
 ``max_points`` per step are subsampled by the partition views (the same ids
 at every step where they persist); the page says so.
 """
 from __future__ import annotations
 
-import base64
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -42,6 +47,7 @@ import numpy as np
 from ..data import TemporalDataset
 from ..figures import VIDEO_MAX_PIXELS, Change, Patch, ViewData, views_for
 from ..result import ClusteringResult, StepResult
+from ._table import Typed, table
 
 MAX_POINTS = 5000
 """Default cap on the samples per step drawn in the scatter views."""
@@ -62,8 +68,8 @@ def _text(value: Any) -> str:
 _INT_RANGES = tuple((t, (int(np.iinfo(t).min), int(np.iinfo(t).max))) for t in ("<u1", "<u2", "<u4", "<i4"))
 
 
-def _typed(values: np.ndarray) -> dict[str, Any]:
-    """A plotly.js typed array (``{"dtype", "bdata"[, "shape"]}``, little-endian)."""
+def _typed(values: np.ndarray) -> Typed:
+    """A numeric array as a :class:`~._table.Typed` (64-bit floats as f4, integers in the smallest type)."""
     if values.dtype.kind == "f":
         values = values.astype("<f4")
     elif values.dtype.kind in "iu":
@@ -72,11 +78,8 @@ def _typed(values: np.ndarray) -> dict[str, Any]:
                                copy=False)
     elif values.dtype.kind == "b":
         values = values.astype("<u1")
-    spec = {"dtype": values.dtype.str.lstrip("<|"),
-            "bdata": base64.b64encode(np.ascontiguousarray(values).tobytes()).decode("ascii")}
-    if values.ndim > 1:
-        spec["shape"] = ",".join(str(n) for n in values.shape)
-    return spec
+    return Typed(values.dtype.str.lstrip("<|"), np.ascontiguousarray(values).tobytes(),
+                  ",".join(str(n) for n in values.shape) if values.ndim > 1 else None)
 
 
 _AS_IS = frozenset({str, int, bool, type(None)})
@@ -85,12 +88,13 @@ _AS_IS = frozenset({str, int, bool, type(None)})
 def _plain(value: Any) -> Any:
     """JSON-ready value: numeric arrays typed, text arrays lists, NaN and inf null."""
     kind = type(value)
-    if kind in _AS_IS:  # the most common values first (a long run's page holds millions)
+    if kind in _AS_IS or kind is Typed:  # the most common values first (a long run's page holds millions)
         return value
     if kind is float or kind is np.float64:
         return float(value) if math.isfinite(value) else None
-    if kind is dict:
-        return {key if type(key) is str else str(key): v if type(v) in _AS_IS else _plain(v)
+    if kind is dict:  # plain items kept without a call each
+        return {key if type(key) is str else str(key):
+                v if type(v) in _AS_IS or (type(v) is float and -math.inf < v < math.inf) else _plain(v)
                 for key, v in value.items()}
     if kind is list or kind is tuple:  # plain items kept without a call each
         return [v if type(v) in _AS_IS or (type(v) is float and -math.inf < v < math.inf) else _plain(v)
@@ -298,6 +302,10 @@ def page_data(
                 entry["members"].append({str(m): _change(item.member_change(source, t, m, **opts), knee, shared, inherit)
                                          for m in stored[t]})
                 entry["member_data"].append(shared["data"])
+        entry["base"] = table([entry["base"]])  # by columns: long arrays of repeated strings, rows of numbers
+        for name in ("steps", "members", "member_data"):  # by columns: what repeats from step to step once
+            if name in entry:
+                entry[name] = table(entry[name])
         views.append(entry)
     if dataset is None:
         notes.append("No dataset was given, so the partition plot is missing: "

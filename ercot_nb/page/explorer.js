@@ -72,12 +72,64 @@ function main(DATA) {
   /** Every typed-array spec inside a JSON value decoded (a new value; the input is kept). */
   function decode(value) {
     if (Array.isArray(value)) { return value.map(decode); }
-    if (value === null || typeof value !== "object") { return value; }
+    if (value === null || typeof value !== "object" || ArrayBuffer.isView(value)) { return value; }
     if (typeof value.bdata === "string" && TYPES[value.dtype]) { return typed(value); }
     var out = {};
     Object.keys(value).forEach(function (key) { out[key] = decode(value[key]); });
     return out;
   }
+
+  /** The n values of a column of a table (ercot_nb/page/_table.py: values stored by columns). */
+  function rows(col, n) {
+    var out = [], i, k;
+    function counts(spec) { return typeof spec === "number" ? Array(n).fill(spec) : Array.from(typed(spec)); }
+    function sum(list) { return list.reduce(function (a, b) { return a + b; }, 0); }
+    switch (col.k) {
+      case "same": return Array(n).fill(col.v);
+      case "json": return col.v.slice();
+      case "num": return Array.from(typed(col.a));
+      case "bool": return Array.from(typed(col.a), Boolean);
+      case "str": return Array.from(typed(col.i), function (j) { return col.u[j]; });
+      case "fmt":
+        k = 0;
+        var numbers = [];
+        if (Array.isArray(col.d)) {      // a column per position
+          var slots = col.d.map(function (sub) { return rows(sub, n); });
+          for (i = 0; i < n; i++) { slots.forEach(function (slot) { numbers.push(slot[i]); }); }
+        } else { numbers = typed(col.d); }
+        return rows(col.t, n).map(function (text) {
+          return text.split("\u0000").map(function (piece, j) { return j === 0 ? piece : String(numbers[k++]) + piece; }).join("");
+        });
+      case "opt":
+        var present = typed(col.p), values = rows(col.c, sum(Array.from(present)));
+        k = 0;
+        return Array.from(present, function (p) { return p ? values[k++] : null; });
+      case "list":
+        var lengths = counts(col.n), flat = rows(col.c, sum(lengths));
+        k = 0;
+        return lengths.map(function (length) { k += length; return flat.slice(k - length, k); });
+      case "tuple":
+        var positions = col.c.map(function (sub) { return rows(sub, n); });
+        for (i = 0; i < n; i++) { out.push(positions.map(function (column) { return column[i]; })); }
+        return out;
+      case "typed":
+        var sizes = counts(col.n), all = typed({ dtype: col.dtype, bdata: col.bdata });
+        k = 0;
+        return sizes.map(function (size) { k += size; return all.subarray(k - size, k); });
+      case "dict":
+        for (i = 0; i < n; i++) { out.push({}); }
+        Object.keys(col.c).forEach(function (key) {
+          var where = col.p && col.p[key] ? Array.from(typed(col.p[key])) : Array(n).fill(1);
+          var values = rows(col.c[key], sum(where)), j = 0;
+          where.forEach(function (here, row) { if (here) { out[row][key] = values[j++]; } });
+        });
+        return out;
+    }
+    throw new Error("unknown column kind " + JSON.stringify(col.k));
+  }
+
+  /** The values of a table {rows, col}. */
+  function table(data) { return rows(data.col, data.rows); }
 
   function getPath(obj, path) {
     return path.split(".").reduce(function (o, key) { return o === undefined || o === null ? undefined : o[key]; }, obj);
@@ -171,7 +223,9 @@ function main(DATA) {
     div.id = spec.key;
     box.appendChild(div);
     document.getElementById("views").appendChild(box);
-    var base = decode(spec.base), decoded = new Map();
+    var base = decode(table(spec.base)[0]), decoded = new Map();
+    spec = Object.assign({}, spec, { steps: table(spec.steps) });   // stored by columns: read once
+    if (spec.members) { spec.members = table(spec.members); spec.member_data = table(spec.member_data); }
     function change(kind, t, member) {   // decoded once per step (and member)
       var key = kind + t + ":" + member;
       if (!decoded.has(key)) {

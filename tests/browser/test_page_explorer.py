@@ -10,12 +10,13 @@ import base64
 import gzip
 import html
 import json
+import re
 
 import numpy as np
 import pytest
 
 from ercot_nb import ERCOT, TemporalDataset, datasets, figures
-from ercot_nb.page import VIDEO_MAX_PIXELS, ExplorerPage
+from ercot_nb.page import VIDEO_MAX_PIXELS, ExplorerPage, read_table
 
 HOSTILE = '</script><img src=x onerror="alert(1)"><b>bold</b>'
 
@@ -135,7 +136,7 @@ def click_front_member(tab: Tab, member: int) -> None:
 
 def pick_member(data: dict, result, dataset, t: int) -> int:
     """A stored front member whose partition differs from the knee's and whose marker stands alone."""
-    stored = next(v for v in data["views"] if v["key"] == "partition" or v["key"] == "video")["members"][t]
+    stored = read_table(next(v for v in data["views"] if v["key"] in ("partition", "video"))["members"])[t]
     pareto = figures.view("pareto").parts(figures.ViewData(result, dataset), t)
     points = {}
     for trace in pareto.traces:
@@ -306,3 +307,62 @@ def test_inline_repr_renders_in_an_nbconvert_export(offline_browser, syn4_page, 
         assert tab.frame_requests == []
     finally:
         tab.close()
+
+
+def _as_lists(value):
+    """Plain JSON of a table's rows read in Python (numpy arrays as lists)."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, dict):
+        return {key: _as_lists(v) for key, v in value.items()}
+    if isinstance(value, list):
+        return [_as_lists(v) for v in value]
+    return value
+
+
+def test_explorer_js_reads_every_table_as_read_table_does(offline_browser):
+    """explorer.js's table reader (run in Chromium) gives what ercot_nb.page.read_table gives, for
+    every table of a long run's page and for columns of every kind."""
+    from importlib import resources
+
+    from ercot_nb.bench.speed import long_run
+    from ercot_nb.page import page_data
+    from ercot_nb.page._table import Typed, table
+
+    result, data = long_run(30)
+    tables = [entry[name] for entry in page_data(result, data)["views"]
+              for name in ("base", "steps", "members", "member_data") if name in entry]
+    rows = [{"n": t % 3 == 0, "title": f"{t} of {t + 1}" if t % 2 else f"none at {t}", "x": [t, t + 0.5],
+             "a": Typed("u2", np.arange(t % 4, dtype="<u2").tobytes()) if t % 2 else [], "v": None if t % 2 else t,
+             "mixed": [t, "a"] if t % 3 else "b", "nul": f"a\x00{t}"} for t in range(12)]
+    tables.append(table(rows))
+    kinds = set(re.findall(r'"k": "(\w+)"', json.dumps(tables)))
+    assert kinds >= {"same", "json", "num", "bool", "str", "fmt", "opt", "dict", "list", "tuple", "typed"}, kinds
+    source = resources.files("ercot_nb.page").joinpath("explorer.js").read_text(encoding="utf-8")
+    reader = source[source.index("  var TYPES"):source.index("  function getPath")]  # typed, rows, table
+    page = offline_browser.new_page()
+    try:
+        shown = page.evaluate(
+            "(tables) => { " + reader + """
+              const plain = (v) => ArrayBuffer.isView(v) ? Array.from(v) : Array.isArray(v) ? v.map(plain) :
+                (v && typeof v === 'object') ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)])) : v;
+              return tables.map((t) => plain(table(t))); }""",
+            json.loads(json.dumps(tables)))
+    finally:
+        page.close()
+    _assert_same_json(shown, json.loads(json.dumps([_as_lists(read_table(t)) for t in tables])))
+
+
+def _assert_same_json(shown, expected, path="") -> None:
+    """Equal JSON, a boolean never equal to a number (Python's True == 1)."""
+    assert isinstance(shown, bool) == isinstance(expected, bool), (path, shown, expected)
+    if isinstance(expected, dict):
+        assert isinstance(shown, dict) and sorted(shown) == sorted(expected), (path, shown, expected)
+        for key in expected:
+            _assert_same_json(shown[key], expected[key], f"{path}.{key}")
+    elif isinstance(expected, list):
+        assert isinstance(shown, list) and len(shown) == len(expected), (path, shown, expected)
+        for i, (a, b) in enumerate(zip(shown, expected)):
+            _assert_same_json(a, b, f"{path}[{i}]")
+    else:
+        assert shown == expected, (path, shown, expected)

@@ -11,7 +11,7 @@ import pytest
 
 from ercot_nb import ERCOT, TemporalDataset, datasets, figures
 from ercot_nb.figures.style import escape
-from ercot_nb.page import ExplorerPage, page_data
+from ercot_nb.page import ExplorerPage, page_data, read_table
 
 HOSTILE = '</script><img src=x onerror="alert(1)">&amp;\u2028<!--'
 
@@ -74,7 +74,10 @@ def shown(entry: dict, t: int, member: int | None = None) -> list[dict]:
 
 
 def by_view(page: dict) -> dict:
-    return {v["key"]: v for v in page["views"]}
+    """The page's views by key, their tables (steps, members) read as explorer.js reads them."""
+    return {v["key"]: {name: read_table(value) if name in ("steps", "members", "member_data") else
+                       read_table(value)[0] if name == "base" else value
+                       for name, value in v.items()} for v in page["views"]}
 
 
 def same_content(page_traces: list[dict], parts) -> None:
@@ -89,7 +92,10 @@ def same_content(page_traces: list[dict], parts) -> None:
                 assert got[path] == value
                 continue
             expected, actual = list(value), list(got[path])
-            if expected and isinstance(expected[0], (float, int, np.floating, np.integer)):
+            numbers = (float, int, np.floating, np.integer)
+            if expected and all(v is None or isinstance(v, numbers) for v in expected) and any(
+                    isinstance(v, numbers) for v in expected):  # None: a gap (NaN)
+                assert [v is None for v in actual] == [v is None for v in expected], (want.name, path)
                 np.testing.assert_allclose(np.asarray(actual, float), np.asarray(expected, float), rtol=1e-5, atol=1e-6)
             else:
                 assert [str(v) for v in actual] == [str(v) for v in expected], (want.name, path)

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import base64
+import json
 import sys
 
 import numpy as np
 import pytest
 
 from ercot_nb.bench.speed import long_run
-from ercot_nb.page import page_data
+from ercot_nb.page import page_data, read_table
 from ercot_nb.result import ClusteringResult
 
 
@@ -72,13 +73,15 @@ def test_page_content_is_that_of_member_partitions_computed_without_shortcuts(mo
     assert partitioned and fast == slow
     partition = next(v for v in fast["views"] if v["key"] == "partition")
     xy = np.vstack([np.column_stack([_floats(tr["x"]), _floats(tr["y"])])
-                    for step in partition["steps"] for tr in step["data"] if "x" in tr])
-    layout = partition["base"]["layout"]
+                    for step in read_table(partition["steps"]) for tr in step["data"] if "x" in tr])
+    layout = read_table(partition["base"])[0]["layout"]
     for axis, (low, high) in enumerate((layout["xaxis"]["range"], layout["yaxis"]["range"])):
         assert low < xy[:, axis].min() and xy[:, axis].max() < high
 
 
 def _floats(values) -> np.ndarray:
+    if isinstance(values, np.ndarray):  # a typed array of a table
+        return values.astype(float)
     if isinstance(values, dict):  # a plotly.js typed array
         return np.frombuffer(base64.b64decode(values["bdata"]), np.dtype(values["dtype"]).newbyteorder("<"))
     return np.asarray(values, dtype=float)
@@ -110,7 +113,8 @@ def test_the_speed_bench_times_page_data_of_a_long_run():
     from ercot_nb.bench.speed import page_data_seconds
 
     timing = page_data_seconds(30)
-    assert set(timing) == {"wall", "cpu"} and all(v > 0 for v in timing.values())
+    assert set(timing) == {"wall", "cpu", "json_bytes", "gzip_bytes"} and all(v > 0 for v in timing.values())
+    assert timing["gzip_bytes"] < timing["json_bytes"]
 
 
 def test_page_data_builds_plotly_traces_for_the_bases_only(monkeypatch):
@@ -134,3 +138,81 @@ def test_page_data_builds_plotly_traces_for_the_bases_only(monkeypatch):
         assert page["n_steps"] == n_steps
         counts.append(len(made))
     assert counts[0] == counts[1], counts  # the views' bases only, whatever the number of steps
+
+
+def test_a_long_runs_page_data_is_small():
+    """What repeats from step to step is stored once (the page's data by columns): a 200-step run's
+    data stays under 0.4 MB of JSON (0.31 MB; it was 1.7 MB as a list of changes, one per step)."""
+    from ercot_nb.page._page import _json_for_script
+
+    result, data = _long_run(200)
+    size = len(_json_for_script(page_data(result, data)).encode())
+    assert size < 400_000, size
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_table_gives_back_its_values(seed):
+    """read_table(table(values)) == values for values of every kind a change holds."""
+    from ercot_nb.page._table import Typed, finish, table
+
+    rng = np.random.default_rng(seed)
+
+    def typed(n, dtype="f4"):
+        return Typed(dtype, rng.normal(size=n).astype("<" + dtype).tobytes())
+
+    def value(t):
+        return {
+            "data": [{"name": f"cluster {k}", "x": typed(int(rng.integers(0, 4))), "inherit": True,
+                      **({"marker": {"color": ["#1F77B4", None][k % 2], "size": [7, 7.5][t % 2]}} if k % 2 else {})}
+                     for k in range(int(rng.integers(0, 4)))],
+            "layout": {"title": {"text": f"step {t} at time {t * 10}.5 (0{t} x)"}},
+            "note": f"{t} of {t + 1} <b>-{t}</b>" if t % 2 else f"none at {t}",  # numbers per string vary
+            "traces": {"current step": {"x": [t], "y": [None if t % 3 else float(rng.normal())],
+                                        "showlegend": bool(t % 2), "index": typed(t % 3, "u1")}},
+            **({"member": int(rng.integers(-5, 5))} if t % 2 else {}),
+            "same": [1.0, "a", None],
+            "big": [2**40 + t, 1e300 * (t % 2)],
+            "mixed": [t, "text", [t]] if t % 2 else [],
+        }
+
+    values = [value(t) for t in range(int(rng.integers(1, 30)))]
+    back = json.loads(json.dumps(_plain_arrays(read_table(json.loads(json.dumps(table(values)))))))
+    expected = _plain_arrays(_decoded(json.loads(json.dumps(finish(values)))))
+    _assert_close(back, expected)
+
+
+def _assert_close(shown, expected, path="") -> None:
+    """Equal JSON, numbers to float32 precision (as the page stores floats)."""
+    if isinstance(expected, dict):
+        assert isinstance(shown, dict) and sorted(shown) == sorted(expected), (path, shown, expected)
+        for key in expected:
+            _assert_close(shown[key], expected[key], f"{path}.{key}")
+    elif isinstance(expected, list):
+        assert isinstance(shown, list) and len(shown) == len(expected), (path, shown, expected)
+        for i, (a, b) in enumerate(zip(shown, expected)):
+            _assert_close(a, b, f"{path}[{i}]")
+    elif isinstance(expected, (int, float)) and not isinstance(expected, bool):  # JavaScript has one number type
+        assert type(shown) in (int, float) and abs(shown - expected) <= 1e-6 * max(1.0, abs(expected)), (
+            path, shown, expected)
+    else:
+        assert type(shown) is type(expected) and shown == expected, (path, shown, expected)
+
+
+def _decoded(value):
+    if isinstance(value, dict) and isinstance(value.get("bdata"), str):
+        return _floats(value)
+    if isinstance(value, dict):
+        return {k: _decoded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decoded(v) for v in value]
+    return value
+
+
+def _plain_arrays(value):
+    if isinstance(value, np.ndarray):
+        return [float(v) for v in value.tolist()]
+    if isinstance(value, dict):
+        return {k: _plain_arrays(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain_arrays(v) for v in value]
+    return value

@@ -192,10 +192,15 @@ def apply(parts: dict[str, Any], change: dict[str, Any] | None, base: dict[str, 
 
 
 def page_entry(page: dict[str, Any], key: str) -> dict[str, Any]:
-    """The page's data of the view ``key``."""
+    """The page's data of the view ``key``, its tables read (explorer.js ``table``)."""
+    from ercot_nb.page import read_table
+
     entries = [entry for entry in page["views"] if entry["key"] == key]
     assert len(entries) == 1, f"the page holds {len(entries)} views {key!r}"
-    return entries[0]
+    entry = {name: read_table(value) if name in ("steps", "members", "member_data") else value
+             for name, value in entries[0].items()}
+    entry["base"] = read_table(entry["base"])[0]
+    return entry
 
 
 def page_json(entry: dict[str, Any], t: int, member: int | None = None) -> dict[str, Any]:
