@@ -33,7 +33,7 @@ import plotly.graph_objects as go
 from ..result import cluster_flows
 from .flows import FLOW, sankey_colors, sankey_figure, sankey_nodes, sankey_parts, sankey_title
 from .layers import Parts
-from .lines import ALPHA, PAIRS, alpha_figure, alpha_parts, n_clusters_parts, scores_figure, scores_parts
+from .lines import ALPHA, PAIRS, AlphaLine, alpha_figure, alpha_parts, n_clusters_parts, scores_figure, scores_parts
 from .pareto import SELECTED, is_member_trace, pareto_animation, pareto_plain, step_k_max
 from .partition import PartitionLayer, cluster_name, partition_animation
 from .protocol import (
@@ -243,31 +243,51 @@ class ParetoView(View):
 
 # ------------------------------------------------------------------ time lines
 class AlphaView(View):
-    """The smoothness weight alpha over time (and alpha_i of every matched cluster pair)."""
+    """The smoothness weight alpha over time (and alpha_i of every matched cluster pair).
+
+    Option ``show_pairs`` (default True): show the weight of each matched
+    cluster pair (the trace is there either way, hidden without).  The time
+    line is an :class:`~.lines.AlphaLine` kept per run (:meth:`ViewData.growing`):
+    a grown run costs only its new steps.
+    """
 
     key = "alpha"
     title = "Smoothness weight alpha"
     hint = ("Weight of the previous step in the accumulated fitness (none at the first step); "
             "grey rings: the weight of each matched cluster pair.")
+    options = {"show_pairs": True}
+
+    def line(self, data: ViewData) -> AlphaLine:
+        """The run's time line, taken up to its last step."""
+        return data.growing((self.key, "line"), AlphaLine).extend(data.result)
 
     def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
-        parts = alpha_parts(data.result, show_pairs=True, t=t)
-        _with_click(parts, CLICK_STEP, (ALPHA,))
-        if PAIRS in parts.names:
-            steps = [s.t for s in data.result for v in np.asarray(s.alpha_pairs, dtype=float) if np.isfinite(v)]
-            parts.trace(PAIRS).meta = click_meta(CLICK_STEP, steps)
-        return parts
+        o = self.with_defaults(options)
+        return alpha_parts(data.result, show_pairs=o["show_pairs"], t=t, pairs_trace=True, line=self.line(data))
 
     def step_change(self, data: ViewData, t: int, **options: Any) -> Change:
         t = step_index(data.result, t)
-        times = data.memo("times", lambda: plain_times(data.result.times))
-        alpha = float(data.result[t].alpha)
-        change = _line_step_change(data, t, times)
-        change.traces[CURRENT_STEP] = {"x": [times[t]], "y": [alpha if np.isfinite(alpha) else None]}
-        return change
+        line = self.line(data)
+        time = line.x[t]
+        return Change(traces={CURRENT_STEP: {"x": [time], "y": [line.y[t]]}},
+                      shapes={CURRENT_STEP: {"x0": time, "x1": time}})
+
+    def grown_base(self, data: ViewData, base: Parts, **options: Any) -> Change | None:
+        """The lines' points, the time axis and the y range; None when the note "no weight" comes or goes."""
+        line = self.line(data)
+        if ("annotations" in base.layout) == line.any_finite or PAIRS not in base.names:
+            return None
+        axis = line.time_axis()
+        return Change(
+            traces={ALPHA: {"x": list(line.x), "y": list(line.y), "meta": click_meta(CLICK_STEP)},  # one message
+                    PAIRS: {"x": list(line.pair_x), "y": list(line.pair_y),
+                            "meta": click_meta(CLICK_STEP, line.pair_steps)}},
+            layout={**{f"xaxis.{key}": axis.get(key) for key in ("tickmode", "tickvals", "type")},
+                    "yaxis.range": line.y_range(True)},
+        )
 
     def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
-        return [alpha_figure(data.result, show_pairs=True)]
+        return [alpha_figure(data.result, show_pairs=self.with_defaults(options)["show_pairs"])]
 
 
 class NClustersView(View):
