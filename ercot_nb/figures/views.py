@@ -25,12 +25,15 @@ A new view is one :class:`~.protocol.View` subclass added to :data:`VIEWS`
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
-from ..result import cluster_flows
+from ..events import lifecycle_events
+from ..result import ClusteringResult, cluster_flows
 from .flows import FLOW, sankey_colors, sankey_figure, sankey_nodes, sankey_parts, sankey_title
 from .layers import Parts
 from .lines import ALPHA, PAIRS, AlphaLine, alpha_figure, alpha_parts, n_clusters_parts, scores_figure, scores_parts
@@ -46,7 +49,7 @@ from .video import VIDEO_MAX_PIXELS, VideoLayer, video_segmentation_animation
 
 __all__ = [
     "VIEWS", "view", "views_for", "PartitionView", "VideoView", "ParetoView", "AlphaView",
-    "NClustersView", "ClusterSizesView", "ScoresView", "FlowsView", "cluster_sizes",
+    "NClustersView", "ClusterSizesView", "ScoresView", "FlowsView", "FLOW_WINDOW", "flow_window", "cluster_sizes",
     "cluster_sizes_parts", "cluster_sizes_figure",
     # the protocol, re-exported
     "View", "ViewData", "Change", "Patch", "CLICK_STEP", "CLICK_MEMBER", "click_meta",
@@ -333,17 +336,93 @@ class ScoresView(View):
 
 
 # ------------------------------------------------------------------------- flows
+FLOW_WINDOW = 24
+"""Steps (columns) a windowed flow view draws around the step shown (option ``window``):
+a 1,140 px Sankey of a longer run shows no flow."""
+
+
+def flow_window(n_steps: int, step: int, size: int = FLOW_WINDOW) -> tuple[int, int]:
+    """The steps ``[lo, hi)`` drawn around ``step``: the window moves by half its size.
+
+    Scrubbing step by step thus draws new columns once every ``size // 2``
+    steps, and a live run that follows its newest step shows the last ones.
+    """
+    half = max(size // 2, 1)
+    lo = max(min(step // half * half - half // 2, n_steps - size), 0)
+    return lo, min(lo + size, n_steps)
+
+
+def _steps_of(result: ClusteringResult, lo: int, hi: int) -> ClusteringResult:
+    """Steps ``lo..hi-1`` of ``result`` as a run of their own (numbered from 0)."""
+    if (lo, hi) == (0, len(result)):
+        return result
+    steps = [replace(step, t=t) for t, step in enumerate(result.steps[lo:hi])]
+    return ClusteringResult(result.algorithm, result.params, steps)
+
+
 class FlowsView(View):
-    """Cluster flow between steps (Sankey); the step in focus stands out."""
+    """Cluster flow between steps (Sankey); the step in focus stands out.
+
+    Options: ``window`` (None: every step; an int: at most that many steps
+    around the step shown, see :func:`flow_window`, the title says which,
+    hovers name the whole run's steps); ``events`` (mark each node's
+    lifecycle event, see :func:`~.flows.sankey_figure`; the events of a step
+    are computed once per run, kept as the run grows).
+    """
 
     key = "flows"
     title = "Cluster flow over time"
     hint = ("Each column is a step, each block a cluster (its size is its sample count); bands show how "
             "many samples go from a cluster to the next step's clusters.")
     wide = True
+    options = {"window": None, "events": False}
+
+    def steps_shown(self, data: ViewData, t: int, **options: Any) -> tuple[int, int]:
+        """The steps ``[lo, hi)`` drawn at step ``t``."""
+        size, n = self.with_defaults(options)["window"], data.n_steps
+        return (0, n) if size is None or n <= size else flow_window(n, step_index(data.result, t), size)
 
     def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
-        return sankey_parts(data.result, t=t)
+        o = self.with_defaults(options)
+        t = step_index(data.result, t)
+        lo, hi = self.steps_shown(data, t, **options)
+        if (lo, hi) == (0, data.n_steps) and not o["events"]:
+            return sankey_parts(data.result, t=t)
+        return self._parts_in(data, t, lo, hi, o["events"])
+
+    def _parts_in(self, data: ViewData, t: int, lo: int, hi: int, events: bool) -> Parts:
+        """Steps ``lo..hi-1`` with ``t`` in focus."""
+        events = self.events(data, lo + 1, hi).assign(t=lambda f: f["t"] - lo) if events else False
+        traces, layout = sankey_parts(_steps_of(data.result, lo, hi), t=t - lo, title=self._title(data, t, lo, hi),
+                                      events=events)
+        if lo:  # hover and focus name the steps of the whole run
+            flow = traces[0]
+            flow.node.customdata = [[row[0] + lo, *row[1:]] for row in flow.node.customdata]
+            if flow.link.customdata is not None:
+                flow.link.customdata = [[*row[:4], row[4] + lo] for row in flow.link.customdata]
+        return Parts(traces, layout)
+
+    def _title(self, data: ViewData, t: int, lo: int, hi: int) -> str:
+        n = data.n_steps
+        shown = f" · steps {lo + 1}–{hi} of {n}" if (lo, hi) != (0, n) else ""
+        return sankey_title(data.result, t) + shown
+
+    def events(self, data: ViewData, lo: int = 0, hi: int | None = None) -> pd.DataFrame:
+        """Lifecycle events of steps ``lo..hi-1`` (each against the step before; births of step 0 left out).
+
+        Computed once per step of the run and kept as it grows (:meth:`ViewData.growing`).
+        """
+        result = data.result
+        steps = result.steps[: data.n_steps]
+        hi = len(steps) if hi is None else min(hi, len(steps))
+        cache = data.growing((self.key, "events"), dict)
+        for t in range(max(lo, 1), hi):
+            if t not in cache:
+                pair = ClusteringResult(result.algorithm, result.params, [steps[t - 1], steps[t]])
+                cache[t] = lifecycle_events(pair, start=1)
+        frames = [cache[t] for t in range(max(lo, 1), hi)]
+        return pd.concat(frames, ignore_index=True) if frames else lifecycle_events(
+            ClusteringResult(result.algorithm, result.params, []))
 
     def _tables(self, data: ViewData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         def make():
@@ -355,8 +434,12 @@ class FlowsView(View):
         return data.memo((self.key, "tables"), make)
 
     def step_change(self, data: ViewData, t: int, **options: Any) -> Change:
-        """Only the colours of step ``t``'s nodes and links (and of the base's step 0) change."""
+        """Every step drawn: only the colours of step ``t``'s nodes and links (and of the base's
+        step 0) change; a window: its trace, recoloured for step ``t``."""
         t = step_index(data.result, t)
+        lo, hi = self.steps_shown(data, t, **options)
+        if (lo, hi) != (0, data.n_steps):
+            return self._window_change(data, t, lo, hi, self.with_defaults(options))
         node_label, node_step, link_source, link_step = self._tables(data)
         nodes = np.flatnonzero(np.isin(node_step, (0, t)))
         links = np.flatnonzero(np.isin(link_step, (0, 1, t, t + 1)))
@@ -365,11 +448,38 @@ class FlowsView(View):
         return Change(
             traces={FLOW: {"node.color": Patch(nodes.tolist(), node_colors),
                            "link.color": Patch(links.tolist(), link_colors)}},
-            layout={"title.text": sankey_title(data.result, t)},
+            layout={"title.text": self._title(data, t, lo, hi)},
         )
 
+    def _window_change(self, data: ViewData, t: int, lo: int, hi: int, o: dict[str, Any]) -> Change:
+        """The window's trace (made once per window, as a plain dict) in step ``t``'s colours."""
+        def make() -> tuple[dict[str, Any], dict[str, Any]]:
+            parts = self._parts_in(data, lo, lo, hi, o["events"])
+            return parts.traces[0].to_plotly_json(), parts.layout
+        # steps lo..hi-1 of a run are final once made (a live run appends): kept as the run grows
+        trace, layout = data.growing((self.key, "window", lo, hi, o["events"]), make)
+        nodes, links = trace["node"]["customdata"], trace["link"].get("customdata")
+        links = [] if links is None else links
+        node_colors, link_colors = sankey_colors(
+            [int(row[1]) for row in nodes], [int(row[0]) for row in nodes],
+            [int(row[1]) for row in links], [int(row[4]) for row in links], t)
+        trace = {**trace, "node": {**trace["node"], "color": node_colors},
+                 "link": {**trace["link"], "color": link_colors}}
+        title = {**layout["title"], "text": self._title(data, t, lo, hi)}
+        return Change(data=[trace], layout={"title": title, "annotations": layout.get("annotations", [])})
+
+    def grown_base(self, data: ViewData, base: Parts, **options: Any) -> Change | None:
+        """A window that stays the first steps: only the title (the run's length) changes."""
+        size = self.with_defaults(options)["window"]
+        if size is None or data.n_steps <= size or FLOW not in base.names:
+            return None
+        if len({int(row[0]) for row in base.trace(FLOW).node.customdata}) != size:
+            return None  # the base showed every step of a shorter run
+        return Change(layout={"title.text": self._title(data, 0, *self.steps_shown(data, 0, **options))})
+
     def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
-        return [sankey_figure(data.result)]
+        o = self.with_defaults(options)
+        return [sankey_figure(data.result, events=o["events"])]
 
 
 # ------------------------------------------------------------- cluster sizes

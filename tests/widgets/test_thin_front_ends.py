@@ -90,3 +90,28 @@ def test_the_alpha_line_reads_each_step_once():
     assert line.x == figures.plain_times([s.time for s in steps]) and len(line) == 12
     assert line.pair_steps == sorted(line.pair_steps)  # steps in order, each pair weight once
     assert line.extend(ClusteringResult(algorithm="ERCOT", params={}, steps=steps[:3])).x == line.x[:3]
+
+
+def test_the_sankey_widget_shows_the_registered_flow_views_window_as_a_run_grows():
+    """The window of steps around the step shown and the events are the registered view's options."""
+    from ercot_nb.widgets.views.sankey import WINDOW, SankeyView
+
+    data, steps = steps_of(2 * WINDOW + 5)
+    state = AppState()
+    state.set_dataset(data, data.name)
+    widget = SankeyView().follow(state)
+    assert isinstance(widget, RegistryView) and widget.view is figures.view("flows")
+    run = ClusteringResult(algorithm="ERCOT", params={})
+    run.append(steps[0])
+    name = state.add_run("ERCOT", run)
+    view, options = figures.view("flows"), {"window": WINDOW, "events": True}
+    for t, step in enumerate(steps[1:], start=1):
+        run.append(step)
+        state.grow(name)
+        if t in (1, WINDOW - 1, WINDOW, WINDOW + 7, len(steps) - 1):
+            assert shown(widget.figure) == shown(view.figure(ViewData(run, data), state.step, **options)), t
+    for t in (3, WINDOW, len(steps) - 1, 0):
+        state.set_step(t)
+        assert shown(widget.figure) == shown(view.figure(ViewData(run, data), t, **options)), t
+    widget.show_events.value = False
+    assert shown(widget.figure) == shown(view.figure(ViewData(run, data), 0, window=WINDOW, events=False))
