@@ -33,6 +33,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..events import lifecycle_events
+from ..metrics import label_free_steps
 from ..result import ClusteringResult, cluster_flows
 from .flows import FLOW, sankey_colors, sankey_figure, sankey_nodes, sankey_parts, sankey_title
 from .layers import Parts
@@ -49,7 +50,7 @@ from .video import VIDEO_MAX_PIXELS, VideoLayer, video_segmentation_animation
 
 __all__ = [
     "VIEWS", "view", "views_for", "PartitionView", "VideoView", "ParetoView", "AlphaView",
-    "NClustersView", "ClusterSizesView", "ScoresView", "FlowsView", "FLOW_WINDOW", "flow_window", "cluster_sizes",
+    "NClustersView", "ClusterSizesView", "ScoresView", "FlowsView", "FLOW_WINDOW", "flow_window", "LABEL_FREE_SHOWN", "cluster_sizes",
     "cluster_sizes_parts", "cluster_sizes_figure",
     # the protocol, re-exported
     "View", "ViewData", "Change", "Patch", "CLICK_STEP", "CLICK_MEMBER", "click_meta",
@@ -310,28 +311,72 @@ class NClustersView(View):
         return [n_clusters_parts(data.result, data.dataset).figure()]
 
 
-class ScoresView(View):
-    """One accuracy score (RI or NMI) against the ground truth, per step."""
+LABEL_FREE_SHOWN = ("silhouette", "consecutive_nmi", "churn")
+"""The label-free scores :class:`ScoresView` ``(None)`` shows (keys of :data:`~.lines.LABEL_FREE_SCORES`)."""
 
-    def __init__(self, metric: str) -> None:
+
+class ScoresView(View):
+    """One accuracy score (RI or NMI) against the ground truth per step, or (``metric=None``)
+    the label-free scores :data:`LABEL_FREE_SHOWN`; every run compared, the step marked.
+
+    The label-free scores of a run are computed once per step and extended as
+    the run grows (:meth:`ViewData.growing`).  ``ScoresView(None)`` is not in
+    :data:`VIEWS` (a front end may offer it: the Explorer's scores widget).
+    """
+
+    def __init__(self, metric: str | None) -> None:
         self.metric = metric
+        if metric is None:
+            self.key = "label_free"
+            self.title = "Scores without labels"
+            self.hint = ("Silhouette, NMI with the previous step and churn of the chosen partition, per step: "
+                         "scores that need no ground truth.")
+            return
         self.key = metric.lower()
         names = {"RI": "Rand index", "NMI": "normalised mutual information"}
         self.title = f"Accuracy against the ground truth: {metric}"
         self.hint = f"{names[metric]} ({metric}) of the chosen partition against the true labels, per step."
 
     def applies(self, data: ViewData) -> bool:
-        return data.has_labels
+        return data.dataset is not None if self.metric is None else data.has_labels
 
     def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
         runs = {name: run for name, run in data.compared.items()}
+        if self.metric is None:
+            return _with_click(scores_parts(data.dataset, runs, None, t=t, label_free=list(LABEL_FREE_SHOWN),
+                                            tables=self.tables(data)), CLICK_STEP)
         return _with_click(scores_parts(data.dataset, runs, self.metric, t=t, label_free=False), CLICK_STEP)
 
+    def tables(self, data: ViewData) -> dict[str, pd.DataFrame]:
+        """Each compared run's label-free table (:func:`~ercot_nb.metrics.label_free_steps`), scoring only
+        the steps a run added since the last call."""
+        kept = data.growing((self.key, "tables"), dict)
+        objectives = any(score in ("f_cp", "f_sep") for score in LABEL_FREE_SHOWN)
+        tables = {}
+        for name, run in data.compared.items():
+            if not isinstance(run, ClusteringResult):
+                continue  # label arrays: scored by scores_parts
+            steps = list(run.steps)  # a live run grows in another thread: score what is there now
+            head = ClusteringResult(run.algorithm, run.params, steps)
+            known, table = kept.get(name, (None, None))
+            if known is not run or table is None or len(table) > len(steps):
+                table = label_free_steps(head, data.dataset[: len(steps)], sample_size=500, objectives=objectives)
+            elif len(table) < len(steps):
+                new = label_free_steps(head, data.dataset[: len(steps)], sample_size=500, start=len(table),
+                                       objectives=objectives)
+                table = pd.concat([table, new], ignore_index=True)
+            kept[name] = (run, table)
+            tables[name] = table
+        return tables
+
     def step_change(self, data: ViewData, t: int, **options: Any) -> Change:
+        t = step_index(data.dataset, t, "dataset")  # the runs compared may be shorter than the data
         times = data.memo("dataset times", lambda: plain_times(data.dataset.times))
-        return _line_step_change(data, t, times)
+        return Change(shapes={CURRENT_STEP: {"x0": times[t], "x1": times[t]}})
 
     def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
+        if self.metric is None:
+            return [self.parts(data, 0).figure()]
         return [scores_figure(data.dataset, data.compared, self.metric)]
 
 

@@ -84,18 +84,20 @@ class RegistryView(FigureView):
         Figure size in pixels.
     controls : sequence of Widget, optional
         Shown above the figure (a subclass's controls of the view's options, see :meth:`set_options`).
+    state : AppState, optional
+        The state drawn until the view follows another (default: one of ``dataset``, ``result``, ``step``).
     """
 
     def __init__(self, view: View | str, result: Any = None, *, dataset: Any = None, step: int = 0,
                  options: dict[str, Any] | None = None, width: int = 560, height: int = 340,
-                 controls: Sequence[W.Widget] = ()) -> None:
+                 controls: Sequence[W.Widget] = (), state: AppState | None = None) -> None:
         self.view = figures.view(view) if isinstance(view, str) else view
         if "what" not in type(self).__dict__:  # a subclass may name its view in its own words
             self.what = f"{self.view.title.lower() or self.view.key} view"
         self.options = self.view.with_defaults(options or {})
         self._data: tuple[tuple[Any, ...], ViewData | None] = ((), None)  # the ViewData drawn, by content
         self._base: Parts | None = None  # what the figure was built from
-        self._use_state(AppState.of(dataset, result, step=step))
+        self._use_state(state if state is not None else AppState.of(dataset, result, step=step))
         self.notes = W.HTML()
         super().__init__(self._content_parts(), controls, width=width, height=height)
         self.children = [*self.children, self.notes]
@@ -212,7 +214,9 @@ class RegistryView(FigureView):
         note = self._note()
         if note is not None:
             return self._static(go.Figure(*placeholder_parts(note, self.view.title)))
-        return self._static(self.view.figure(self.view_data(), self.step, self.member, **self.options))
+        figure = self.view.figure(self.view_data(), self.step, self.member, **self.options)
+        figure.data = [trace for trace in figure.data if trace.visible is not False]  # what is seen
+        return self._static(figure)
 
     # -- clicks: declared on the traces, they change the state -----------------------------
     def _connect_clicks(self) -> None:
