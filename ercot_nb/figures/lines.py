@@ -29,6 +29,9 @@ NO_ALPHA = ("no smoothness weight: this run has no α at any step (a consensus, 
 ALPHA = "smoothness weight α"
 PAIRS = "weight per matched cluster pair (αᵢ)"
 ALPHA_AXIS = "smoothness weight α (weight of the previous step)"
+ALPHA_LEGEND = dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0.0)
+"""The alpha figure's legend: one row between the title and the plot, so that a half-width
+column (the Explorer's) shows it whole and the plot keeps the figure's width."""
 METRICS = {"RI": "Rand index", "NMI": "normalised mutual information"}
 """The scores per step, by code name, with their names in words."""
 
@@ -189,12 +192,15 @@ def alpha_parts(
         "line", title or f"{escape(result.algorithm)} smoothness weight over time",
         xaxis=line.time_axis(),
         yaxis=dict(title=dict(text=ALPHA_AXIS), range=line.y_range(pairs)),
+        legend=dict(ALPHA_LEGEND),
+        margin=dict(l=60, r=20, t=75, b=55),
     )
     if t is not None:
         traces.append(go.Scatter(
             x=[line.x[t]], y=[line.y[t]], mode="markers", name=CURRENT_STEP,
             marker=dict(symbol="circle-open", size=16, color=INK, line=dict(width=2)),
             hovertemplate="time %{x}<br>weight %{y:.3f}<extra>current step</extra>",
+            showlegend=False,  # the dashed line says it; the legend keeps one row (ALPHA_LEGEND)
         ))
         layout["shapes"] = [current_step_line(line.x[t])]
     if not line.any_finite:  # say why the chart is empty, as the Pareto view does

@@ -115,3 +115,43 @@ def test_the_sankey_widget_shows_the_registered_flow_views_window_as_a_run_grows
         assert shown(widget.figure) == shown(view.figure(ViewData(run, data), t, **options)), t
     widget.show_events.value = False
     assert shown(widget.figure) == shown(view.figure(ViewData(run, data), 0, window=WINDOW, events=False))
+
+
+def test_the_scores_widget_shows_the_registered_score_views_as_runs_grow():
+    """RI, NMI and the label-free scores: the registered views' parts, label-free tables grown per step."""
+    from ercot_nb import ERCOT, datasets
+    from ercot_nb.figures.views import ScoresView as Registered
+    from ercot_nb.metrics import label_free_steps
+    from ercot_nb.widgets.views.scores import LABEL_FREE, ScoresView
+
+    data = datasets.load("syn1", seed=0)[:6]
+    result = ERCOT(**ERCOT._unit_test_params(), seed=0).fit(data).result_
+    state = AppState()
+    state.set_dataset(data, data.name)
+    widget = ScoresView(None).follow(state)
+    run = ClusteringResult(result.algorithm, result.params, list(result.steps[:2]))
+    name = state.add_run("ERCOT", run)
+    for choice, view in (("RI", figures.view("ri")), ("NMI", figures.view("nmi")), (LABEL_FREE, Registered(None))):
+        widget.metric.value = choice
+        assert widget.view.key == view.key
+        assert shown(widget.figure) == shown(view.figure(ViewData(run, data, {name: run}), state.step)), choice
+    for step in result.steps[2:]:
+        run.append(step)
+        state.grow(name)
+    state.set_step(3)
+    expected = view.figure(ViewData(run, data, {name: run}), 3)
+    assert shown(widget.figure) == shown(expected)
+    churn = [None if value != value else value for value in label_free_steps(result, data, sample_size=500)["churn"]]
+    assert [trace.y for trace in widget.figure.data if trace.name.endswith("churn")][0] == tuple(churn)
+
+
+def test_the_alpha_legend_is_one_row_above_the_plot_so_a_half_width_column_shows_it():
+    """The legend to the right of the plot was cut in the Explorer's half-width column
+    ("smoothness weight o..."): it is one horizontal row above the plot, without the
+    current-step marker (the dashed line marks the step)."""
+    _, steps = steps_of(12)
+    parts = figures.view("alpha").parts(ViewData(ClusteringResult("ERCOT", {}, steps)), 5)
+    legend = parts.layout["legend"]
+    assert legend["orientation"] == "h" and legend["y"] >= 1.0 and legend["yanchor"] == "bottom"
+    in_legend = [trace.name for trace in parts.traces if trace.showlegend is not False]
+    assert in_legend == [figures.ALPHA, figures.PAIRS]
