@@ -338,6 +338,7 @@ def scores_parts(
                 name=f"{shown} (mean {values.mean():.3f})" if len(values) else f"{shown} (no step yet)",
                 line=dict(color=color, width=2), marker=dict(size=7),
                 hovertemplate=f"{shown}<br>time %{{x}}<br>{metric} %{{y:.3f}}<extra></extra>",
+                meta=click_meta(CLICK_STEP),
             ))
         if not scores:
             continue
@@ -358,11 +359,12 @@ def scores_parts(
                 hovertemplate=(f"{shown}<br>time %{{x}}<br>{short} "
                                f"%{{y:{'d' if score == 'n_clusters' else '.3f'}}}<br><i>{meaning}</i>"
                                "<extra></extra>"),
+                meta=click_meta(CLICK_STEP),
             ))
         if not with_labels:  # one legend entry per run (its lines share the run's colour)
             traces.append(go.Scatter(x=[None], y=[None], mode="lines+markers", name=shown, showlegend=True,
                                      legendgroup=shown, line=dict(color=color, width=2),
-                                     hoverinfo="skip", yaxis=axis_of[scores[0]]))
+                                     hoverinfo="skip", yaxis=axis_of[scores[0]], meta=click_meta(CLICK_STEP)))
     on = f" on {escape(dataset.name)}" if dataset.name else ""
     if with_labels and not scores:
         default = f"{METRICS[metric]} ({metric}) per time step{on}"
@@ -433,6 +435,7 @@ def scores_figure(
     Returns
     -------
     plotly.graph_objects.Figure
+        Points select their step when clicked (``meta``, see :func:`~.protocol.click_meta`).
         With labels one line per run, named ``"<name> (mean <value>)"``;
         label-free lines are named ``score_trace_name`` (``"<name> ·
         churn"``), one row (y axis ``y``, ``y2``, ... from the top) per score.

@@ -343,9 +343,9 @@ class ScoresView(View):
     def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
         runs = {name: run for name, run in data.compared.items()}
         if self.metric is None:
-            return _with_click(scores_parts(data.dataset, runs, None, t=t, label_free=list(LABEL_FREE_SHOWN),
-                                            tables=self.tables(data)), CLICK_STEP)
-        return _with_click(scores_parts(data.dataset, runs, self.metric, t=t, label_free=False), CLICK_STEP)
+            return scores_parts(data.dataset, runs, None, t=t, label_free=list(LABEL_FREE_SHOWN),
+                                tables=self.tables(data))
+        return scores_parts(data.dataset, runs, self.metric, t=t, label_free=False)  # its points select a step
 
     def tables(self, data: ViewData) -> dict[str, pd.DataFrame]:
         """Each compared run's label-free table (:func:`~ercot_nb.metrics.label_free_steps`), scoring only
