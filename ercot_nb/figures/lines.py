@@ -18,7 +18,7 @@ from .style import (
 )
 
 __all__ = [
-    "ALPHA", "PAIRS", "AlphaLine", "METRICS", "LABEL_FREE_SCORES", "LABEL_FREE_DEFAULT", "labels_of", "score_trace_name", "alpha_parts",
+    "ALPHA", "PAIRS", "AlphaLine", "LabelFreeTables", "LABEL_FREE_SHOWN", "METRICS", "LABEL_FREE_SCORES", "LABEL_FREE_DEFAULT", "labels_of", "score_trace_name", "alpha_parts",
     "alpha_figure", "scores_parts", "scores_figure", "n_clusters_parts", "n_clusters_figure",
 ]
 
@@ -46,6 +46,9 @@ LABEL_FREE_SCORES = {
 }
 """Label-free scores of :func:`ercot_nb.metrics.label_free_steps` a scores figure can show:
 column -> (name in the traces' names, y-axis title, what it means, shown on hover)."""
+
+LABEL_FREE_SHOWN = ("silhouette", "consecutive_nmi", "churn")
+"""The label-free scores the score views show (:class:`LabelFreeTables` computes f_cp and f_sep only if listed)."""
 
 LABEL_FREE_DEFAULT = ("silhouette", "consecutive_nmi", "churn", "n_clusters")
 """The label-free scores shown unless others are asked for (f_cp and f_sep depend on the data's scale)."""
@@ -239,6 +242,36 @@ def alpha_figure(
         finite weight at any step (a consensus) carries a note saying so.
     """
     return alpha_parts(result, show_pairs=show_pairs, title=title, t=t).figure()
+
+
+class LabelFreeTables:
+    """Each run's :func:`~ercot_nb.metrics.label_free_steps` table for :func:`scores_parts` (``tables``),
+    extended by the steps a run added since the last :meth:`update` (a live run)."""
+
+    def __init__(self) -> None:
+        self._kept: dict[str, tuple[ClusteringResult, Any]] = {}
+
+    def update(self, dataset: TemporalDataset, runs: Mapping[str, Any]) -> dict[str, Any]:
+        """The tables of the runs that are results (label arrays are scored by :func:`scores_parts`)."""
+        import pandas as pd
+
+        objectives = any(score in ("f_cp", "f_sep") for score in LABEL_FREE_SHOWN)
+        tables = {}
+        for name, run in runs.items():
+            if not isinstance(run, ClusteringResult):
+                continue
+            steps = list(run.steps)  # a live run grows in another thread: score what is there now
+            head = ClusteringResult(run.algorithm, run.params, steps)
+            known, table = self._kept.get(name, (None, None))
+            if known is not run or table is None or len(table) > len(steps):
+                table = label_free_steps(head, dataset[: len(steps)], sample_size=500, objectives=objectives)
+            elif len(table) < len(steps):
+                new = label_free_steps(head, dataset[: len(steps)], sample_size=500, start=len(table),
+                                       objectives=objectives)
+                table = pd.concat([table, new], ignore_index=True)
+            self._kept[name] = (run, table)
+            tables[name] = table
+        return tables
 
 
 def score_trace_name(run: str, score: str) -> str:

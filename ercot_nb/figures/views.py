@@ -25,7 +25,6 @@ A new view is one :class:`~.protocol.View` subclass added to :data:`VIEWS`
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -33,11 +32,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..events import lifecycle_events
-from ..metrics import label_free_steps
 from ..result import ClusteringResult, cluster_flows
-from .flows import FLOW, sankey_colors, sankey_figure, sankey_nodes, sankey_parts, sankey_title
+from .flows import FLOW, FLOW_WINDOW, flow_window, steps_between, sankey_colors, sankey_figure, sankey_nodes, sankey_parts, sankey_title
 from .layers import Parts
-from .lines import ALPHA, PAIRS, AlphaLine, alpha_figure, alpha_parts, n_clusters_parts, scores_figure, scores_parts
+from .lines import ALPHA, LABEL_FREE_SHOWN, PAIRS, AlphaLine, LabelFreeTables, alpha_figure, alpha_parts, n_clusters_parts, scores_figure, scores_parts
 from .pareto import SELECTED, is_member_trace, pareto_animation, pareto_plain, step_k_max
 from .partition import PartitionLayer, cluster_name, partition_animation
 from .protocol import (
@@ -50,7 +48,7 @@ from .video import VIDEO_MAX_PIXELS, VideoLayer, video_segmentation_animation
 
 __all__ = [
     "VIEWS", "view", "views_for", "PartitionView", "VideoView", "ParetoView", "AlphaView",
-    "NClustersView", "ClusterSizesView", "ScoresView", "FlowsView", "FLOW_WINDOW", "flow_window", "LABEL_FREE_SHOWN", "cluster_sizes",
+    "NClustersView", "ClusterSizesView", "ScoresView", "FlowsView", "cluster_sizes",
     "cluster_sizes_parts", "cluster_sizes_figure",
     # the protocol, re-exported
     "View", "ViewData", "Change", "Patch", "CLICK_STEP", "CLICK_MEMBER", "click_meta",
@@ -311,10 +309,6 @@ class NClustersView(View):
         return [n_clusters_parts(data.result, data.dataset).figure()]
 
 
-LABEL_FREE_SHOWN = ("silhouette", "consecutive_nmi", "churn")
-"""The label-free scores :class:`ScoresView` ``(None)`` shows (keys of :data:`~.lines.LABEL_FREE_SCORES`)."""
-
-
 class ScoresView(View):
     """One accuracy score (RI or NMI) against the ground truth per step, or (``metric=None``)
     the label-free scores :data:`LABEL_FREE_SHOWN`; every run compared, the step marked.
@@ -348,26 +342,8 @@ class ScoresView(View):
         return scores_parts(data.dataset, runs, self.metric, t=t, label_free=False)  # its points select a step
 
     def tables(self, data: ViewData) -> dict[str, pd.DataFrame]:
-        """Each compared run's label-free table (:func:`~ercot_nb.metrics.label_free_steps`), scoring only
-        the steps a run added since the last call."""
-        kept = data.growing((self.key, "tables"), dict)
-        objectives = any(score in ("f_cp", "f_sep") for score in LABEL_FREE_SHOWN)
-        tables = {}
-        for name, run in data.compared.items():
-            if not isinstance(run, ClusteringResult):
-                continue  # label arrays: scored by scores_parts
-            steps = list(run.steps)  # a live run grows in another thread: score what is there now
-            head = ClusteringResult(run.algorithm, run.params, steps)
-            known, table = kept.get(name, (None, None))
-            if known is not run or table is None or len(table) > len(steps):
-                table = label_free_steps(head, data.dataset[: len(steps)], sample_size=500, objectives=objectives)
-            elif len(table) < len(steps):
-                new = label_free_steps(head, data.dataset[: len(steps)], sample_size=500, start=len(table),
-                                       objectives=objectives)
-                table = pd.concat([table, new], ignore_index=True)
-            kept[name] = (run, table)
-            tables[name] = table
-        return tables
+        """Each compared run's label-free table, scoring only the steps a run added since the last call."""
+        return data.growing((self.key, "tables"), LabelFreeTables).update(data.dataset, data.compared)
 
     def step_change(self, data: ViewData, t: int, **options: Any) -> Change:
         t = step_index(data.dataset, t, "dataset")  # the runs compared may be shorter than the data
@@ -381,38 +357,12 @@ class ScoresView(View):
 
 
 # ------------------------------------------------------------------------- flows
-FLOW_WINDOW = 24
-"""Steps (columns) a windowed flow view draws around the step shown (option ``window``):
-a 1,140 px Sankey of a longer run shows no flow."""
-
-
-def flow_window(n_steps: int, step: int, size: int = FLOW_WINDOW) -> tuple[int, int]:
-    """The steps ``[lo, hi)`` drawn around ``step``: the window moves by half its size.
-
-    Scrubbing step by step thus draws new columns once every ``size // 2``
-    steps, and a live run that follows its newest step shows the last ones.
-    """
-    half = max(size // 2, 1)
-    lo = max(min(step // half * half - half // 2, n_steps - size), 0)
-    return lo, min(lo + size, n_steps)
-
-
-def _steps_of(result: ClusteringResult, lo: int, hi: int) -> ClusteringResult:
-    """Steps ``lo..hi-1`` of ``result`` as a run of their own (numbered from 0)."""
-    if (lo, hi) == (0, len(result)):
-        return result
-    steps = [replace(step, t=t) for t, step in enumerate(result.steps[lo:hi])]
-    return ClusteringResult(result.algorithm, result.params, steps)
-
-
 class FlowsView(View):
     """Cluster flow between steps (Sankey); the step in focus stands out.
 
-    Options: ``window`` (None: every step; an int: at most that many steps
-    around the step shown, see :func:`flow_window`, the title says which,
-    hovers name the whole run's steps); ``events`` (mark each node's
-    lifecycle event, see :func:`~.flows.sankey_figure`; the events of a step
-    are computed once per run, kept as the run grows).
+    Options: ``window`` (None: every step; an int: at most that many steps around the step
+    shown, see :func:`~.flows.flow_window`; hovers name the whole run's steps); ``events``
+    (mark each node's lifecycle event, computed once per step and kept as the run grows).
     """
 
     key = "flows"
@@ -438,7 +388,7 @@ class FlowsView(View):
     def _parts_in(self, data: ViewData, t: int, lo: int, hi: int, events: bool) -> Parts:
         """Steps ``lo..hi-1`` with ``t`` in focus."""
         events = self.events(data, lo + 1, hi).assign(t=lambda f: f["t"] - lo) if events else False
-        traces, layout = sankey_parts(_steps_of(data.result, lo, hi), t=t - lo, title=self._title(data, t, lo, hi),
+        traces, layout = sankey_parts(steps_between(data.result, lo, hi), t=t - lo, title=self._title(data, t, lo, hi),
                                       events=events)
         if lo:  # hover and focus name the steps of the whole run
             flow = traces[0]

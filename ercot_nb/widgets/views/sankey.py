@@ -10,7 +10,7 @@ from __future__ import annotations
 import ipywidgets as W
 import pandas as pd
 
-from ...figures.views import FLOW_WINDOW, flow_window
+from ...figures.flows import FLOW_WINDOW, flow_window
 from ...result import ClusteringResult
 from .registry import RegistryView
 

@@ -14,7 +14,8 @@ import ipywidgets as W
 
 from ... import figures
 from ...data import TemporalDataset
-from ...figures.views import LABEL_FREE_SHOWN, ScoresView as _RegisteredScores
+from ...figures.lines import LABEL_FREE_SHOWN
+from ...figures.views import ScoresView as _RegisteredScores
 from ...result import ClusteringResult
 from .._state import AppState
 from ._base import Parts, placeholder_parts
