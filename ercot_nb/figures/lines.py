@@ -142,7 +142,7 @@ class AlphaLine:
         return [0.0, max(1.0, y_max) + 0.02]
 
     def time_axis(self) -> dict[str, Any]:
-        """:func:`~.style.time_axis` of the times taken."""
+        """``time_axis`` of the times taken (the figures' time axis)."""
         return time_axis(self.x, numeric=self.numeric)
 
 
@@ -172,7 +172,7 @@ def alpha_parts(
     -------
     Parts
         The lines' points select their step when clicked (``meta``, see
-        :func:`~.protocol.click_meta`).
+        :func:`ercot_nb.figures.click_meta`).
     """
     result = as_result(result)
     if t is not None:
@@ -468,7 +468,7 @@ def scores_figure(
     Returns
     -------
     plotly.graph_objects.Figure
-        Points select their step when clicked (``meta``, see :func:`~.protocol.click_meta`).
+        Points select their step when clicked (``meta``, see :func:`ercot_nb.figures.click_meta`).
         With labels one line per run, named ``"<name> (mean <value>)"``;
         label-free lines are named ``score_trace_name`` (``"<name> ·
         churn"``), one row (y axis ``y``, ``y2``, ... from the top) per score.

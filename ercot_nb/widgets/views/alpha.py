@@ -26,7 +26,7 @@ class AlphaView(RegistryView):
     result : ClusteringResult, optional
     step : int, default=0
     show_pairs : bool, default=False
-        Show the per-cluster weights alpha_i (the checkbox :attr:`pairs`).
+        Show the per-cluster weights alpha_i (the checkbox ``pairs``).
     width, height : int
         Figure size in pixels.
     """

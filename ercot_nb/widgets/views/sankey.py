@@ -58,7 +58,7 @@ class SankeyView(RegistryView):
 
     def events(self, lo: int = 0, hi: int | None = None) -> pd.DataFrame:
         """Lifecycle events of steps ``lo..hi-1`` of the run shown (each against the step before);
-        see :meth:`ercot_nb.figures.views.FlowsView.events`."""
+        the registered view's ``events``."""
         return self.view.events(self.view_data(), lo, hi)
 
     def load(self, result: ClusteringResult | None, *, step: int = 0) -> None:
