@@ -247,10 +247,8 @@ class ParetoView(View):
 class AlphaView(View):
     """The smoothness weight alpha over time (and alpha_i of every matched cluster pair).
 
-    Option ``show_pairs`` (default True): show the weight of each matched
-    cluster pair (the trace is there either way, hidden without).  The time
-    line is an :class:`~.lines.AlphaLine` kept per run (:meth:`ViewData.growing`):
-    a grown run costs only its new steps.
+    Option ``show_pairs`` (default True): show each matched cluster pair's weight (a hidden trace
+    without).  The run's :class:`~.lines.AlphaLine` is kept as it grows (:meth:`ViewData.growing`).
     """
 
     key = "alpha"
@@ -313,9 +311,8 @@ class ScoresView(View):
     """One accuracy score (RI or NMI) against the ground truth per step, or (``metric=None``)
     the label-free scores :data:`LABEL_FREE_SHOWN`; every run compared, the step marked.
 
-    The label-free scores of a run are computed once per step and extended as
-    the run grows (:meth:`ViewData.growing`).  ``ScoresView(None)`` is not in
-    :data:`VIEWS` (a front end may offer it: the Explorer's scores widget).
+    Label-free scores are computed once per step of a run (:meth:`ViewData.growing`).
+    ``ScoresView(None)`` is not in :data:`VIEWS` (the Explorer's scores widget offers it).
     """
 
     def __init__(self, metric: str | None) -> None:
@@ -447,12 +444,16 @@ class FlowsView(View):
         )
 
     def _window_change(self, data: ViewData, t: int, lo: int, hi: int, o: dict[str, Any]) -> Change:
-        """The window's trace (made once per window, as a plain dict) in step ``t``'s colours."""
-        def make() -> tuple[dict[str, Any], dict[str, Any]]:
-            parts = self._parts_in(data, lo, lo, hi, o["events"])
-            return parts.traces[0].to_plotly_json(), parts.layout
-        # steps lo..hi-1 of a run are final once made (a live run appends): kept as the run grows
-        trace, layout = data.growing((self.key, "window", lo, hi, o["events"]), make)
+        """The window's trace (made once, kept as the run grows: its steps are final) in ``t``'s colours."""
+        made = data.growing((self.key, "window", lo, hi, o["events"]), dict)
+        if not made:
+            parts = self._parts_in(data, t, lo, hi, o["events"])
+            made.update(focus=t, trace=parts.traces[0], layout=parts.layout)
+        title = {**made["layout"]["title"], "text": self._title(data, t, lo, hi)}
+        change_layout = {"title": title, "annotations": made["layout"].get("annotations", [])}
+        if made["focus"] == t:  # as made (a live run's newest window): no copy
+            return Change(data=[made["trace"]], layout=change_layout)
+        trace = made.get("plain") or made.setdefault("plain", made["trace"].to_plotly_json())
         nodes, links = trace["node"]["customdata"], trace["link"].get("customdata")
         links = [] if links is None else links
         node_colors, link_colors = sankey_colors(
@@ -460,8 +461,7 @@ class FlowsView(View):
             [int(row[1]) for row in links], [int(row[4]) for row in links], t)
         trace = {**trace, "node": {**trace["node"], "color": node_colors},
                  "link": {**trace["link"], "color": link_colors}}
-        title = {**layout["title"], "text": self._title(data, t, lo, hi)}
-        return Change(data=[trace], layout={"title": title, "annotations": layout.get("annotations", [])})
+        return Change(data=[trace], layout=change_layout)
 
     def grown_base(self, data: ViewData, base: Parts, **options: Any) -> Change | None:
         """A window that stays the first steps: only the title (the run's length) changes."""

@@ -12,6 +12,7 @@ name: a view added to the registry is shown by the apps as it is.
 """
 from __future__ import annotations
 
+import copy
 import html
 from collections.abc import Sequence
 from typing import Any
@@ -178,9 +179,12 @@ class RegistryView(FigureView):
             self._draw_content()
             return
         apply_change(self.figure, change, base, self._sized(base.layout))
-        self._base_grown = True  # self._base is the shorter run's until a change needs it
         if change.data is not None:
+            self._base = Parts(list(self.figure.data), _with_layout(base.layout, change))
             self._connect_clicks()
+        else:  # the grown run's layout; its traces are made when a change patches them
+            self._base = Parts(base.traces, _with_layout(base.layout, change))
+            self._base_grown = bool(change.traces)
 
     _base_grown = False
 
@@ -194,8 +198,8 @@ class RegistryView(FigureView):
         change = self.view.step_change(data, t, **self.options)
         if self.view.member and member is not None:
             change = _merged(change, self.view.member_change(data, t, member, **self.options))
-        if self._base_grown and (change.data is not None or any(
-                isinstance(value, Patch) for values in change.traces.values() for value in values.values())):
+        if self._base_grown and any(
+                isinstance(value, Patch) for values in change.traces.values() for value in values.values()):
             base = self._base = self.view.base(data, **self.options)  # the grown run's base
             self._base_grown = False
         apply_change(self.figure, change, base, self._sized(base.layout))
@@ -234,6 +238,19 @@ class RegistryView(FigureView):
             self.state.set_step(int(steps[index]) if steps else int(index))
         elif trace.customdata is not None:
             self.state.select_member(int(trace.customdata[index][0]))
+
+
+def _with_layout(layout: dict[str, Any], change: Change) -> dict[str, Any]:
+    """``layout`` with the change's layout paths and shapes set (a copy)."""
+    out = copy.deepcopy(layout)
+    for path, value in change.layout.items():
+        node, keys = out, path.split(".")
+        for key in keys[:-1]:
+            node = node.setdefault(key, {})
+        node[keys[-1]] = value
+    for name, values in change.shapes.items():
+        out["shapes"][figures.shape_index(out, name)].update(values)
+    return out
 
 
 def _merged(first: Change, second: Change) -> Change:
