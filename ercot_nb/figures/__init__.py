@@ -75,7 +75,7 @@ from ..data import is_video
 from .images import frame_image, segmentation_image
 from .layers import Parts, shape_index, trace_index, update_by_name
 from .lines import (
-    ALPHA, PAIRS, alpha_figure, alpha_parts, n_clusters_figure, n_clusters_parts, scores_figure, scores_parts,
+    ALPHA, PAIRS, AlphaLine, alpha_figure, alpha_parts, n_clusters_figure, n_clusters_parts, scores_figure, scores_parts,
 )
 from .overview import overview_figure, overview_parts
 from .pareto import (
@@ -144,6 +144,7 @@ __all__ = [
     "partition_parts",
     "pareto_parts",
     "alpha_parts",
+    "AlphaLine",
     "scores_parts",
     "sankey_parts",
     "video_parts",

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FLOW", "SIGNIFICANCE", "EVENTS_LEGEND", "cluster_flows", "sankey_colors", "sankey_nodes", "event_marks",
-    "sankey_parts", "sankey_figure", "sankey_title",
+    "sankey_parts", "sankey_figure", "sankey_title", "FLOW_WINDOW", "flow_window", "steps_between",
     "MEMBERSHIP_SORTS", "cluster_moves", "membership_figure",
 ]
 
@@ -322,6 +323,30 @@ def _mark_nodes(trace: go.Sankey, nodes: dict[str, Any], marks: dict) -> None:
         "step %{customdata[0]}<br>cluster %{customdata[1]}<br>"
         "%{customdata[2]} samples<br>%{customdata[3]}<extra></extra>"
     )
+
+
+FLOW_WINDOW = 24
+"""Steps (columns) a windowed flow view draws around the step shown (option ``window``):
+a 1,140 px Sankey of a longer run shows no flow."""
+
+
+def flow_window(n_steps: int, step: int, size: int = FLOW_WINDOW) -> tuple[int, int]:
+    """The steps ``[lo, hi)`` drawn around ``step``: the window moves by half its size.
+
+    Scrubbing step by step thus draws new columns once every ``size // 2``
+    steps, and a live run that follows its newest step shows the last ones.
+    """
+    half = max(size // 2, 1)
+    lo = max(min(step // half * half - half // 2, n_steps - size), 0)
+    return lo, min(lo + size, n_steps)
+
+
+def steps_between(result: ClusteringResult, lo: int, hi: int) -> ClusteringResult:
+    """Steps ``lo..hi-1`` of ``result`` as a run of their own (numbered from 0)."""
+    if (lo, hi) == (0, len(result)):
+        return result
+    steps = [replace(step, t=t) for t, step in enumerate(result.steps[lo:hi])]
+    return ClusteringResult(result.algorithm, result.params, steps)
 
 
 def sankey_title(result: ClusteringResult, t: int | None) -> str:

@@ -11,13 +11,14 @@ from ..data import TemporalDataset
 from ..metrics import label_free_steps, score_steps
 from ..result import ClusteringResult
 from .layers import Parts
+from .protocol import CLICK_STEP, click_meta
 from .style import (
-    CURRENT_STEP, INK, MUTED, as_result, base_layout, current_step_line, escape, label_color,
+    CURRENT_STEP, INK, MUTED, as_result, base_layout, current_step_line, escape, is_numeric_time, label_color,
     message_annotation, plain_times, step_index, time_axis,
 )
 
 __all__ = [
-    "ALPHA", "PAIRS", "METRICS", "LABEL_FREE_SCORES", "LABEL_FREE_DEFAULT", "labels_of", "score_trace_name", "alpha_parts",
+    "ALPHA", "PAIRS", "AlphaLine", "LabelFreeTables", "LABEL_FREE_SHOWN", "METRICS", "LABEL_FREE_SCORES", "LABEL_FREE_DEFAULT", "labels_of", "score_trace_name", "alpha_parts",
     "alpha_figure", "scores_parts", "scores_figure", "n_clusters_parts", "n_clusters_figure",
 ]
 
@@ -27,6 +28,10 @@ NO_ALPHA = ("no smoothness weight: this run has no α at any step (a consensus, 
 
 ALPHA = "smoothness weight α"
 PAIRS = "weight per matched cluster pair (αᵢ)"
+ALPHA_AXIS = "smoothness weight α (weight of the previous step)"
+ALPHA_LEGEND = dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0.0)
+"""The alpha figure's legend: one row between the title and the plot, so that a half-width
+column (the Explorer's) shows it whole and the plot keeps the figure's width."""
 METRICS = {"RI": "Rand index", "NMI": "normalised mutual information"}
 """The scores per step, by code name, with their names in words."""
 
@@ -41,6 +46,9 @@ LABEL_FREE_SCORES = {
 }
 """Label-free scores of :func:`ercot_nb.metrics.label_free_steps` a scores figure can show:
 column -> (name in the traces' names, y-axis title, what it means, shown on hover)."""
+
+LABEL_FREE_SHOWN = ("silhouette", "consecutive_nmi", "churn")
+"""The label-free scores the score views show (:class:`LabelFreeTables` computes f_cp and f_sep only if listed)."""
 
 LABEL_FREE_DEFAULT = ("silhouette", "consecutive_nmi", "churn", "n_clusters")
 """The label-free scores shown unless others are asked for (f_cp and f_sep depend on the data's scale)."""
@@ -62,6 +70,82 @@ def _none_if_nan(value: float) -> float | None:
     return None if np.isnan(value) else float(value)
 
 
+class AlphaLine:
+    """The points of a run's alpha time line, taken step by step.
+
+    :func:`alpha_parts` draws from one; a front end of a growing run keeps one
+    and calls :meth:`extend` with the run again, which reads only the steps
+    added since (O(new steps)).  Each rule of the time line is written once,
+    here: no point where alpha is NaN, only the finite pair weights, the y
+    range, a text time makes a category axis.
+
+    Attributes
+    ----------
+    x, y : list
+        Time and alpha (None where NaN) of every step taken.
+    pair_x, pair_y, pair_steps : list
+        Time, weight and step of every finite pair weight.
+    numeric : bool
+        Whether every time taken is a number.
+    """
+
+    def __init__(self) -> None:
+        self.x: list[Any] = []
+        self.y: list[float | None] = []
+        self.pair_x: list[Any] = []
+        self.pair_y: list[float] = []
+        self.pair_steps: list[int] = []
+        self.numeric = True
+        self._alpha_max: float | None = None  # largest alpha that is not NaN
+        self._any_finite = False
+        self._pair_max: float | None = None
+
+    def __len__(self) -> int:
+        return len(self.x)
+
+    @property
+    def any_finite(self) -> bool:
+        """Whether some step has a finite weight (else the chart says why it is empty)."""
+        return self._any_finite
+
+    def extend(self, result: Any) -> AlphaLine:
+        """Take the steps of ``result`` not taken yet (all again if it is shorter); returns self."""
+        steps = as_result(result).steps
+        n = len(steps)  # a live run grows in another thread: what is there now
+        if n < len(self.x):
+            self.__init__()
+        for t in range(len(self.x), n):
+            step = steps[t]
+            time = plain_times([step.time])[0]
+            alpha = _none_if_nan(step.alpha)
+            self.x.append(time)
+            self.y.append(alpha)
+            if alpha is not None:
+                self._alpha_max = alpha if self._alpha_max is None else max(self._alpha_max, alpha)
+                self._any_finite = self._any_finite or bool(np.isfinite(alpha))
+            pairs = np.asarray(step.alpha_pairs, dtype=np.float64)
+            pairs = pairs[np.isfinite(pairs)].tolist()
+            if pairs:
+                self.pair_x.extend([time] * len(pairs))
+                self.pair_y.extend(pairs)
+                self.pair_steps.extend([t] * len(pairs))
+                top = max(pairs)
+                self._pair_max = top if self._pair_max is None else max(self._pair_max, top)
+            self.numeric = self.numeric and is_numeric_time(time)
+        return self
+
+    def y_range(self, pairs: bool) -> list[float]:
+        """The y range: up to the largest weight (and pair weight, with ``pairs``), at least 1."""
+        y_max = self._alpha_max if self._any_finite else 1.0
+        if pairs and self._pair_max is not None:
+            y_max = max(y_max, self._pair_max)
+        return [0.0, max(1.0, y_max) + 0.02]
+
+    def time_axis(self) -> dict[str, Any]:
+        """``time_axis`` of the times taken (the figures' time axis)."""
+        return time_axis(self.x, numeric=self.numeric)
+
+
 def alpha_parts(
     result: ClusteringResult,
     *,
@@ -69,6 +153,7 @@ def alpha_parts(
     title: str | None = None,
     t: int | None = None,
     pairs_trace: bool = False,
+    line: AlphaLine | None = None,
 ) -> Parts:
     """Parts of :func:`alpha_figure`.
 
@@ -79,49 +164,49 @@ def alpha_parts(
     pairs_trace : bool, default=False
         Keep the per-pair trace even when ``show_pairs`` is False (hidden),
         so that a view can switch it on without changing its traces.
+    line : AlphaLine, optional
+        The points of ``result`` taken so far (extended here with the steps
+        it lacks); default: taken afresh.
 
     Returns
     -------
     Parts
+        The lines' points select their step when clicked (``meta``, see
+        :func:`ercot_nb.figures.click_meta`).
     """
     result = as_result(result)
-    times = plain_times(result.times)
-    alpha = result.alpha
-    traces = [go.Scatter(
-        x=times, y=[_none_if_nan(a) for a in alpha], mode="lines+markers", name=ALPHA,
-        line=dict(color=label_color(0), width=2), marker=dict(size=8),
-        hovertemplate="time %{x}<br>weight %{y:.3f}<extra></extra>",
-    )]
-    y_max = float(np.nanmax(alpha)) if np.isfinite(alpha).any() else 1.0
-    if show_pairs or pairs_trace:
-        pair_x, pair_y = [], []
-        for step, time in zip(result, times):
-            values = np.asarray(step.alpha_pairs, dtype=np.float64)
-            values = values[np.isfinite(values)]
-            pair_x.extend([time] * len(values))
-            pair_y.extend(values.tolist())
-        traces.append(go.Scatter(
-            x=pair_x, y=pair_y, mode="markers", name=PAIRS, visible=bool(show_pairs),
-            marker=dict(symbol="circle-open", size=8, color=MUTED, line=dict(width=1.5)),
-            hovertemplate="time %{x}<br>pair weight %{y:.3f}<extra></extra>",
-        ))
-        if pair_y:
-            y_max = max(y_max, max(pair_y))
-    layout = base_layout(
-        "line", title or f"{escape(result.algorithm)} smoothness weight over time",
-        xaxis=time_axis(times),
-        yaxis=dict(title=dict(text="smoothness weight α (weight of the previous step)"),
-                   range=[0.0, max(1.0, y_max) + 0.02]),
-    )
     if t is not None:
         t = step_index(result, t)
+    line = (AlphaLine() if line is None else line).extend(result)
+    traces = [go.Scatter(
+        x=list(line.x), y=list(line.y), mode="lines+markers", name=ALPHA,
+        line=dict(color=label_color(0), width=2), marker=dict(size=8),
+        hovertemplate="time %{x}<br>weight %{y:.3f}<extra></extra>", meta=click_meta(CLICK_STEP),
+    )]
+    pairs = show_pairs or pairs_trace
+    if pairs:
         traces.append(go.Scatter(
-            x=[times[t]], y=[_none_if_nan(alpha[t])], mode="markers", name=CURRENT_STEP,
+            x=list(line.pair_x), y=list(line.pair_y), mode="markers", name=PAIRS, visible=bool(show_pairs),
+            marker=dict(symbol="circle-open", size=8, color=MUTED, line=dict(width=1.5)),
+            hovertemplate="time %{x}<br>pair weight %{y:.3f}<extra></extra>",
+            meta=click_meta(CLICK_STEP, line.pair_steps),
+        ))
+    layout = base_layout(
+        "line", title or f"{escape(result.algorithm)} smoothness weight over time",
+        xaxis=line.time_axis(),
+        yaxis=dict(title=dict(text=ALPHA_AXIS), range=line.y_range(pairs)),
+        legend=dict(ALPHA_LEGEND),
+        margin=dict(l=60, r=20, t=75, b=55),
+    )
+    if t is not None:
+        traces.append(go.Scatter(
+            x=[line.x[t]], y=[line.y[t]], mode="markers", name=CURRENT_STEP,
             marker=dict(symbol="circle-open", size=16, color=INK, line=dict(width=2)),
             hovertemplate="time %{x}<br>weight %{y:.3f}<extra>current step</extra>",
+            showlegend=False,  # the dashed line says it; the legend keeps one row (ALPHA_LEGEND)
         ))
-        layout["shapes"] = [current_step_line(times[t])]
-    if not np.isfinite(alpha).any():  # say why the chart is empty, as the Pareto view does
+        layout["shapes"] = [current_step_line(line.x[t])]
+    if not line.any_finite:  # say why the chart is empty, as the Pareto view does
         layout["annotations"] = [message_annotation(NO_ALPHA)]
     return Parts(traces, layout)
 
@@ -157,6 +242,36 @@ def alpha_figure(
         finite weight at any step (a consensus) carries a note saying so.
     """
     return alpha_parts(result, show_pairs=show_pairs, title=title, t=t).figure()
+
+
+class LabelFreeTables:
+    """Each run's :func:`~ercot_nb.metrics.label_free_steps` table for :func:`scores_parts` (``tables``),
+    extended by the steps a run added since the last :meth:`update` (a live run)."""
+
+    def __init__(self) -> None:
+        self._kept: dict[str, tuple[ClusteringResult, Any]] = {}
+
+    def update(self, dataset: TemporalDataset, runs: Mapping[str, Any]) -> dict[str, Any]:
+        """The tables of the runs that are results (label arrays are scored by :func:`scores_parts`)."""
+        import pandas as pd
+
+        objectives = any(score in ("f_cp", "f_sep") for score in LABEL_FREE_SHOWN)
+        tables = {}
+        for name, run in runs.items():
+            if not isinstance(run, ClusteringResult):
+                continue
+            steps = list(run.steps)  # a live run grows in another thread: score what is there now
+            head = ClusteringResult(run.algorithm, run.params, steps)
+            known, table = self._kept.get(name, (None, None))
+            if known is not run or table is None or len(table) > len(steps):
+                table = label_free_steps(head, dataset[: len(steps)], sample_size=500, objectives=objectives)
+            elif len(table) < len(steps):
+                new = label_free_steps(head, dataset[: len(steps)], sample_size=500, start=len(table),
+                                       objectives=objectives)
+                table = pd.concat([table, new], ignore_index=True)
+            self._kept[name] = (run, table)
+            tables[name] = table
+        return tables
 
 
 def score_trace_name(run: str, score: str) -> str:
@@ -256,6 +371,7 @@ def scores_parts(
                 name=f"{shown} (mean {values.mean():.3f})" if len(values) else f"{shown} (no step yet)",
                 line=dict(color=color, width=2), marker=dict(size=7),
                 hovertemplate=f"{shown}<br>time %{{x}}<br>{metric} %{{y:.3f}}<extra></extra>",
+                meta=click_meta(CLICK_STEP),
             ))
         if not scores:
             continue
@@ -276,11 +392,12 @@ def scores_parts(
                 hovertemplate=(f"{shown}<br>time %{{x}}<br>{short} "
                                f"%{{y:{'d' if score == 'n_clusters' else '.3f'}}}<br><i>{meaning}</i>"
                                "<extra></extra>"),
+                meta=click_meta(CLICK_STEP),
             ))
         if not with_labels:  # one legend entry per run (its lines share the run's colour)
             traces.append(go.Scatter(x=[None], y=[None], mode="lines+markers", name=shown, showlegend=True,
                                      legendgroup=shown, line=dict(color=color, width=2),
-                                     hoverinfo="skip", yaxis=axis_of[scores[0]]))
+                                     hoverinfo="skip", yaxis=axis_of[scores[0]], meta=click_meta(CLICK_STEP)))
     on = f" on {escape(dataset.name)}" if dataset.name else ""
     if with_labels and not scores:
         default = f"{METRICS[metric]} ({metric}) per time step{on}"
@@ -351,6 +468,7 @@ def scores_figure(
     Returns
     -------
     plotly.graph_objects.Figure
+        Points select their step when clicked (``meta``, see :func:`ercot_nb.figures.click_meta`).
         With labels one line per run, named ``"<name> (mean <value>)"``;
         label-free lines are named ``score_trace_name`` (``"<name> ·
         churn"``), one row (y axis ``y``, ``y2``, ... from the top) per score.

@@ -29,6 +29,9 @@ of that step's final population; how is given by the view's ``options``
   step to the base, or to the view at any other step, gives that step.
 * :meth:`View.member_change` -- a :class:`Change` from step ``t`` (knee) to
   ``member`` of step ``t`` (views with :attr:`View.member` only).
+* :meth:`View.grown_base` -- optionally, a :class:`Change` from the base of a
+  run to the base of the same run grown in place (a live run), cheaper than
+  the whole base; its work is kept per run by :meth:`ViewData.growing`.
 
 The invariant every front end relies on (and the conformance tests check)::
 
@@ -111,12 +114,29 @@ class ViewData:
     dataset: TemporalDataset | None = None
     runs: Mapping[str, Any] | None = None
     _memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    _growing: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def memo(self, key: Any, make: Any) -> Any:
         """``make()`` computed once per key for this data (views keep per-run work here)."""
         if key not in self._memo:
             self._memo[key] = make()
         return self._memo[key]
+
+    def growing(self, key: Any, make: Any) -> Any:
+        """``make()`` made once per key for this run, *kept when the run grows* (:meth:`grown`).
+
+        For work that a view extends with the steps a live run added (e.g.
+        :class:`~ercot_nb.figures.lines.AlphaLine`): the object kept must
+        take the run again and read only its new steps.
+        """
+        if key not in self._growing:
+            self._growing[key] = make()
+        return self._growing[key]
+
+    def grown(self) -> ViewData:
+        """This run and data taken again after the run grew in place: :meth:`memo` starts afresh,
+        :meth:`growing` is kept."""
+        return ViewData(self.result, self.dataset, self.runs, _growing=self._growing)
 
     def __post_init__(self) -> None:
         inner = getattr(self.result, "result_", self.result)
@@ -299,6 +319,12 @@ class View:
         """From step ``t`` (knee) to ``member`` of step ``t``; default: the whole trace list and the
         layout entries that differ from the base's."""
         return _replace(self.parts(data, t, member, **options), self._base(data, options))
+
+    def grown_base(self, data: ViewData, base: Parts, **options: Any) -> Change | None:
+        """From ``base`` (this view's base of the run before it grew in place) to the base of the
+        grown run, leaving alone what :meth:`step_change` sets; None (default): no cheaper than
+        drawing :meth:`base` afresh.  A live front end of a growing run uses it."""
+        return None
 
     def notes(self, data: ViewData, **options: Any) -> list[str]:
         """Sentences a front end should show about what the view leaves out (plain text)."""

@@ -21,7 +21,7 @@ __all__ = [
     "WEBGL_THRESHOLD", "TEMPLATE", "PALETTE", "INK", "MUTED", "label_color", "cluster_colors",
     "rgba", "as_result", "plain", "plain_times", "escape", "step_index", "base_layout",
     "padded_range", "time_axis", "message_annotation", "current_step_line", "CURRENT_STEP",
-    "counted", "plain_trace", "as_trace", "title_layout",
+    "counted", "plain_trace", "as_trace", "title_layout", "TICKED_STEPS", "is_numeric_time",
 ]
 
 WEBGL_THRESHOLD = 5000
@@ -194,11 +194,25 @@ def padded_range(low: float, high: float) -> list[float]:
     return [float(low - pad), float(high + pad)]
 
 
-def time_axis(times: Sequence[Any]) -> dict[str, Any]:
-    """x-axis showing every step's time label, numeric or categorical."""
-    numeric = all(isinstance(t, (int, float)) and not isinstance(t, bool) for t in times)
+TICKED_STEPS = 30
+"""A time axis of numeric times lists the tick of every time up to this many steps."""
+
+
+def is_numeric_time(time: Any) -> bool:
+    """Whether a time label is a number (not a bool): numeric times make a linear time axis."""
+    return isinstance(time, (int, float)) and not isinstance(time, bool)
+
+
+def time_axis(times: Sequence[Any], *, numeric: bool | None = None) -> dict[str, Any]:
+    """x-axis showing every step's time label, numeric or categorical.
+
+    ``numeric``: whether every time is a number, when already known (a
+    growing time line keeps it; the axis then costs O(1) past ``TICKED_STEPS``).
+    """
+    if numeric is None:
+        numeric = all(is_numeric_time(t) for t in times)
     axis: dict[str, Any] = dict(title=dict(text="time"))
-    if numeric and len(times) <= 30:
+    if numeric and len(times) <= TICKED_STEPS:
         axis.update(tickmode="array", tickvals=list(times))
     elif not numeric:
         axis.update(type="category")

@@ -28,12 +28,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
-from ..result import cluster_flows
-from .flows import FLOW, sankey_colors, sankey_figure, sankey_nodes, sankey_parts, sankey_title
+from ..events import lifecycle_events
+from ..result import ClusteringResult, cluster_flows
+from .flows import FLOW, FLOW_WINDOW, flow_window, steps_between, sankey_colors, sankey_figure, sankey_nodes, sankey_parts, sankey_title
 from .layers import Parts
-from .lines import ALPHA, PAIRS, alpha_figure, alpha_parts, n_clusters_parts, scores_figure, scores_parts
+from .lines import ALPHA, LABEL_FREE_SHOWN, PAIRS, AlphaLine, LabelFreeTables, alpha_figure, alpha_parts, n_clusters_parts, scores_figure, scores_parts
 from .pareto import SELECTED, is_member_trace, pareto_animation, pareto_plain, step_k_max
 from .partition import PartitionLayer, cluster_name, partition_animation
 from .protocol import (
@@ -243,31 +245,49 @@ class ParetoView(View):
 
 # ------------------------------------------------------------------ time lines
 class AlphaView(View):
-    """The smoothness weight alpha over time (and alpha_i of every matched cluster pair)."""
+    """The smoothness weight alpha over time (and alpha_i of every matched cluster pair).
+
+    Option ``show_pairs`` (default True): show each matched cluster pair's weight (a hidden trace
+    without).  The run's :class:`~.lines.AlphaLine` is kept as it grows (:meth:`ViewData.growing`).
+    """
 
     key = "alpha"
     title = "Smoothness weight alpha"
     hint = ("Weight of the previous step in the accumulated fitness (none at the first step); "
             "grey rings: the weight of each matched cluster pair.")
+    options = {"show_pairs": True}
+
+    def line(self, data: ViewData) -> AlphaLine:
+        """The run's time line, taken up to its last step."""
+        return data.growing((self.key, "line"), AlphaLine).extend(data.result)
 
     def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
-        parts = alpha_parts(data.result, show_pairs=True, t=t)
-        _with_click(parts, CLICK_STEP, (ALPHA,))
-        if PAIRS in parts.names:
-            steps = [s.t for s in data.result for v in np.asarray(s.alpha_pairs, dtype=float) if np.isfinite(v)]
-            parts.trace(PAIRS).meta = click_meta(CLICK_STEP, steps)
-        return parts
+        o = self.with_defaults(options)
+        return alpha_parts(data.result, show_pairs=o["show_pairs"], t=t, pairs_trace=True, line=self.line(data))
 
     def step_change(self, data: ViewData, t: int, **options: Any) -> Change:
         t = step_index(data.result, t)
-        times = data.memo("times", lambda: plain_times(data.result.times))
-        alpha = float(data.result[t].alpha)
-        change = _line_step_change(data, t, times)
-        change.traces[CURRENT_STEP] = {"x": [times[t]], "y": [alpha if np.isfinite(alpha) else None]}
-        return change
+        line = self.line(data)
+        time = line.x[t]
+        return Change(traces={CURRENT_STEP: {"x": [time], "y": [line.y[t]]}},
+                      shapes={CURRENT_STEP: {"x0": time, "x1": time}})
+
+    def grown_base(self, data: ViewData, base: Parts, **options: Any) -> Change | None:
+        """The lines' points, the time axis and the y range; None when the note "no weight" comes or goes."""
+        line = self.line(data)
+        if ("annotations" in base.layout) == line.any_finite or PAIRS not in base.names:
+            return None
+        axis = line.time_axis()
+        return Change(
+            traces={ALPHA: {"x": list(line.x), "y": list(line.y), "meta": click_meta(CLICK_STEP)},  # one message
+                    PAIRS: {"x": list(line.pair_x), "y": list(line.pair_y),
+                            "meta": click_meta(CLICK_STEP, line.pair_steps)}},
+            layout={**{f"xaxis.{key}": axis.get(key) for key in ("tickmode", "tickvals", "type")},
+                    "yaxis.range": line.y_range(True)},
+        )
 
     def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
-        return [alpha_figure(data.result, show_pairs=True)]
+        return [alpha_figure(data.result, show_pairs=self.with_defaults(options)["show_pairs"])]
 
 
 class NClustersView(View):
@@ -288,42 +308,113 @@ class NClustersView(View):
 
 
 class ScoresView(View):
-    """One accuracy score (RI or NMI) against the ground truth, per step."""
+    """One accuracy score (RI or NMI) against the ground truth per step, or (``metric=None``)
+    the label-free scores :data:`LABEL_FREE_SHOWN`; every run compared, the step marked.
 
-    def __init__(self, metric: str) -> None:
+    Label-free scores are computed once per step of a run (:meth:`ViewData.growing`).
+    ``ScoresView(None)`` is not in :data:`VIEWS` (the Explorer's scores widget offers it).
+    """
+
+    def __init__(self, metric: str | None) -> None:
         self.metric = metric
+        if metric is None:
+            self.key = "label_free"
+            self.title = "Scores without labels"
+            self.hint = ("Silhouette, NMI with the previous step and churn of the chosen partition, per step: "
+                         "scores that need no ground truth.")
+            return
         self.key = metric.lower()
         names = {"RI": "Rand index", "NMI": "normalised mutual information"}
         self.title = f"Accuracy against the ground truth: {metric}"
         self.hint = f"{names[metric]} ({metric}) of the chosen partition against the true labels, per step."
 
     def applies(self, data: ViewData) -> bool:
-        return data.has_labels
+        return data.dataset is not None if self.metric is None else data.has_labels
 
     def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
         runs = {name: run for name, run in data.compared.items()}
-        return _with_click(scores_parts(data.dataset, runs, self.metric, t=t, label_free=False), CLICK_STEP)
+        if self.metric is None:
+            return scores_parts(data.dataset, runs, None, t=t, label_free=list(LABEL_FREE_SHOWN),
+                                tables=self.tables(data))
+        return scores_parts(data.dataset, runs, self.metric, t=t, label_free=False)  # its points select a step
+
+    def tables(self, data: ViewData) -> dict[str, pd.DataFrame]:
+        """Each compared run's label-free table, scoring only the steps a run added since the last call."""
+        return data.growing((self.key, "tables"), LabelFreeTables).update(data.dataset, data.compared)
 
     def step_change(self, data: ViewData, t: int, **options: Any) -> Change:
+        t = step_index(data.dataset, t, "dataset")  # the runs compared may be shorter than the data
         times = data.memo("dataset times", lambda: plain_times(data.dataset.times))
-        return _line_step_change(data, t, times)
+        return Change(shapes={CURRENT_STEP: {"x0": times[t], "x1": times[t]}})
 
     def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
+        if self.metric is None:
+            return [self.parts(data, 0).figure()]
         return [scores_figure(data.dataset, data.compared, self.metric)]
 
 
 # ------------------------------------------------------------------------- flows
 class FlowsView(View):
-    """Cluster flow between steps (Sankey); the step in focus stands out."""
+    """Cluster flow between steps (Sankey); the step in focus stands out.
+
+    Options: ``window`` (None: every step; an int: at most that many steps around the step
+    shown, see :func:`~.flows.flow_window`; hovers name the whole run's steps); ``events``
+    (mark each node's lifecycle event, computed once per step and kept as the run grows).
+    """
 
     key = "flows"
     title = "Cluster flow over time"
     hint = ("Each column is a step, each block a cluster (its size is its sample count); bands show how "
             "many samples go from a cluster to the next step's clusters.")
     wide = True
+    options = {"window": None, "events": False}
+
+    def steps_shown(self, data: ViewData, t: int, **options: Any) -> tuple[int, int]:
+        """The steps ``[lo, hi)`` drawn at step ``t``."""
+        size, n = self.with_defaults(options)["window"], data.n_steps
+        return (0, n) if size is None or n <= size else flow_window(n, step_index(data.result, t), size)
 
     def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
-        return sankey_parts(data.result, t=t)
+        o = self.with_defaults(options)
+        t = step_index(data.result, t)
+        lo, hi = self.steps_shown(data, t, **options)
+        if (lo, hi) == (0, data.n_steps) and not o["events"]:
+            return sankey_parts(data.result, t=t)
+        return self._parts_in(data, t, lo, hi, o["events"])
+
+    def _parts_in(self, data: ViewData, t: int, lo: int, hi: int, events: bool) -> Parts:
+        """Steps ``lo..hi-1`` with ``t`` in focus."""
+        events = self.events(data, lo + 1, hi).assign(t=lambda f: f["t"] - lo) if events else False
+        traces, layout = sankey_parts(steps_between(data.result, lo, hi), t=t - lo, title=self._title(data, t, lo, hi),
+                                      events=events)
+        if lo:  # hover and focus name the steps of the whole run
+            flow = traces[0]
+            flow.node.customdata = [[row[0] + lo, *row[1:]] for row in flow.node.customdata]
+            if flow.link.customdata is not None:
+                flow.link.customdata = [[*row[:4], row[4] + lo] for row in flow.link.customdata]
+        return Parts(traces, layout)
+
+    def _title(self, data: ViewData, t: int, lo: int, hi: int) -> str:
+        n = data.n_steps
+        shown = f" · steps {lo + 1}–{hi} of {n}" if (lo, hi) != (0, n) else ""
+        return sankey_title(data.result, t) + shown
+
+    def events(self, data: ViewData, lo: int = 0, hi: int | None = None) -> pd.DataFrame:
+        """Lifecycle events of steps ``lo..hi-1`` (each against the step before; births of step 0 left out).
+
+        Computed once per step of the run and kept as it grows (:meth:`ViewData.growing`).
+        """
+        result = data.result
+        steps = result.steps[: data.n_steps]
+        hi = len(steps) if hi is None else min(hi, len(steps))
+        cache = data.growing((self.key, "events"), dict)
+        for t in range(max(lo, 1), hi):
+            if t not in cache:
+                pair = ClusteringResult(result.algorithm, result.params, [steps[t - 1], steps[t]])
+                cache[t] = lifecycle_events(pair, start=1)
+        frames = [cache[t] for t in range(max(lo, 1), hi)]
+        return pd.concat(frames, ignore_index=True) if frames else lifecycle_events(
+            ClusteringResult(result.algorithm, result.params, []))
 
     def _tables(self, data: ViewData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         def make():
@@ -335,8 +426,12 @@ class FlowsView(View):
         return data.memo((self.key, "tables"), make)
 
     def step_change(self, data: ViewData, t: int, **options: Any) -> Change:
-        """Only the colours of step ``t``'s nodes and links (and of the base's step 0) change."""
+        """Every step drawn: only the colours of step ``t``'s nodes and links (and of the base's
+        step 0) change; a window: its trace, recoloured for step ``t``."""
         t = step_index(data.result, t)
+        lo, hi = self.steps_shown(data, t, **options)
+        if (lo, hi) != (0, data.n_steps):
+            return self._window_change(data, t, lo, hi, self.with_defaults(options))
         node_label, node_step, link_source, link_step = self._tables(data)
         nodes = np.flatnonzero(np.isin(node_step, (0, t)))
         links = np.flatnonzero(np.isin(link_step, (0, 1, t, t + 1)))
@@ -345,11 +440,41 @@ class FlowsView(View):
         return Change(
             traces={FLOW: {"node.color": Patch(nodes.tolist(), node_colors),
                            "link.color": Patch(links.tolist(), link_colors)}},
-            layout={"title.text": sankey_title(data.result, t)},
+            layout={"title.text": self._title(data, t, lo, hi)},
         )
 
+    def _window_change(self, data: ViewData, t: int, lo: int, hi: int, o: dict[str, Any]) -> Change:
+        """The window's trace (made once, kept as the run grows: its steps are final) in ``t``'s colours."""
+        made = data.growing((self.key, "window", lo, hi, o["events"]), dict)
+        if not made:
+            parts = self._parts_in(data, t, lo, hi, o["events"])
+            made.update(focus=t, trace=parts.traces[0], layout=parts.layout)
+        title = {**made["layout"]["title"], "text": self._title(data, t, lo, hi)}
+        change_layout = {"title": title, "annotations": made["layout"].get("annotations", [])}
+        if made["focus"] == t:  # as made (a live run's newest window): no copy
+            return Change(data=[made["trace"]], layout=change_layout)
+        trace = made.get("plain") or made.setdefault("plain", made["trace"].to_plotly_json())
+        nodes, links = trace["node"]["customdata"], trace["link"].get("customdata")
+        links = [] if links is None else links
+        node_colors, link_colors = sankey_colors(
+            [int(row[1]) for row in nodes], [int(row[0]) for row in nodes],
+            [int(row[1]) for row in links], [int(row[4]) for row in links], t)
+        trace = {**trace, "node": {**trace["node"], "color": node_colors},
+                 "link": {**trace["link"], "color": link_colors}}
+        return Change(data=[trace], layout=change_layout)
+
+    def grown_base(self, data: ViewData, base: Parts, **options: Any) -> Change | None:
+        """A window that stays the first steps: only the title (the run's length) changes."""
+        size = self.with_defaults(options)["window"]
+        if size is None or data.n_steps <= size or FLOW not in base.names:
+            return None
+        if len({int(row[0]) for row in base.trace(FLOW).node.customdata}) != size:
+            return None  # the base showed every step of a shorter run
+        return Change(layout={"title.text": self._title(data, 0, *self.steps_shown(data, 0, **options))})
+
     def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
-        return [sankey_figure(data.result)]
+        o = self.with_defaults(options)
+        return [sankey_figure(data.result, events=o["events"])]
 
 
 # ------------------------------------------------------------- cluster sizes

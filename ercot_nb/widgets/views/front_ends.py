@@ -2,9 +2,12 @@
 
 Every view of :data:`ercot_nb.figures.VIEWS` is shown by the generic
 :class:`~.registry.RegistryView`, except those with a tuned widget
-(:data:`TUNED`: incremental updates of a growing run, controls of their
-own).  Several registered views may share one tuned widget (the partition
-place shows the 2-D, 3-D and video views; the scores view RI and NMI).
+(:data:`TUNED`).  The alpha, scores and Sankey widgets are RegistryViews
+too, with controls of the view's options (what they draw, and how a growing
+run is taken in, is the registered view's); the partition place and the
+Pareto view keep widgets of their own.  Several registered views may share
+one widget (the partition place shows the 2-D, 3-D and video views; the
+scores widget RI, NMI and the label-free scores).
 """
 from __future__ import annotations
 

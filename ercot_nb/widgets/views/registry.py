@@ -12,7 +12,9 @@ name: a view added to the registry is shown by the apps as it is.
 """
 from __future__ import annotations
 
+import copy
 import html
+from collections.abc import Sequence
 from typing import Any
 
 import ipywidgets as W
@@ -58,8 +60,8 @@ def apply_change(figure: go.FigureWidget, change: Change, base: Parts, layout: d
                     for path, value in values.items()}
         groups.setdefault(tuple(sorted(resolved)), {})[name] = resolved
     batches = list(groups.values())
-    if change.shapes or layout_paths:
-        batches.append({})
+    if (change.shapes or layout_paths) and not batches:
+        batches.append({})  # else they go with the last traces: one message
     for i, traces in enumerate(batches):
         last = i == len(batches) - 1
         figures.update_by_name(figure, traces=traces or None, shapes=change.shapes if last else None,
@@ -81,21 +83,34 @@ class RegistryView(FigureView):
         The view's options (see ``view.options``).
     width, height : int
         Figure size in pixels.
+    controls : sequence of Widget, optional
+        Shown above the figure (a subclass's controls of the view's options, see :meth:`set_options`).
+    state : AppState, optional
+        The state drawn until the view follows another (default: one of ``dataset``, ``result``, ``step``).
     """
 
     def __init__(self, view: View | str, result: Any = None, *, dataset: Any = None, step: int = 0,
-                 options: dict[str, Any] | None = None, width: int = 560, height: int = 340) -> None:
+                 options: dict[str, Any] | None = None, width: int = 560, height: int = 340,
+                 controls: Sequence[W.Widget] = (), state: AppState | None = None) -> None:
         self.view = figures.view(view) if isinstance(view, str) else view
-        self.what = f"{self.view.title.lower() or self.view.key} view"
+        if "what" not in type(self).__dict__:  # a subclass may name its view in its own words
+            self.what = f"{self.view.title.lower() or self.view.key} view"
         self.options = self.view.with_defaults(options or {})
         self._data: tuple[tuple[Any, ...], ViewData | None] = ((), None)  # the ViewData drawn, by content
         self._base: Parts | None = None  # what the figure was built from
-        self._use_state(AppState.of(dataset, result, step=step))
+        self._use_state(state if state is not None else AppState.of(dataset, result, step=step))
         self.notes = W.HTML()
-        super().__init__(self._content_parts(), width=width, height=height)
+        super().__init__(self._content_parts(), controls, width=width, height=height)
         self.children = [*self.children, self.notes]
         self._show_notes()
         self._connect_clicks()
+
+    def set_options(self, **options: Any) -> None:
+        """Draw the view with these options changed (a control of the view changed)."""
+        options = self.view.with_defaults({**self.options, **options})
+        if options != self.options:
+            self.options = options
+            self.redraw()
 
     @property
     def key(self) -> str:
@@ -108,16 +123,21 @@ class RegistryView(FigureView):
         result = self.state_run()
         if result is None or not len(result):
             return None
-        content = (*self._state_content(), len(result))
+        content = (*self._state_content(), self._state_size())
         known, data = self._data
-        if len(known) != len(content) or any(a is not b for a, b in zip(known[:-1], content[:-1])) \
-                or known[-1] != content[-1]:
-            runs = {name: run for name, run in self.state.runs.items() if len(run)}
-            if list(runs) == [OWN_RUN]:  # a view made alone: its run is named by its algorithm
-                runs = {}
-            data = ViewData(result, self.state.dataset, runs or None)
+        same = len(known) == len(content) and all(a is b for a, b in zip(known[:-1], content[:-1]))
+        if same and known[-1] != content[-1] and data is not None and list(data.runs or {}) == list(self._runs()):
+            data = data.grown()  # the run grew in place: the view's growing work is kept
+            self._data = (content, data)
+        elif not same or known[-1] != content[-1]:
+            data = ViewData(result, self.state.dataset, self._runs() or None)
             self._data = (content, data)
         return data
+
+    def _runs(self) -> dict[str, Any]:
+        """The state's runs with steps (none: a view made alone names its run by its algorithm)."""
+        runs = {name: run for name, run in self.state.runs.items() if len(run)}
+        return {} if list(runs) == [OWN_RUN] else runs
 
     def _note(self) -> str | None:
         """Why nothing is drawn, or None."""
@@ -150,6 +170,24 @@ class RegistryView(FigureView):
         if self.notes.value != value:
             self.notes.value = value
 
+    def _draw_growth(self) -> None:
+        """The run grew in place: the view's change to the grown base if it has one, else the base."""
+        base, data = self._base, self.view_data()
+        change = None if base is None or data is None or not self.view.applies(data) else \
+            self.view.grown_base(data, base, **self.options)
+        if change is None:
+            self._draw_content()
+            return
+        apply_change(self.figure, change, base, self._sized(base.layout))
+        if change.data is not None:
+            self._base = Parts(list(self.figure.data), _with_layout(base.layout, change))
+            self._connect_clicks()
+        else:  # the grown run's layout; its traces are made when a change patches them
+            self._base = Parts(base.traces, _with_layout(base.layout, change))
+            self._base_grown = bool(change.traces)
+
+    _base_grown = False
+
     def _draw_step(self) -> None:
         base = self._base
         if base is None:
@@ -160,6 +198,10 @@ class RegistryView(FigureView):
         change = self.view.step_change(data, t, **self.options)
         if self.view.member and member is not None:
             change = _merged(change, self.view.member_change(data, t, member, **self.options))
+        if self._base_grown and any(
+                isinstance(value, Patch) for values in change.traces.values() for value in values.values()):
+            base = self._base = self.view.base(data, **self.options)  # the grown run's base
+            self._base_grown = False
         apply_change(self.figure, change, base, self._sized(base.layout))
         self._at_base = False
         if change.data is not None:
@@ -167,7 +209,7 @@ class RegistryView(FigureView):
 
     def _show(self, parts: Parts) -> None:
         super()._show(parts)
-        self._at_base = True
+        self._at_base, self._base_grown = True, False
 
     _at_base = True
 
@@ -176,7 +218,9 @@ class RegistryView(FigureView):
         note = self._note()
         if note is not None:
             return self._static(go.Figure(*placeholder_parts(note, self.view.title)))
-        return self._static(self.view.figure(self.view_data(), self.step, self.member, **self.options))
+        figure = self.view.figure(self.view_data(), self.step, self.member, **self.options)
+        figure.data = [trace for trace in figure.data if trace.visible is not False]  # what is seen
+        return self._static(figure)
 
     # -- clicks: declared on the traces, they change the state -----------------------------
     def _connect_clicks(self) -> None:
@@ -194,6 +238,19 @@ class RegistryView(FigureView):
             self.state.set_step(int(steps[index]) if steps else int(index))
         elif trace.customdata is not None:
             self.state.select_member(int(trace.customdata[index][0]))
+
+
+def _with_layout(layout: dict[str, Any], change: Change) -> dict[str, Any]:
+    """``layout`` with the change's layout paths and shapes set (a copy)."""
+    out = copy.deepcopy(layout)
+    for path, value in change.layout.items():
+        node, keys = out, path.split(".")
+        for key in keys[:-1]:
+            node = node.setdefault(key, {})
+        node[keys[-1]] = value
+    for name, values in change.shapes.items():
+        out["shapes"][figures.shape_index(out, name)].update(values)
+    return out
 
 
 def _merged(first: Change, second: Change) -> Change:

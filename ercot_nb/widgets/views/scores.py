@@ -1,38 +1,42 @@
-"""Scores view: RI or NMI per step of every run on the current dataset, or scores without labels."""
+"""Scores view: the registry's score views (RI, NMI, label-free) of every run, with a choice between them.
+
+What is drawn, and how a growing run's label-free scores are extended by
+its new steps only, is the registered views'
+(:class:`ercot_nb.figures.views.ScoresView`: ``"ri"``, ``"nmi"`` and the
+label-free ``ScoresView(None)``); this widget adds the choice between them.
+"""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import ipywidgets as W
-import pandas as pd
-import plotly.graph_objects as go
 
 from ... import figures
-from ...figures import CURRENT_STEP, plain_times
 from ...data import TemporalDataset
-from ...metrics import label_free_steps
+from ...figures.lines import LABEL_FREE_SHOWN
+from ...figures.views import ScoresView as _RegisteredScores
 from ...result import ClusteringResult
 from .._state import AppState
-from ._base import FigureView, Parts, placeholder_parts
+from ._base import Parts, placeholder_parts
+from .registry import RegistryView
 
 __all__ = ["ScoresView", "LABEL_FREE", "LABEL_FREE_SHOWN"]
 
 LABEL_FREE = "label-free"
 """The metric choice that shows the scores needing no labels."""
 
-LABEL_FREE_SHOWN = ("silhouette", "consecutive_nmi", "churn")
-"""The label-free scores the view shows (keys of :data:`ercot_nb.figures.lines.LABEL_FREE_SCORES`)."""
-_OBJECTIVES = any(score in ("f_cp", "f_sep") for score in LABEL_FREE_SHOWN)  # computed only if shown
+_LABEL_FREE_VIEW = _RegisteredScores(None)
 
 
-class ScoresView(FigureView):
+class ScoresView(RegistryView):
     """Rand index or NMI per step, or label-free scores, one line per run, the current step marked.
 
-    Without labels (a CSV of your own) the view shows the label-free scores
-    of :func:`ercot_nb.metrics.label_free_steps` (silhouette, NMI with the
+    A front end of the registered views ``"ri"`` and ``"nmi"`` and of the
+    label-free ``ercot_nb.figures.views.ScoresView(None)``.  Without labels (a
+    CSV of your own) it shows the label-free scores (silhouette, NMI with the
     previous step, churn) in rows sharing the time axis; with labels the
-    "no labels needed" choice shows them instead of RI/NMI.  Each run's
-    table is computed once per step and extended as a live run grows.
+    "no labels needed" choice shows them instead of RI/NMI.
 
     Parameters
     ----------
@@ -59,9 +63,6 @@ class ScoresView(FigureView):
         width: int = 560,
         height: int = 340,
     ) -> None:
-        self._use_state(AppState.of(dataset, runs=dict(runs or {}), step=step))
-        self._tables: dict[str, tuple[ClusteringResult, pd.DataFrame]] = {}  # per run, scored so far
-        self._tables_of: TemporalDataset | None = None  # the data they score
         self.metric = W.ToggleButtons(
             options=[("Rand index", "RI"), ("mutual information", "NMI"), ("no labels needed", LABEL_FREE)],
             value=metric, style={"button_width": "130px"},
@@ -69,9 +70,14 @@ class ScoresView(FigureView):
                       "silhouette, NMI with the previous step and churn: scores without labels"],
         )
         self._quiet = False
-        self._match_choice()
-        super().__init__(self._parts(), [self.metric], width=width, height=height)
-        self.metric.observe(lambda _: None if self._quiet else self._draw_content(), names="value")
+        super().__init__(self._chosen_view(dataset), width=width, height=height, controls=[self.metric],
+                         state=AppState.of(dataset, runs=dict(runs or {}), step=step))
+        self.metric.observe(lambda _: None if self._quiet else self.redraw(), names="value")
+
+    def _chosen_view(self, dataset: TemporalDataset | None) -> figures.View:
+        if dataset is not None and (not dataset.has_labels or self.metric.value == LABEL_FREE):
+            return _LABEL_FREE_VIEW
+        return figures.view("nmi" if self.metric.value == "NMI" else "ri")
 
     @property
     def runs(self) -> dict[str, ClusteringResult]:
@@ -88,38 +94,29 @@ class ScoresView(FigureView):
         """Whether the label-free scores are shown (no labels, or chosen)."""
         return self.dataset is not None and (not self.dataset.has_labels or self.metric.value == LABEL_FREE)
 
-    def _parts(self) -> Parts:
-        if self.dataset is None:
-            return placeholder_parts("Load data to score runs on it.", "scores per step")
-        runs = {name: run for name, run in self.runs.items() if len(run)}
-        if not runs:
-            what = "against the labels" if self.dataset.has_labels else "without labels"
-            return placeholder_parts(f"Run an algorithm to score it {what}.", "scores per step")
-        t = self.step
-        if not self.label_free:
-            return figures.scores_parts(self.dataset, runs, self.metric.value, t=t)
-        return figures.scores_parts(self.dataset, runs, None, t=t, label_free=list(LABEL_FREE_SHOWN),
-                                    tables=self._label_free_tables(runs))
+    def state_run(self) -> Any:
+        """A run the scores are drawn for (the state's selected one, else the first with steps)."""
+        runs = self.state.runs
+        if self.state.run in runs and isinstance(runs[self.state.run], ClusteringResult) and len(runs[self.state.run]):
+            return runs[self.state.run]
+        return next((run for run in runs.values() if isinstance(run, ClusteringResult) and len(run)), None)
 
-    def _label_free_tables(self, runs: Mapping[str, ClusteringResult]) -> dict[str, pd.DataFrame]:
-        """Each run's label-free table, scoring only the steps added since the last call."""
-        if self._tables_of is not self.dataset:
-            self._tables, self._tables_of = {}, self.dataset
-        tables = {}
-        for name, run in runs.items():
-            steps = list(run.steps)  # a live run grows in another thread: score what is there now
-            head = ClusteringResult(run.algorithm, run.params, steps)
-            known, table = self._tables.get(name, (None, None))
-            if known is not run or table is None or len(table) > len(steps):
-                table = label_free_steps(head, self.dataset[: len(steps)], sample_size=500,
-                                         objectives=_OBJECTIVES)
-            elif len(table) < len(steps):
-                new = label_free_steps(head, self.dataset[: len(steps)], sample_size=500, start=len(table),
-                                       objectives=_OBJECTIVES)
-                table = pd.concat([table, new], ignore_index=True)
-            self._tables[name] = (run, table)
-            tables[name] = table
-        return tables
+    def _note(self) -> str | None:
+        if self.dataset is None:
+            return "Load data to score runs on it."
+        if not any(len(run) for run in self.runs.values()):
+            what = "against the labels" if self.dataset.has_labels else "without labels"
+            return f"Run an algorithm to score it {what}."
+        return super()._note()
+
+    def _content_parts(self) -> Parts:
+        self._match_choice()
+        self.view = self._chosen_view(self.dataset)
+        note = self._note()
+        if note is not None:
+            self._base = None
+            return placeholder_parts(note, "scores per step")
+        return super()._content_parts()
 
     def load(self, dataset: TemporalDataset, runs: Mapping[str, ClusteringResult] | None = None,
              *, step: int = 0) -> None:
@@ -138,23 +135,8 @@ class ScoresView(FigureView):
             finally:
                 self._quiet = False
 
-    def _draw_content(self) -> None:
-        """Redraw (other data, runs were added or grew)."""
-        self._match_choice()
-        self._show(self._parts())
-
-    def _draw_step(self) -> None:
-        """Move the current-step line to the state's step."""
-        if any(shape.name == CURRENT_STEP for shape in self.figure.layout.shapes):
-            time = plain_times([self.dataset.times[self.step]])[0]
-            figures.update_by_name(self.figure, shapes={CURRENT_STEP: {"x0": time, "x1": time}})
-
     def _state_content(self) -> tuple[object, ...]:
         return (self.state.dataset, *self.state.runs.values())
 
     def _state_size(self) -> tuple[int, ...]:
         return tuple(len(run) for run in self.state.runs.values())
-
-    def static(self) -> go.Figure:
-        """:func:`ercot_nb.figures.scores_figure` of what is shown."""
-        return self._static(go.Figure(*self._parts()))
