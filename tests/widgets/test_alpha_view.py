@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 import pytest
 
 from ercot_nb import TemporalDataset, figures
+from ercot_nb.figures import views as registry
 from ercot_nb.result import ClusteringResult, StepResult
 from ercot_nb.widgets._state import AppState
 from ercot_nb.widgets.views.alpha import AlphaView
@@ -84,7 +85,7 @@ def live_run(n_steps: int, monkeypatch: pytest.MonkeyPatch, *, times: list | Non
         run = ClusteringResult(algorithm="ERCOT", params={})
         run.append(steps[0])
         name = state.add_run("ERCOT", run)
-        patch.setattr(figures, "alpha_parts", counted)
+        patch.setattr(registry, "alpha_parts", counted)  # the name the registry's alpha view calls
         window = n_steps - LAST  # measure the last LAST redraws of the run (t = window .. n - 1)
         CountingStep.reads, sent = 0, _MeasuringComm.sent_messages
         for t, step in enumerate(steps[1:], start=1):
@@ -95,9 +96,9 @@ def live_run(n_steps: int, monkeypatch: pytest.MonkeyPatch, *, times: list | Non
             state.grow(name)  # one paced redraw per step: the view takes in one new step
             if check_every and t % check_every == 0:
                 reads = CountingStep.reads
-                patch.setattr(figures, "alpha_parts", original)
+                patch.setattr(registry, "alpha_parts", original)
                 assert_shows_parts(view, run, state.step)
-                patch.setattr(figures, "alpha_parts", counted)
+                patch.setattr(registry, "alpha_parts", counted)
                 CountingStep.reads = reads
         messages, reads = _MeasuringComm.sent_messages - sent, CountingStep.reads
     assert state.step == n_steps - 1 and len(view.figure.data[0].x) == n_steps
