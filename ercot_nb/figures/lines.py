@@ -28,7 +28,7 @@ NO_ALPHA = ("no smoothness weight: this run has no α at any step (a consensus, 
 
 ALPHA = "smoothness weight α"
 PAIRS = "weight per matched cluster pair (αᵢ)"
-ALPHA_AXIS = "smoothness weight α (weight of the previous step)"
+ALPHA_AXIS = "α (weight of step t−1)"  # short: the half-width column of the Explorer
 ALPHA_LEGEND = dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0.0)
 """The alpha figure's legend: one row between the title and the plot, so that a half-width
 column (the Explorer's) shows it whole and the plot keeps the figure's width."""
