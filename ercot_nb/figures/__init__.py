@@ -80,7 +80,7 @@ from .lines import (
 from .overview import overview_figure, overview_parts
 from .pareto import (
     KNEE, SELECTED, is_member_trace, pareto_animation, pareto_comparison_figure, pareto_figure, pareto_frame,
-    pareto_parts, step_k_max,
+    pareto_parts, step_k_max, KMax,
 )
 from .partition import (
     CENTROIDS, ENTERED, LEFT, PartitionLayer, cluster_name, member_partition, partition_3d_figure, partition_animation, partition_figure,
@@ -179,6 +179,7 @@ __all__ = [
     "cluster_name",
     "is_member_trace",
     "step_k_max",
+    "KMax",
     "plain_times",
     "time_axis",
 ]

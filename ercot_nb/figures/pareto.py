@@ -20,7 +20,7 @@ from .style import (
 
 __all__ = [
     "FRONT_LINE", "KNEE", "SELECTED", "ON_FRONT", "DOMINATED", "k_name", "is_member_trace",
-    "step_k_max",
+    "step_k_max", "KMax",
     "pareto_parts", "pareto_plain", "pareto_figure", "pareto_frame", "pareto_animation",
     "pareto_comparison_figure",
 ]
@@ -64,9 +64,40 @@ def _k_color(k: int, k_max: int) -> str:
     return sample_colorscale("Viridis", [min(max(position, 0.0), 0.85)])[0]
 
 
+class KMax:
+    """The largest number of clusters any member of a run's steps can have, taken step by step.
+
+    It fixes the colours of k in the Pareto view.  The rule is written once,
+    here (with :func:`step_k_max`); a front end of a growing run keeps one and
+    calls :meth:`extend` with the run again, which reads only the new steps.
+
+    Attributes
+    ----------
+    value : int
+        The largest k of the steps taken (1 before any).
+    """
+
+    def __init__(self) -> None:
+        self.value = 1
+        self._run: Any = None
+        self._taken = 0
+
+    def extend(self, result: Any) -> bool:
+        """Take the steps of ``result`` not taken yet (all, for another or a shorter run); whether k grew."""
+        steps = result.steps
+        if result is not self._run or len(steps) < self._taken:
+            self.value, self._run, self._taken = 1, result, 0
+        before = self.value
+        self.value = max([before, *(step_k_max(step) for step in steps[self._taken:])])
+        self._taken = len(steps)
+        return self.value != before
+
+
 def _k_max(result: ClusteringResult) -> int:
     """Largest number of clusters any member of any step can have (fixes the k colours)."""
-    return max([1, *(step_k_max(step) for step in result)])
+    k_max = KMax()
+    k_max.extend(result)
+    return k_max.value
 
 
 def step_k_max(step: StepResult) -> int:

@@ -36,7 +36,7 @@ from ..result import ClusteringResult, cluster_flows
 from .flows import FLOW, FLOW_WINDOW, flow_window, steps_between, sankey_colors, sankey_figure, sankey_nodes, sankey_parts, sankey_title
 from .layers import Parts
 from .lines import ALPHA, LABEL_FREE_SHOWN, PAIRS, AlphaLine, LabelFreeTables, alpha_figure, alpha_parts, n_clusters_parts, scores_figure, scores_parts
-from .pareto import SELECTED, is_member_trace, pareto_animation, pareto_plain, step_k_max
+from .pareto import SELECTED, KMax, is_member_trace, pareto_animation, pareto_plain
 from .partition import PartitionLayer, cluster_name, partition_animation
 from .protocol import (
     CLICK_MEMBER, CLICK_STEP, Change, Patch, View, ViewData, click_meta,
@@ -193,9 +193,10 @@ class ParetoView(View):
               **options: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """The traces of :meth:`parts` as plain dicts (see :func:`~.style.plain_trace`), and the layout."""
         o = self.with_defaults(options)
-        k_max = data.memo((self.key, "k_max"), lambda: max(step_k_max(s) for s in data.result))
+        k_max = data.growing((self.key, "k_max"), KMax)
+        k_max.extend(data.result)  # reads only the steps a growing run added
         traces, layout = pareto_plain(data.result, t, accumulated=o["accumulated"], selected=member, fixed=True,
-                                      k_max=k_max)
+                                      k_max=k_max.value)
         for spec in traces:
             if is_member_trace(spec.get("name")):
                 spec["meta"] = click_meta(CLICK_MEMBER)

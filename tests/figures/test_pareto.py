@@ -86,3 +86,27 @@ def test_a_run_without_a_population_shows_its_message_and_no_legend(syn3, fixed)
     shown = [tr.name for tr in parts.traces if tr.showlegend is not False]  # None: plotly shows it
     assert shown == [], shown
     assert "no final population" in parts.layout["annotations"][0]["text"]
+
+
+def test_the_largest_k_grows_with_a_run_reading_each_step_once(syn3, monkeypatch):
+    """One rule for the colours of k (the figure, the registry's view, the widget): KMax."""
+    from ercot_nb.figures import pareto
+    from ercot_nb.result import ClusteringResult
+
+    _, result = syn3
+    reads = []
+    real = pareto.step_k_max
+    monkeypatch.setattr(pareto, "step_k_max", lambda step: (reads.append(step.t), real(step))[1])
+    k_max, run = pareto.KMax(), ClusteringResult(algorithm=result.algorithm, params={})
+    values, grew = [], []
+    for step in result:
+        run.append(step)
+        grew.append(k_max.extend(run))
+        values.append(k_max.value)
+    assert reads == [step.t for step in result]  # each step read once
+    assert values == [max(real(s) for s in result.steps[:t + 1]) for t in range(len(result))]
+    assert grew == [value != before for value, before in zip(values, [1] + values[:-1])]
+    reads.clear()
+    assert k_max.extend(run) is False and reads == []  # the same run again: nothing new
+    assert k_max.extend(result) is (values[-1] != 1) and len(reads) == len(result)  # another run: afresh
+    assert k_max.value == pareto._k_max(result)

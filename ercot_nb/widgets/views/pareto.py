@@ -9,7 +9,7 @@ import ipywidgets as W
 import plotly.graph_objects as go
 
 from ... import figures
-from ...figures import is_member_trace, step_k_max
+from ...figures import KMax, is_member_trace
 from ...result import ClusteringResult
 from .._state import AppState
 from ._base import FigureView, Parts, placeholder_parts
@@ -59,7 +59,7 @@ class ParetoView(FigureView):
     ) -> None:
         self._use_state(AppState.of(result=result, step=step))
         self.cache_steps = cache_steps
-        self._k_max, self._k_seen, self._k_run = 1, 0, None
+        self._k_max = KMax()  # the largest k of the run's steps: fixes the colours of k
         self._take_in_steps()
         self._handlers: list[Callable[[int | None], None]] = []
         self.objectives = W.ToggleButtons(
@@ -105,17 +105,14 @@ class ParetoView(FigureView):
         if t is None:
             t, member = self.step, self.member
         return figures.pareto_parts(self.result, t, accumulated=self.accumulated,
-                                    selected=member, fixed=True, k_max=self._k_max)
+                                    selected=member, fixed=True, k_max=self._k_max.value)
 
     def _take_in_steps(self) -> bool:
         """Update the largest k with the steps added since the last call; whether it grew."""
-        result = self.result
-        steps = result.steps if result is not None else []
-        if result is not self._k_run or len(steps) < self._k_seen:  # another run
-            self._k_max, self._k_seen, self._k_run = 1, 0, result
-        k_max = max([self._k_max, *(step_k_max(step) for step in steps[self._k_seen:])])
-        grew, self._k_max, self._k_seen = k_max != self._k_max, k_max, len(steps)
-        return grew
+        if self.result is None:
+            self._k_max = KMax()
+            return False
+        return self._k_max.extend(self.result)
 
     def _step_values(self, t: int, member: int | None) -> tuple[dict[str, list[Any]], dict[str, Any]]:
         """Per-trace and layout values of step ``t`` with ``member`` picked, cached."""
