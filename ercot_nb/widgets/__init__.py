@@ -19,6 +19,7 @@ class                         what it is
 :class:`ScoresView`           RI / NMI per step of every run
 :class:`SankeyView`           cluster flow between steps
 :class:`RegistryView`         any view of ``ercot_nb.figures.VIEWS`` (e.g. sizes)
+:class:`PageShown`            invisible; says when a page has drawn an app
 ============================  ===================================================
 
 Views render one :class:`~ercot_nb.widgets._state.AppState` and keep no copy
@@ -54,6 +55,7 @@ _LAZY = {
     "ScoresView": ".views.scores",
     "SankeyView": ".views.sankey",
     "RegistryView": ".views.registry",
+    "PageShown": "._shown",
 }
 
 __all__ = list(_LAZY)
@@ -66,6 +68,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .views.pareto import ParetoView
     from .views.partition import PartitionView
     from .apps.run_panel import RunPanel
+    from ._shown import PageShown
     from .views.registry import RegistryView
     from .views.sankey import SankeyView
     from .views.scores import ScoresView

@@ -16,6 +16,7 @@ from ...result import ClusteringResult
 from .._fits import Adoption, SeedEnsemble, ensemble_seeds
 from .._job import FitJob, Runner
 from .._messages import MessageArea, explain
+from .._shown import PageShown
 from .._state import RUN_NUMBER, AppState, run_number
 from ..views.alpha import AlphaView
 from ..views.front_ends import front_ends
@@ -228,7 +229,9 @@ class Explorer(W.VBox):
             layout=W.Layout(width="300px"))])
         bottom = W.HBox([_panel("3 · Time", timeline), _panel("4 · How sure?", sure)],
                         layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
-        self.children = [header, controls, self.message, bottom, *grid]
+        # says when a page has drawn the Explorer: run(when_shown=True) starts then
+        self._shown = PageShown()
+        self.children = [header, controls, self.message, bottom, *grid, self._shown]
 
     def _rows(self) -> list[list[W.Widget]]:
         """The views in registry order, two to a row; a wide one takes a row of its own."""
@@ -331,19 +334,40 @@ class Explorer(W.VBox):
                 for end in self._ends if end.name != "partition" or self.partition_view is not None]
 
     # -- actions -------------------------------------------------------------------------------
-    def run(self, *, wait: bool = False) -> FitJob | None:
+    def run(self, *, wait: bool = False, when_shown: bool = False) -> FitJob | None:
         """Run the selected algorithm on the current dataset (like the Run button).
 
         Parameters
         ----------
         wait : bool, default=False
             Block until the run ended (in the calling thread).
+        when_shown : bool, default=False
+            Start the run only once a page has drawn the Explorer (at once if
+            one has).  An app notebook served by Voila asks for its first run
+            so: the page takes the widgets' states before it opens their
+            channels, and a run's updates sent in between would never reach
+            it (see ``ercot_nb/widgets/_shown.py``).  Returns None; the
+            status line says that the run waits for the page.
 
         Returns
         -------
         FitJob or None
-            None if nothing started (the status line says why).
+            None if nothing started (the status line says why), or if the
+            run waits for the page.
+
+        Raises
+        ------
+        ValueError
+            If both ``wait`` and ``when_shown`` are asked for.
         """
+        if when_shown and wait:
+            raise ValueError("Explorer.run: when_shown=True cannot wait (the page that starts the "
+                             "run is drawn after the notebook ran); pass one of them")
+        if when_shown and not self._shown.shown:
+            self.message.show(f"{self.run_panel.algorithm.value} starts once the page is drawn…",
+                              "info", action="run")
+            self._shown.when_shown(self.run_panel.run)
+            return None
         return self.run_panel.run(wait=wait)
 
     def stop(self) -> None:
