@@ -76,3 +76,19 @@ def test_the_app_page_loads_only_the_lab_extensions_it_uses(tmp_path):
     mine.initialize(["--no-browser", "--port=0", "--VoilaConfiguration.extension_allowlist=x",
                      str(tmp_path)])
     assert mine.voila_configuration.extension_allowlist == ["x"]  # a server's own choice stays
+
+
+def test_the_package_apps_load_no_plotly_lab_extension(tmp_path):
+    """The Explorer's and Compare's figures are anywidgets: jupyterlab-plotly's 4.8 MB chunk is
+    not loaded for them (about 0.3 s of a first page on two cores); a teacher's own notebook
+    (``--notebook``) keeps it, for figures shown with ``fig.show()``."""
+    from ercot_nb.widgets.serve.app_server import APP_LAB_EXTENSIONS, ErcotVoila
+    from ercot_nb.widgets.serve.launcher import find_app_notebook, voila_command
+
+    own = voila_command(find_app_notebook(), 8866, own_app=True)
+    theirs = voila_command(tmp_path / "mine.ipynb", 8866)
+    assert "--ErcotVoila.own_app=True" in own and not any("own_app" in part for part in theirs)
+    app = ErcotVoila()
+    app.initialize(["--no-browser", "--port=0", "--ErcotVoila.own_app=True", str(tmp_path)])
+    allowed = app.voila_configuration.extension_allowlist
+    assert sorted(allowed) == sorted(set(APP_LAB_EXTENSIONS) - {"jupyterlab-plotly"})

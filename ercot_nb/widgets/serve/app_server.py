@@ -43,7 +43,7 @@ from collections.abc import Iterable
 import tornado.web
 from jupyter_server.log import log_request
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
-from traitlets import Integer, List, Unicode
+from traitlets import Bool, Integer, List, Unicode
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
@@ -56,7 +56,8 @@ TOKEN_ENV = "ERCOT_NB_APP_TOKEN"
 # ipywidgets), anywidget, Plotly, and pygments for code styles.
 # Others installed beside Voila (nbgrader, notebook 7, ...) expect JupyterLab's shared modules
 # and fail in a Voila page with console errors, so the app loads only these unless
-# --VoilaConfiguration.extension_allowlist says otherwise.
+# --VoilaConfiguration.extension_allowlist says otherwise.  The package's own apps draw their
+# figures as anywidgets and skip jupyterlab-plotly (its 4.8 MB chunk: about 0.3 s of a first page).
 APP_LAB_EXTENSIONS = (
     "@voila-dashboards/widgets-manager7", "@voila-dashboards/widgets-manager8",
     "@jupyter-widgets/jupyterlab-manager", "anywidget", "jupyterlab-plotly", "jupyterlab_pygments",
@@ -220,13 +221,16 @@ class ErcotVoila(Voila):
     name = "ercot-nb-app"
     allowed_hosts = List(Unicode(), config=True, help="more allowed Host names ('*': any)")
     max_kernels = Integer(10, config=True, help="most app kernels at once; 0: no cap")
+    own_app = Bool(False, config=True, help="the notebook is one of the package's apps, whose "
+                                            "figures are anywidgets: jupyterlab-plotly is not loaded")
 
     def initialize(self, argv=None) -> None:  # noqa: ANN001 - traitlets' signature
         token = os.environ.pop(TOKEN_ENV, None)  # kernels inherit the environment: not the token
         os.environ[MESSAGE_LIMIT_ENV] = str(APP_MESSAGE_LIMIT)  # ... but this, for the upload button
         super().initialize(argv)
         if not self.voila_configuration.extension_allowlist:
-            self.voila_configuration.extension_allowlist = list(APP_LAB_EXTENSIONS)
+            self.voila_configuration.extension_allowlist = [
+                name for name in APP_LAB_EXTENSIONS if not (self.own_app and name == "jupyterlab-plotly")]
         if token:
             self.token = token
         self.voila_configuration.multi_kernel_manager_class = CappedKernelManager

@@ -215,6 +215,7 @@ def voila_command(
     max_kernels: int = 10,
     cull_idle: int = 300,
     allowed_hosts: Sequence[str] = (),
+    own_app: bool = False,
 ) -> list[str]:
     """The command that serves ``notebook`` with the app server on ``ip:port``.
 
@@ -229,6 +230,9 @@ def voila_command(
         Seconds after which a kernel without a page is shut down; 0: never.
     allowed_hosts : sequence of str
         Host names accepted besides localhost and the bound address.
+    own_app : bool, default=False
+        ``notebook`` is one of the package's apps (:data:`APPS`): its page
+        loads no plotly lab extension (its figures are anywidgets).
 
     Returns
     -------
@@ -243,6 +247,8 @@ def voila_command(
         "--MappingKernelManager.cull_connected=False",
     ]
     command += [f"--ErcotVoila.allowed_hosts={name}" for name in allowed_hosts]
+    if own_app:
+        command.append("--ErcotVoila.own_app=True")
     return command
 
 
@@ -424,7 +430,7 @@ def serve(
                   f"Students open:  {url}\n"
                   f"The token is {token}: share it only with your class.")
     command = voila_command(path, port, ip=ip, max_kernels=max_kernels, cull_idle=cull_idle,
-                            allowed_hosts=allowed_hosts)
+                            allowed_hosts=allowed_hosts, own_app=notebook is None)
     process = subprocess.Popen([*command, *extra_args], env=env, cwd=path.parent)
     # Ctrl-C and a plain `kill` both stop the server too, never leaving it running alone.
     in_main_thread = threading.current_thread() is threading.main_thread()
