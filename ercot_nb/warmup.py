@@ -20,6 +20,8 @@ import time
 
 import numpy as np
 
+from ._cpu import cpu_set
+
 # CPU seconds each part took with an empty NUMBA_CACHE_DIR (measured on a 2-core VM: 19.7 s here,
 # 31.2 s for the parallel kernels, 47.6 s CPU for the whole warm-up with both processes); the
 # bar's total, so tqdm shows the time left.  A filled cache loads in a fraction of this.
@@ -35,19 +37,12 @@ _PARALLEL_SECONDS = 31.0
 _SERIAL_SECONDS = sum(seconds for _, seconds in _PARTS)
 
 
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
-
-
 def _idle_cores() -> float:
     """Cores of this process's CPU set that the 1-minute load average leaves idle."""
     try:
-        return _cores() - os.getloadavg()[0]
+        return len(cpu_set()) - os.getloadavg()[0]
     except (AttributeError, OSError):
-        return float(_cores())
+        return float(len(cpu_set()))
 
 
 def estimated_seconds(cores: float | None = None) -> float:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._cpu import OtherLoad, cpu_set
 from ..kernels import interruptible_backend
 from ..kernels import get_backend
 
@@ -155,13 +156,15 @@ class Engine:
     # Larger calls run the parallel variant with dynamic scheduling (one
     # solution or sample block at a time), so a slow thread holds back little.
     # A busy machine also keeps calls serial: the parallel variant runs only
-    # while at least two cores of the process's CPU set are left idle by other
-    # programs (free_cores: the 1-minute load average less this process's
-    # own threads), so one core taken by another program never makes the
-    # default slower than one thread.  PARALLEL_WORK = 0 forces the parallel
-    # variants whatever the load (warm-up, tests).
+    # while other programs leave at least 1.5 cores of the process's CPU set
+    # idle (free_cores: from the CPU counters since the last look, a fifth of
+    # a second ago or more; where there are none, the 1-minute load average
+    # less this process's own threads), so one core taken by another program
+    # never makes the default slower than one thread.  PARALLEL_WORK = 0
+    # forces the parallel variants whatever the load (warm-up, tests).
     # Serial and parallel kernels give identical results.
     PARALLEL_WORK = 4_000_000
+    FREE_CORES = 1.5
 
     @classmethod
     def kernel_for(cls, kernels, name: str, work: int, numba_module=None):
@@ -186,7 +189,7 @@ class Engine:
             numba's chunk-size context.
         """
         if (numba_module is not None and work >= cls.PARALLEL_WORK and numba_module.get_num_threads() > 1
-                and (cls.PARALLEL_WORK == 0 or cls.free_cores() >= 2)):
+                and (cls.PARALLEL_WORK == 0 or cls.free_cores() >= cls.FREE_CORES)):
             cls._own_load = float(numba_module.get_num_threads())
             return getattr(kernels, name + "_parallel"), numba_module.parallel_chunksize(1)
         if numba_module is not None:
@@ -195,20 +198,26 @@ class Engine:
 
     # Threads this process kept busy at its last kernel call: its own share of the load average.
     _own_load = 1.0
+    # Other programs' use of the CPU set, from the CPU counters (one reader per process).
+    _other_load = OtherLoad()
 
     @classmethod
     def free_cores(cls) -> float:
-        """Cores of this process's CPU set that other programs leave idle (1-minute load average).
+        """Cores of this process's CPU set that other programs leave idle.
 
-        The load average counts this process too (``_own_load``: one thread
-        when it last ran a serial kernel, numba's threads after a parallel one);
-        what is left over is other programs' load.  Where the load average
-        is unavailable, every core of the set counts as free.
+        From the CPU counters (``ercot_nb/_cpu.py``): the set's busy time
+        since the previous look less this process's own CPU time, which
+        notices a program started a moment ago.  Before a second look, or
+        where the counters are unavailable, from the 1-minute load average,
+        which counts this process too (``_own_load``: one thread when it last
+        ran a serial kernel, numba's threads after a parallel one) and lags
+        about a minute.  Where neither is available, every core of the set
+        counts as free.
         """
-        try:
-            cores = len(os.sched_getaffinity(0))
-        except AttributeError:  # not Linux
-            cores = os.cpu_count() or 1
+        cores = len(cpu_set())
+        others = cls._other_load.cores()
+        if others is not None:
+            return cores - others
         try:
             load = os.getloadavg()[0]
         except (AttributeError, OSError):

@@ -144,6 +144,7 @@ def test_thread_policy_stays_serial_when_another_program_takes_a_core(monkeypatc
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(cores)), raising=False)
     monkeypatch.setattr("os.getloadavg", lambda: (load, load, load))
     monkeypatch.setattr(Engine, "_own_load", own)
+    monkeypatch.setattr(Engine._other_load, "cores", lambda: None)  # no CPU counters: the load average
     engine = Engine(ERCOT(seed=0)._config(2))
     before = numba.get_num_threads()
     try:
@@ -247,3 +248,24 @@ def test_bounds_are_reused_only_for_the_same_read_only_array():
     expected = (np.r_[np.zeros(8), np.tile([0.0, -1.0], 8)], np.r_[np.ones(8), np.tile([2.0, 1.0], 8)])
     for got, want in zip(engine.bounds(X), expected):
         np.testing.assert_array_equal(got, want)
+
+
+def test_thread_policy_sees_a_program_started_a_moment_ago(monkeypatch):
+    """The load average still says idle (it lags about a minute); the CPU counters say one core
+    of two is taken by another program: the kernels stay serial."""
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs 2 numba threads")
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr("os.getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(Engine._other_load, "cores", lambda: 1.0)
+    engine = Engine(ERCOT(seed=0)._config(2))
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(2)
+        busy, _ = engine._kernel("evaluate_population", Engine.PARALLEL_WORK)
+        monkeypatch.setattr(Engine._other_load, "cores", lambda: 0.1)  # a little background noise
+        idle, _ = engine._kernel("evaluate_population", Engine.PARALLEL_WORK)
+    finally:
+        numba.set_num_threads(before)
+    assert busy is engine.kernels.evaluate_population
+    assert idle is engine.kernels.evaluate_population_parallel
