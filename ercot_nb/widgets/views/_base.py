@@ -106,6 +106,8 @@ class FigureView(W.VBox):
         self.width, self.height = width, height
         traces, layout = parts
         self.figure = SyncedFigureWidget(data=list(traces), layout=self._sized(layout))
+        state = getattr(self, "state", None)
+        self.figure.use_lock(state.lock if state is not None else None)  # live runs update it under it
         self.controls = W.HBox(list(controls), layout=W.Layout(align_items="center"))
         super().__init__([self.controls, self.figure] if controls else [self.figure],
                          layout=W.Layout(max_width="100%", overflow="auto"))
@@ -187,6 +189,9 @@ class FigureView(W.VBox):
             old.unobserve(self._state_changed, names=list(STATE_TRAITS))
         self.state = state
         state.observe(self._state_changed, names=list(STATE_TRAITS))
+        figure = getattr(self, "figure", None)
+        if figure is not None:
+            figure.use_lock(state.lock)
 
     def follow(self, state: AppState, *, run: str | None = None,
                when: Callable[[TemporalDataset], bool] | None = None,

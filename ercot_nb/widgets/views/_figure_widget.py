@@ -17,9 +17,11 @@ project's notebook-stack notes) shape this module:
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from copy import deepcopy
 from typing import Any
@@ -86,7 +88,27 @@ class SyncedFigureWidget(go.FigureWidget):
 
     In local apps (see :mod:`._bundle`) it also loads plotly's front-end
     code from one shared URL instead of embedding it.
+
+    A figure updated from another thread (a live run) is given that
+    thread's lock with :meth:`use_lock`: plotly changes the figure first and
+    sends the change after, so a full state taken in between would hold the
+    change *and* be followed by its message, which the new front end then
+    applies twice (a trace swap fails there: "indices must be valid indices
+    for gd.data").
     """
+
+    _update_lock: threading.RLock | None = None
+
+    def use_lock(self, lock: threading.RLock | None) -> None:
+        """Take the full state (for a new front end) only while holding ``lock``.
+
+        Parameters
+        ----------
+        lock : threading.RLock or None
+            The lock every update of the figure from another thread holds
+            (an app's :attr:`AppState.lock`); None: none.
+        """
+        self._update_lock = lock
 
     @property
     def _esm(self) -> Any:
@@ -117,10 +139,13 @@ class SyncedFigureWidget(go.FigureWidget):
         dict
         """
         if key is None and "_layout_obj" in self.__dict__:  # not while plotly builds the figure
-            # Written past traitlets on purpose: a notification would send the
-            # whole figure again to the views that already have it.
-            self._trait_values["_widget_data"] = deepcopy(self._data)
-            self._trait_values["_widget_layout"] = deepcopy(self._layout_obj._props)
+            # no update half done (changed here, its message not yet sent) in the state taken
+            with self._update_lock if self._update_lock is not None else contextlib.nullcontext():
+                # Written past traitlets on purpose: a notification would send the
+                # whole figure again to the views that already have it.
+                self._trait_values["_widget_data"] = deepcopy(self._data)
+                self._trait_values["_widget_layout"] = deepcopy(self._layout_obj._props)
+                return super().get_state(key=key, drop_defaults=drop_defaults)
         return super().get_state(key=key, drop_defaults=drop_defaults)
 
 
