@@ -11,7 +11,12 @@ reduction across threads, so the result is identical for any thread count,
 and 100 members give every thread several iterations up to 16-32 threads.
 Everything else of a generation (tournament, crossover, mutation, repair,
 non-dominated sort, crowding, the random draws and the Python between calls)
-is serial.
+is serial, and so is the smoothness weight, once per step.  A parallel
+variant of its kernel, over matched pairs, was built and measured on
+2026-11-27 and left out: its parallelism is bounded by the pairs, and a
+video_rc step has 2 matched pairs, one of them 91% of the kernel's time
+(1.10x at most, 0.98x measured on 2 threads; 8.6-8.7x against 8.5-8.6x
+expected at 16 threads), while it added about 7 s of CPU to the warm-up.
 
 Expected scaling (Amdahl): with ``p`` the share of one-thread time spent in
 the population kernels, ``speed-up(n) = 1 / ((1 - p) + p / (n * e(n)))``,
@@ -48,22 +53,29 @@ import numpy as np
 from ..evolution import PRECISIONS
 
 
-def _timed(function, spent: list):
+def _timed(function, spent: list, nested: list):
+    """``function``, adding its own time to ``spent``: less that of the timed calls inside it
+    (``nested``, a stack shared by all timed functions)."""
     def timed(*args, **kwargs):
+        nested.append(0.0)
         started = time.perf_counter()
         try:
             return function(*args, **kwargs)
         finally:
-            spent.append(time.perf_counter() - started)
+            elapsed = time.perf_counter() - started
+            spent.append(elapsed - nested.pop())
+            if nested:
+                nested[-1] += elapsed
     return timed
 
 
 # What one thread spends a step on, by part: (label, owner, attribute, runs on several threads).
-# The parts do not nest: the smoothness weight's own kernel calls (assign) and the
-# accumulation's evaluate/re-centre calls are counted in their own parts.
+# Each part counts its own time: a timed call inside another (the smoothness weight's
+# pseudo-partition, an assign, and its pair kernel) counts in its own part only.
 PARTS = (
     ("population kernels (evaluate, re-centre, assign)", "engine", ("evaluate", "recentre", "assign"), True),
-    ("smoothness weight (serial)", "ercot", ("_smoothness_weight",), False),
+    ("smoothness weight's kernel over matched pairs (serial)", "kernels", ("smoothness_pair_alphas",), False),
+    ("smoothness weight, the rest (serial)", "ercot", ("_smoothness_weight",), False),
     ("variation and selection (serial)", "engine", ("offspring", "select"), False),
 )
 REST = "rest (serial: knee, re-initialisation, Python between calls)"
@@ -94,6 +106,7 @@ def thread_scaling(n_samples: int = 19_200, threads=(1, 2, 4, 8, 16), repeats: i
     """
     from ..evolution import Engine
     from ..evolution import ERCOT
+    from ..kernels import get_backend
     from .speed import seven_blobs
 
     if data is None:
@@ -103,7 +116,8 @@ def thread_scaling(n_samples: int = 19_200, threads=(1, 2, 4, 8, 16), repeats: i
     before = numba.get_num_threads()
     free_cores = Engine.__dict__["free_cores"]
     Engine.free_cores = classmethod(lambda cls: math.inf)  # honour every thread count
-    owners = {"engine": Engine, "ercot": ERCOT}  # ERCOT._smoothness_weight: the step's one call
+    owners = {"engine": Engine, "ercot": ERCOT,  # ERCOT._smoothness_weight: the step's one call
+              "kernels": get_backend("numba")}
     times: dict[int, list[float]] = {n: [] for n in threads}
     shares: dict[str, list[float]] = {label: [] for label, *_ in PARTS}
     shares[REST] = []
@@ -116,9 +130,10 @@ def thread_scaling(n_samples: int = 19_200, threads=(1, 2, 4, 8, 16), repeats: i
                 originals = [(owners[owner], name, getattr(owners[owner], name))
                              for _, owner, names, _ in PARTS for name in names]
                 if n == 1:
+                    nested: list[float] = []
                     for label, owner, names, _ in PARTS:
                         for name in names:
-                            setattr(owners[owner], name, _timed(getattr(owners[owner], name), spent[label]))
+                            setattr(owners[owner], name, _timed(getattr(owners[owner], name), spent[label], nested))
                 try:
                     model = ERCOT(seed=run, precision=precision).fit(data)
                 finally:

@@ -31,7 +31,8 @@ def test_thread_scaling_states_the_split_of_a_step():
     assert all(0.0 <= share <= 1.0 for share in split.values())
     parallel = [label for label, _, _, runs_parallel in PARTS if runs_parallel]
     assert rows[0]["p"] == pytest.approx(sum(split[label] for label in parallel))
-    assert split["smoothness weight (serial)"] > 0 and split["variation and selection (serial)"] > 0
+    assert split["smoothness weight's kernel over matched pairs (serial)"] > 0
+    assert split["smoothness weight, the rest (serial)"] > 0 and split["variation and selection (serial)"] > 0
 
 
 def test_amdahl_and_the_serial_share_a_target_needs():
@@ -42,3 +43,24 @@ def test_amdahl_and_the_serial_share_a_target_needs():
     share = serial_share_for(10.0, 16)
     assert amdahl(1 - share, 16) == pytest.approx(10.0)
     assert 0.02 < share < 0.05
+
+
+def test_a_timed_call_inside_another_counts_in_its_own_part_only():
+    """The smoothness weight calls the engine's assign (a population kernel) and its pair kernel:
+    each second of a step is counted in one part (the old split counted the assign twice)."""
+    import time
+
+    from ercot_nb.bench.threads import _timed
+
+    outer_spent, inner_spent, nested = [], [], []
+    inner = _timed(lambda: time.sleep(0.05), inner_spent, nested)
+
+    def outer_body():
+        time.sleep(0.02)
+        inner()
+
+    outer = _timed(outer_body, outer_spent, nested)
+    outer()
+    assert inner_spent[0] == pytest.approx(0.05, abs=0.02)
+    assert outer_spent[0] == pytest.approx(0.02, abs=0.015)  # its own time, without the inner call's
+    assert nested == []

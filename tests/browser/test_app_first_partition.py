@@ -108,8 +108,10 @@ def test_stop_works_during_the_first_fit(tmp_path, capsys):
         try:
             page.wait_for_function(
                 EXPLORER_READY, timeout=240_000)
-            status = json.loads(page.evaluate(SEEN))["status"]
-            assert "running" in status or "preview" in status, f"the first fit is not going on: {status}"
+            # the first fit starts once the page is drawn: the status line says so a moment later
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.ercot-nb-message')]"
+                ".some(n => /running|preview/.test(n.textContent))", timeout=30_000)
             page.get_by_role("button", name="Stop").click(timeout=10_000)
             page.wait_for_function(
                 "() => [...document.querySelectorAll('.ercot-nb-message')]"
