@@ -9,7 +9,7 @@ observe its traits and never keep a second copy of what is selected.
 
 During a live run the run's result object grows in place (it is the
 estimator's own ``result_``); the runner tells the state at a bounded rate
-(:class:`~ercot_nb.widgets._job.RateLimit`) with :meth:`AppState.grow`, an
+(:class:`~ercot_nb.widgets._pace.RateLimit`) with :meth:`AppState.grow`, an
 O(1) change (a counter), so that what the views redraw for a live run is a
 bounded share of the run time.  Every change goes through the methods of
 :class:`AppState`, under its :attr:`~AppState.lock`: the runner's thread and

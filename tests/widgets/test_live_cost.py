@@ -15,7 +15,7 @@ import pytest
 
 from ercot_nb import TemporalDataset, figures
 from ercot_nb.widgets import Explorer
-from ercot_nb.widgets._job import RateLimit
+from ercot_nb.widgets._pace import RateLimit
 from ercot_nb.bench.scrubbing import _MeasuringComm, _measuring_comms
 
 PARAMS = {"pop_size": 10, "n_evaluations": 20, "max_clusters": 2, "seed": 0}

@@ -10,7 +10,8 @@ import ipywidgets as W
 from ... import algorithms
 from ...data import TemporalDataset
 from ...result import StepResult
-from .._job import FitJob, RateLimit, Runner
+from .._job import FitJob, Runner
+from .._pace import RateLimit
 from .._messages import MessageArea
 from .._state import AppState
 from ...algorithms import estimator_params
