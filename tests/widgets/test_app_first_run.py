@@ -100,3 +100,16 @@ def test_the_signal_is_invisible_and_reports_each_page_once():
     assert calls == [1] and signal.shown
     signal.when_shown(lambda: calls.append(2))  # already shown: at once
     assert calls == [1, 2]
+
+
+def test_asking_twice_before_the_page_is_drawn_starts_one_run():
+    app = Explorer("syn1", params={"pop_size": 10, "n_evaluations": 20})
+    app.run(when_shown=True)
+    app.run(when_shown=True)
+    said: list[str] = []
+    app.state.observe(lambda change: said.append(change["new"].text), names="status")
+    page_draws(app)
+    app.wait(120)
+    assert list(app.state.runs) == ["ERCOT #1"]
+    assert not [text for text in said if "already" in text], said  # no "a run is already going on"
+    assert "finished" in app.state.status.text, app.state.status

@@ -231,6 +231,7 @@ class Explorer(W.VBox):
                         layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
         # says when a page has drawn the Explorer: run(when_shown=True) starts then
         self._shown = PageShown()
+        self._run_when_shown = False  # a run(when_shown=True) waits for the page
         self.children = [header, controls, self.message, bottom, *grid, self._shown]
 
     def _rows(self) -> list[list[W.Widget]]:
@@ -364,9 +365,11 @@ class Explorer(W.VBox):
             raise ValueError("Explorer.run: when_shown=True cannot wait (the page that starts the "
                              "run is drawn after the notebook ran); pass one of them")
         if when_shown and not self._shown.shown:
-            self.message.show(f"{self.run_panel.algorithm.value} starts once the page is drawn…",
-                              "info", action="run")
-            self._shown.when_shown(self.run_panel.run)
+            if not self._run_when_shown:  # asked again before the page came: still one run
+                self._run_when_shown = True
+                self.message.show(f"{self.run_panel.algorithm.value} starts once the page is drawn…",
+                                  "info", action="run")
+                self._shown.when_shown(self.run_panel.run)
             return None
         return self.run_panel.run(wait=wait)
 
