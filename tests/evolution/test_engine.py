@@ -13,6 +13,7 @@ import pytest
 from ercot_nb import ERCOT, datasets
 from ercot_nb.evolution._engine import Engine
 from ercot_nb.kernels import get_backend
+from ercot_nb.kernels import get_backend
 
 _SIGNATURES = r"""
 import json
@@ -253,19 +254,16 @@ def test_bounds_are_reused_only_for_the_same_read_only_array():
 def test_thread_policy_sees_a_program_started_a_moment_ago(monkeypatch):
     """The load average still says idle (it lags about a minute); the CPU counters say one core
     of two is taken by another program: the kernels stay serial."""
-    if numba.config.NUMBA_NUM_THREADS < 2:
-        pytest.skip("needs 2 numba threads")
+    from types import SimpleNamespace
+
+    two_threads = SimpleNamespace(get_num_threads=lambda: 2, parallel_chunksize=lambda size: None)
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.setattr("os.getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(Engine, "_own_load", Engine._own_load)  # kernel_for records its threads
+    kernels = get_backend("numba")
     monkeypatch.setattr(Engine._other_load, "cores", lambda: 1.0)
-    engine = Engine(ERCOT(seed=0)._config(2))
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(2)
-        busy, _ = engine._kernel("evaluate_population", Engine.PARALLEL_WORK)
-        monkeypatch.setattr(Engine._other_load, "cores", lambda: 0.1)  # a little background noise
-        idle, _ = engine._kernel("evaluate_population", Engine.PARALLEL_WORK)
-    finally:
-        numba.set_num_threads(before)
-    assert busy is engine.kernels.evaluate_population
-    assert idle is engine.kernels.evaluate_population_parallel
+    busy, _ = Engine.kernel_for(kernels, "evaluate_population", Engine.PARALLEL_WORK, two_threads)
+    monkeypatch.setattr(Engine._other_load, "cores", lambda: 0.1)  # a little background noise
+    idle, _ = Engine.kernel_for(kernels, "evaluate_population", Engine.PARALLEL_WORK, two_threads)
+    assert busy is kernels.evaluate_population
+    assert idle is kernels.evaluate_population_parallel
