@@ -50,6 +50,7 @@ import time
 import numba
 import numpy as np
 
+from .._cpu import cpu_set
 from ..evolution import PRECISIONS
 
 
@@ -164,7 +165,7 @@ def thread_scaling(n_samples: int = 19_200, threads=(1, 2, 4, 8, 16), repeats: i
 def main(argv=None) -> int:  # pragma: no cover - a manual run on a many-core machine
     argv = sys.argv[1:] if argv is None else argv
     n_samples = int(argv[0]) if argv else 19_200
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = len(cpu_set())
     print(f"cores in this process's CPU set: {cores}, numba threads available: "
           f"{numba.config.NUMBA_NUM_THREADS}, load average before: {os.getloadavg()[0]:.2f}")
     for precision in PRECISIONS:
