@@ -4,13 +4,18 @@ With an empty numba cache the first fit of a process compiles its kernels
 (seconds of CPU); its first step arrives only afterwards.  When ``fit`` is
 given ``preview=``, the estimator instead
 
-1. starts compiling (or loading from the disk cache) every kernel of its
+1. computes step 0 with the plain NumPy twins (``backend="numpy"``, same
+   parameters, same seed) and hands it to ``preview``;
+2. starts compiling (or loading from the disk cache) every kernel of its
    fit in a background thread (:func:`prepare_kernels`: a tiny fit with the
-   same parameters and precision, so the same signatures compile);
-2. meanwhile computes step 0 with the plain NumPy twins
-   (``backend="numpy"``, same parameters, same seed) and hands it to
-   ``preview``; this is abandoned as soon as the kernels are ready (a warm
-   cache, or data so large that the NumPy step would be slower);
+   same parameters and precision, so the same signatures compile) once the
+   preview is handed over, or after :data:`PREVIEW_HEAD_START` seconds if
+   it is not by then.  The compiler holds the GIL most of the time: run
+   together from the start, the two took 1.9 s for syn3's preview, which
+   takes 0.2 s alone (every built-in set of up to a few hundred samples:
+   0.14-0.21 s).  A preview still going on when the kernels are ready (a
+   warm cache, or data so large that the NumPy step would be slower) is
+   abandoned;
 3. then runs the whole fit on numba as usual.
 
 The fit's result (``result_``, ``callback``) is therefore numba's, bit for
@@ -42,6 +47,9 @@ _SAMPLE_KERNELS = ("evaluate_population", "recentre_population", "assign_nearest
 _lock = threading.Lock()
 _preparing: dict[str, threading.Thread] = {}
 
+PREVIEW_HEAD_START = 0.5
+"""Seconds the NumPy preview runs alone before the kernels start compiling beside it."""
+
 
 class PreviewInterrupted(Exception):
     """Raised inside the preview's NumPy engine once the numba kernels are ready."""
@@ -49,8 +57,10 @@ class PreviewInterrupted(Exception):
 
 def kernels_ready(precision: str = "float64") -> bool:
     """Whether every kernel of a fit in ``precision`` is compiled or loaded in this process."""
-    from . import get_backend
+    from . import _cache, get_backend
 
+    if "numba" not in _cache:  # not imported in this process: nothing is loaded (importing takes 0.25 s)
+        return False
     kernels = get_backend("numba")
     dtype = np.dtype(precision)
     for name in _FIT_KERNELS:
@@ -114,7 +124,7 @@ def interruptible_backend(kernels):
 
 
 def preview_first_step(estimator, dataset, preview) -> bool:
-    """Compile in the background; meanwhile hand ``preview`` a NumPy-twin step 0.
+    """Hand ``preview`` a NumPy-twin step 0, then (or after a head start) compile in the background.
 
     Does nothing when the kernels are ready (or the estimator does not run on
     numba).  Returns whether ``preview`` was called.
@@ -124,14 +134,23 @@ def preview_first_step(estimator, dataset, preview) -> bool:
     precision = getattr(estimator, "precision", "float64")
     if kernels_ready(precision):
         return False
-    thread = prepare_kernels(estimator, dataset[0].X.shape[1])
     ready = threading.Event()
+    started = threading.Lock()
 
-    def watch():
-        thread.join()
-        ready.set()
+    def start_compiling():  # once: when the preview is handed over, or after the head start
+        if not started.acquire(blocking=False):
+            return
+        thread = prepare_kernels(estimator, dataset[0].X.shape[1])
 
-    threading.Thread(target=watch, daemon=True).start()
+        def watch():
+            thread.join()
+            ready.set()
+
+        threading.Thread(target=watch, daemon=True).start()
+
+    head_start = threading.Timer(PREVIEW_HEAD_START, start_compiling)
+    head_start.daemon = True
+    head_start.start()
     twin = estimator.clone()
     seed = getattr(estimator, "seed", None)
     if isinstance(seed, np.random.Generator):  # the real fit must draw the same numbers
@@ -139,10 +158,14 @@ def preview_first_step(estimator, dataset, preview) -> bool:
     twin.set_params(backend="numpy", progress=False)
     token = interrupt.set(ready)
     try:
-        twin.fit(dataset[:1])
-    except Exception:  # noqa: BLE001 - interrupted (kernels ready), or an error the real fit reports
-        return False
-    finally:
-        interrupt.reset(token)
-    preview(twin.result_[0])
-    return True
+        try:
+            twin.fit(dataset[:1])
+        except Exception:  # noqa: BLE001 - interrupted (kernels ready), or an error the real fit reports
+            return False
+        finally:
+            interrupt.reset(token)
+        preview(twin.result_[0])
+        return True
+    finally:  # the preview is drawn (or abandoned): the compiler may have the GIL
+        head_start.cancel()
+        start_compiling()

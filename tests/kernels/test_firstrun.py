@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -52,13 +53,88 @@ def test_preview_draws_from_a_copy_of_a_generator_seed(kernels_compiling):
     _same_result(model, plain)
 
 
-def test_preview_is_dropped_once_the_kernels_are_ready(kernels_compiling):
+def test_preview_is_dropped_once_the_kernels_are_ready(kernels_compiling, monkeypatch):
     data = _data()
+    monkeypatch.setattr(_firstrun, "PREVIEW_HEAD_START", 0.0)  # the compiler starts with the preview
     kernels_compiling.set()  # compiled before the preview's first kernel
     calls = []
     model = ERCOT(seed=3).fit(data, preview=calls.append)
     assert calls == []
     _same_result(model, ERCOT(seed=3).fit(data))
+
+
+def _order_of_preview_and_compiler(monkeypatch):
+    """Run a fit with a preview; return the order of 'preview' and 'compile' (the compiler's start)."""
+    events = []
+    done = threading.Event()
+
+    def prepare(estimator, n_features):
+        events.append("compile")
+        thread = threading.Thread(target=done.wait, daemon=True)
+        thread.start()
+        return thread
+
+    monkeypatch.setattr(_firstrun, "kernels_ready", lambda precision="float64": False)
+    monkeypatch.setattr(_firstrun, "prepare_kernels", prepare)
+
+    def preview(step):
+        events.append("preview")
+        done.set()
+
+    ERCOT(seed=3).fit(_data()[:1], preview=preview)
+    done.set()
+    return events
+
+
+def test_a_quick_preview_is_drawn_before_the_compiler_starts(monkeypatch):
+    """The compiler holds the GIL: started with the preview, it made syn3's 0.2 s preview take 1.9 s."""
+    monkeypatch.setattr(_firstrun, "PREVIEW_HEAD_START", 60.0)
+    assert _order_of_preview_and_compiler(monkeypatch) == ["preview", "compile"]
+
+
+def test_the_compiler_starts_after_the_head_start_even_if_the_preview_is_not_done(monkeypatch):
+    monkeypatch.setattr(_firstrun, "PREVIEW_HEAD_START", 0.0)
+    assert _order_of_preview_and_compiler(monkeypatch) == ["compile", "preview"]
+
+
+def test_the_compiler_starts_when_the_preview_fails(monkeypatch):
+    started = []
+    monkeypatch.setattr(_firstrun, "PREVIEW_HEAD_START", 60.0)
+    monkeypatch.setattr(_firstrun, "kernels_ready", lambda precision="float64": False)
+
+    def prepare(estimator, n_features):
+        started.append(1)
+        thread = threading.Thread(target=int)
+        thread.start()
+        return thread
+
+    monkeypatch.setattr(_firstrun, "prepare_kernels", prepare)
+
+    def broken(step):
+        raise RuntimeError("the page is gone")
+
+    with pytest.raises(RuntimeError, match="the page is gone"):
+        ERCOT(seed=3).fit(_data()[:1], preview=broken)
+    assert started == [1]
+
+
+_NOT_IMPORTED = """
+import json, sys
+from ercot_nb.kernels import _firstrun
+ready = _firstrun.kernels_ready("float64")
+print(json.dumps({"ready": ready, "imported": sorted(m for m in sys.modules
+                                                     if m.startswith("ercot_nb.kernels._numba"))}))
+"""
+
+
+def test_kernels_ready_asks_without_importing_the_numba_backend():
+    """A process that has not imported the kernels has none loaded; importing them (0.25 s)
+    would delay the preview that the answer starts."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", _NOT_IMPORTED], env=env, check=True, capture_output=True,
+                         text=True)
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen == {"ready": False, "imported": []}
 
 
 def test_no_preview_when_kernels_are_ready():
