@@ -37,6 +37,20 @@ EXPLORER_PLOTS = _explorer_plots()
 EXPLORER_READY = f"() => document.querySelectorAll('.js-plotly-plot').length === {EXPLORER_PLOTS}"
 
 
+# How the page fetched plotly's bundle: how many times, from where, and when (seconds from
+# opening the page) against the end of Voila's HTML, which comes once the notebook has run.
+BUNDLE_LOADS = """() => {
+    const nav = performance.getEntriesByType('navigation')[0];
+    const loads = performance.getEntriesByType('resource').filter(e => e.name.includes('widgetbundle'));
+    return JSON.stringify({
+        'bundle fetches': loads.length,
+        'bundle from the page origin': loads.every(e => new URL(e.name).origin === location.origin),
+        'bundle requested': loads.length ? +(loads[0].startTime / 1000).toFixed(2) : null,
+        'HTML ended': +(nav.responseEnd / 1000).toFixed(2),
+    });
+}"""
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .app_harness import EXPLORER_PLOTS, EXPLORER_READY, app_server, chromium, scratch_env
+from .app_harness import BUNDLE_LOADS, EXPLORER_PLOTS, EXPLORER_READY, app_server, chromium, scratch_env
 
 
 SEEN = """() => JSON.stringify({
@@ -63,10 +63,13 @@ def first_partition_timings(tmp_path: Path, shot: Path, timeout: float = 400.0,
                         timings["final title"] = seen["title"]
                         break
                 page.wait_for_timeout(100)
+            timings.update(json.loads(page.evaluate(BUNDLE_LOADS)))
         finally:
             page.screenshot(path=str(shot), full_page=True)
             shot.with_suffix(".trace.json").write_text(json.dumps(trace, indent=1))
     return timings
+
+
 
 
 @pytest.mark.slow
@@ -82,6 +85,10 @@ def test_fresh_install_shows_the_page_and_a_first_partition_before_the_kernels_c
     assert timings["page"] <= timings["preview"] < timings["first step"] <= timings["finished"], timings
     assert timings["preview status"] is True, "the status line does not say the step is a preview"
     assert "preview" not in timings["final title"] and "at time 10" in timings["final title"], timings
+    # plotly's bundle (about 1 s to evaluate on two cores) is fetched once, from the app server,
+    # while the kernel still runs the notebook
+    assert timings["bundle fetches"] == 1 and timings["bundle from the page origin"] is True, timings
+    assert timings["bundle requested"] < timings["HTML ended"], timings
 
 
 if __name__ == "__main__":  # python -m tests.browser.test_app_first_partition OUT_DIR [CHECKOUT]

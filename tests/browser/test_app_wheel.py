@@ -11,6 +11,7 @@ Chromium.
 from __future__ import annotations
 
 import ast
+import json
 import os
 import shutil
 import subprocess
@@ -18,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from .app_harness import EXPLORER_READY, REPO, app_server, chromium, scratch_env
+from .app_harness import BUNDLE_LOADS, EXPLORER_READY, REPO, app_server, chromium, scratch_env
 
 from ercot_nb.widgets.serve.launcher import APPS, TUTORIAL_FILES, tutorial_files
 
@@ -105,6 +106,7 @@ def test_the_installed_wheel_serves_the_app_from_an_empty_folder(tmp_path, capsy
             "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent"
             ".includes('ERCOT partition at time 10')", timeout=300_000)  # the fit follows the page
         last_step = time.monotonic() - opened
+        bundle = json.loads(page.evaluate(BUNDLE_LOADS))
         page.screenshot(path=str(tmp_path / "wheel-app.png"), full_page=True)
         timings["page loaded"] = time.monotonic() - started
     # the kernel ran the venv's ercot_nb: numba cached its kernels next to it
@@ -112,6 +114,10 @@ def test_the_installed_wheel_serves_the_app_from_an_empty_folder(tmp_path, capsy
     assert os.listdir(empty) == []  # the app wrote nothing into the folder it ran from
     text = log.read_text()
     assert "Serving explorer.ipynb" in text and "Traceback" not in text
+    # the installed app server serves plotly's bundle and the page's head (the template shipped
+    # in the wheel) asks for it while the notebook runs
+    assert bundle["bundle fetches"] == 1 and bundle["bundle from the page origin"] is True, bundle
+    assert bundle["bundle requested"] < bundle["HTML ended"], bundle
     with capsys.disabled():
         print("\n" + ", ".join(f"{step} at {seconds:.0f} s" for step, seconds in timings.items())
               + f"; {wheel.name}, {wheel.stat().st_size / 2**20:.1f} MiB; from opening the page "

@@ -1,7 +1,10 @@
 """The Host rule of the app server (the served requests are in tests/browser/test_app_host.py)."""
 from __future__ import annotations
 
+import os
+import re
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -92,3 +95,39 @@ def test_the_package_apps_load_no_plotly_lab_extension(tmp_path):
     app.initialize(["--no-browser", "--port=0", "--ErcotVoila.own_app=True", str(tmp_path)])
     allowed = app.voila_configuration.extension_allowlist
     assert sorted(allowed) == sorted(set(APP_LAB_EXTENSIONS) - {"jupyterlab-plotly"})
+
+
+def test_a_local_app_serves_plotly_bundle_and_its_pages_import_it_early(tmp_path, monkeypatch):
+    """The page's head imports the bundle the server serves (the browser evaluates it while the
+    kernel runs the notebook) and the kernels are told its path, for the figures' same URL.
+    (Served, and fetched once by a real page: tests/browser/test_app_first_partition.py.)"""
+    from ercot_nb.widgets import _bundle
+    from ercot_nb.widgets.serve.app_server import TEMPLATES, ErcotVoila
+
+    monkeypatch.delenv(_bundle.BUNDLE_PATH_ENV, raising=False)
+    monkeypatch.setenv(_bundle.SHARED_BUNDLE_ENV, "1")
+    app = ErcotVoila()
+    app.initialize(["--no-browser", "--port=0", "--Voila.base_url=/base/", str(tmp_path)])
+    assert os.environ[_bundle.BUNDLE_PATH_ENV] == "/base/ercot-nb/widgetbundle.js"
+    assert app.template_paths[0] == str(TEMPLATES)
+    assert app.config.VoilaConfiguration.resources["ercot_nb_bundle"] == "/base/ercot-nb/widgetbundle.js"
+    # the template renders the import in the head, escaped
+    import jinja2
+    source = (TEMPLATES / "index.html.j2").read_text()
+    head = source.split("{%- block html_head_js -%}")[1].split("{%- endblock html_head_js -%}")[0]
+    rendered = jinja2.Environment(autoescape=False).from_string(head.replace("{{ super() }}", "")).render(
+        resources={"ercot_nb_bundle": '/a"b/ercot-nb/widgetbundle.js'})
+    assert '<script type="module" async src="/a&#34;b/ercot-nb/widgetbundle.js"></script>' in rendered
+
+
+def test_a_remote_app_keeps_voila_page_and_serves_no_bundle(tmp_path, monkeypatch):
+    from ercot_nb.widgets import _bundle
+    from ercot_nb.widgets.serve.app_server import TEMPLATES, ErcotVoila
+
+    monkeypatch.delenv(_bundle.BUNDLE_PATH_ENV, raising=False)
+    monkeypatch.delenv(_bundle.SHARED_BUNDLE_ENV, raising=False)
+    app = ErcotVoila()
+    app.initialize(["--no-browser", "--port=0", str(tmp_path)])
+    assert _bundle.BUNDLE_PATH_ENV not in os.environ
+    assert str(TEMPLATES) not in app.template_paths
+    assert "ercot_nb_bundle" not in app.config.VoilaConfiguration.get("resources", {})

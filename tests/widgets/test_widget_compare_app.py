@@ -238,6 +238,27 @@ def test_figures_embed_the_bundle_unless_the_local_app_shares_it(monkeypatch):
     with pytest.raises(urllib.error.HTTPError) as refused:  # serves that one file only
         urllib.request.urlopen(url.replace("widgetbundle.js", "basewidget.py"), timeout=10)
     assert refused.value.code == 404
+    refused.value.close()  # its response's socket (a ResourceWarning in the next test otherwise)
+
+
+@pytest.mark.parametrize("page, expected", [
+    ("http://127.0.0.1:8866/base/voila/render/explorer.ipynb?x=1", "http://127.0.0.1:8866/base/ercot-nb/widgetbundle.js"),
+    ("http://localhost:9000/base/", "http://localhost:9000/base/ercot-nb/widgetbundle.js"),
+])
+def test_a_page_of_the_app_server_imports_the_bundle_it_serves_from_the_page_origin(monkeypatch, page, expected):
+    """The page's head imports that URL while the notebook runs: the figures must import the very
+    same URL (a module is evaluated once per URL), and no server of the kernel's own starts."""
+    monkeypatch.setattr(_bundle, "_url", None)
+    monkeypatch.setenv(_bundle.SHARED_BUNDLE_ENV, "1")
+    monkeypatch.setenv(_bundle.BUNDLE_PATH_ENV, "/base/ercot-nb/widgetbundle.js")
+    monkeypatch.setenv("VOILA_REQUEST_URL", page)
+    assert _bundle.shared_bundle_url() == expected
+    assert SyncedFigureWidget()._esm == expected
+    assert _bundle._url is None
+    own = "http://127.0.0.1:1/widgetbundle.js"  # (a kernel's own server, already started)
+    monkeypatch.setattr(_bundle, "_url", own)
+    monkeypatch.setenv("VOILA_REQUEST_URL", "not a url")  # not a page of that server: its own
+    assert _bundle.shared_bundle_url() == own
 
 
 def test_a_figure_made_after_the_page_loaded_opens_with_the_shared_bundle(monkeypatch):

@@ -24,6 +24,14 @@
   its kernels so (:data:`~._limits.MESSAGE_LIMIT_ENV`); the upload button
   refuses a larger file in the browser, with a message.
 
+* **plotly's bundle while the notebook runs.**  In a local app (the launcher
+  sets :data:`~.._bundle.SHARED_BUNDLE_ENV`), the figures share plotly's
+  front-end bundle (``ercot_nb/widgets/_bundle.py``); this server serves it
+  at :data:`~.._bundle.BUNDLE_ROUTE`, and the page's head (the template
+  in ``templates/``) imports it at once: the browser loads and evaluates it
+  (about 1 s on two cores) while the kernel still runs the app notebook,
+  instead of after.
+
 * **Kernels of closed pages shut down.**  Voila's page posts a shutdown
   beacon when it is closed, carrying the ``_xsrf`` cookie; this server sets
   that cookie with the page (Voila 0.5 does not, so the beacon was refused).
@@ -36,17 +44,22 @@ from __future__ import annotations
 import html
 import ipaddress
 import os
+import posixpath
+import re
 import socket
 import tempfile
 from collections.abc import Iterable
+from pathlib import Path
 
 import tornado.web
 from jupyter_server.log import log_request
+from jupyter_server.utils import url_path_join
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from traitlets import Bool, Integer, List, Unicode
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
+from .._bundle import BUNDLE_PATH_ENV, BUNDLE_ROUTE, SHARED_BUNDLE_ENV, bundle_file
 from .._limits import APP_MESSAGE_LIMIT, MESSAGE_LIMIT_ENV
 
 __all__ = ["TOKEN_ENV", "ServerBusy", "HostRule", "CappedKernelManager", "ErcotVoila", "main"]
@@ -62,6 +75,9 @@ APP_LAB_EXTENSIONS = (
     "@voila-dashboards/widgets-manager7", "@voila-dashboards/widgets-manager8",
     "@jupyter-widgets/jupyterlab-manager", "anywidget", "jupyterlab-plotly", "jupyterlab_pygments",
 )
+
+# Voila's "lab" page, whose head also imports plotly's bundle (resources.ercot_nb_bundle).
+TEMPLATES = Path(__file__).with_name("templates")
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>
@@ -224,10 +240,21 @@ class ErcotVoila(Voila):
     own_app = Bool(False, config=True, help="the notebook is one of the package's apps, whose "
                                             "figures are anywidgets: jupyterlab-plotly is not loaded")
 
+    @staticmethod
+    def shares_bundle() -> bool:
+        """Whether the pages' figures share plotly's bundle (a local app; see ``_bundle``)."""
+        return os.environ.get(SHARED_BUNDLE_ENV) == "1" and bundle_file().is_file()
+
     def initialize(self, argv=None) -> None:  # noqa: ANN001 - traitlets' signature
         token = os.environ.pop(TOKEN_ENV, None)  # kernels inherit the environment: not the token
         os.environ[MESSAGE_LIMIT_ENV] = str(APP_MESSAGE_LIMIT)  # ... but this, for the upload button
+        os.environ.pop(BUNDLE_PATH_ENV, None)
         super().initialize(argv)
+        if self.shares_bundle():  # served here (init_handlers), imported by the head and the figures
+            served_at = url_path_join(self.base_url, BUNDLE_ROUTE)
+            os.environ[BUNDLE_PATH_ENV] = served_at
+            resources = dict(self.voila_configuration.resources or {})
+            self.config.VoilaConfiguration.resources = {**resources, "ercot_nb_bundle": served_at}
         if not self.voila_configuration.extension_allowlist:
             self.voila_configuration.extension_allowlist = [
                 name for name in APP_LAB_EXTENSIONS if not (self.own_app and name == "jupyterlab-plotly")]
@@ -243,12 +270,22 @@ class ErcotVoila(Voila):
         settings["websocket_max_message_size"] = APP_MESSAGE_LIMIT  # uploads (tornado: 10 MiB)
         return settings
 
+    def setup_template_dirs(self) -> None:
+        super().setup_template_dirs()
+        if self.shares_bundle() and self.voila_configuration.template == "lab":
+            self.template_paths.insert(0, str(TEMPLATES))  # extends lab/index.html.j2
+
     def init_handlers(self) -> list:
-        return [
+        handlers = [
             (pattern, _AppPageHandler, *rest) if handler is TornadoVoilaHandler
             else (pattern, handler, *rest)
             for pattern, handler, *rest in super().init_handlers()
         ]
+        if self.shares_bundle():
+            folder, name = posixpath.split(BUNDLE_ROUTE)
+            handlers.insert(0, (url_path_join(self.server_url or self.base_url, folder, f"({re.escape(name)})"),
+                             tornado.web.StaticFileHandler, {"path": str(bundle_file().parent)}))
+        return handlers
 
     def start(self) -> None:
         # Voila.start, with the host-checked Application
