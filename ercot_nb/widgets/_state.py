@@ -29,7 +29,11 @@ import traitlets
 from ..data import TemporalDataset
 from ..result import ClusteringResult
 
-__all__ = ["AppState", "Status", "LEVELS", "DatasetCheck", "RUN_NUMBER", "OWN_RUN", "run_number", "clamp_step"]
+__all__ = ["AppState", "Status", "LEVELS", "DatasetCheck", "RUN_NUMBER", "OWN_RUN", "VIEW_TRAITS",
+           "run_number", "clamp_step"]
+
+VIEW_TRAITS = ("dataset", "runs", "run", "revision", "n_done", "step", "member", "agreements")
+"""What the views draw: the state's traits :meth:`AppState.follow` reports."""
 
 LEVELS = ("", "info", "success", "warning", "error")
 """Status levels; ``""`` is no message."""
@@ -152,6 +156,36 @@ class AppState(traitlets.HasTraits):
         self._count = 0
         self.lock = threading.RLock()
         self.checks: list[DatasetCheck] = []
+        self._followers: list[tuple[bool, Callable[[dict[str, Any]], None]]] = []
+        self.observe(self._tell_followers, names=list(VIEW_TRAITS))
+
+    # -- views ------------------------------------------------------------------------------
+    def follow(self, handler: Callable[[dict[str, Any]], None], *, first: bool = False) -> None:
+        """Call ``handler(change)`` on every change of :data:`VIEW_TRAITS`.
+
+        Handlers run one after another in the thread that changed the state,
+        each redrawing its view (tens of milliseconds a figure).  Those
+        followed with ``first=True`` run before all others (the step's
+        partition, which a user looks at first), each group in the order
+        followed.
+
+        Parameters
+        ----------
+        handler : callable
+        first : bool, default=False
+        """
+        self.unfollow(handler)
+        self._followers.append((first, handler))
+
+    def unfollow(self, handler: Callable[[dict[str, Any]], None]) -> None:
+        """Stop calling ``handler`` (nothing happens if it is not followed)."""
+        self._followers = [(first, known) for first, known in self._followers if known != handler]
+
+    def _tell_followers(self, change: dict[str, Any]) -> None:
+        followers = self._followers
+        for handler in [known for first, known in followers if first] + [
+                known for first, known in followers if not first]:
+            handler(change)
 
     # -- queries ------------------------------------------------------------------------------
     @property

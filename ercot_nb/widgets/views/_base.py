@@ -25,10 +25,7 @@ from ._figure_widget import SyncedFigureWidget, apply_values, replace_content
 from .._messages import explain
 from .._state import AppState
 
-__all__ = ["FigureView", "CachedStepView", "Parts", "placeholder_parts", "STATE_TRAITS"]
-
-STATE_TRAITS = ("dataset", "runs", "run", "revision", "n_done", "step", "member", "agreements")
-"""The :class:`AppState` traits a view draws from."""
+__all__ = ["FigureView", "CachedStepView", "Parts", "placeholder_parts"]
 
 
 def placeholder_parts(text: str, title: str = "") -> Parts:
@@ -87,6 +84,8 @@ class FigureView(W.VBox):
 
     what = "view"
     """What the view shows, in words (named in its error messages)."""
+    draws_first = False
+    """Redraw before the other views when the state changes (see :meth:`AppState.follow`)."""
 
     state: AppState
     """The state the view draws (its own until :meth:`follow` gives it an app's)."""
@@ -186,9 +185,9 @@ class FigureView(W.VBox):
         """Draw ``state`` from now on (observed; nothing is drawn here)."""
         old = getattr(self, "state", None)
         if old is not None:
-            old.unobserve(self._state_changed, names=list(STATE_TRAITS))
+            old.unfollow(self._state_changed)
         self.state = state
-        state.observe(self._state_changed, names=list(STATE_TRAITS))
+        state.follow(self._state_changed, first=self.draws_first)
         figure = getattr(self, "figure", None)
         if figure is not None:
             figure.use_lock(state.lock)
@@ -229,7 +228,7 @@ class FigureView(W.VBox):
 
     def unfollow(self) -> None:
         """Stop drawing the state (the figure keeps what it shows)."""
-        self.state.unobserve(self._state_changed, names=list(STATE_TRAITS))
+        self.state.unfollow(self._state_changed)
 
     def _state_key(self) -> tuple[Any, ...]:
         """What of the state the figure shows: content (by identity), size, step asked, step, member."""

@@ -65,6 +65,7 @@ class PartitionView(CachedStepView):
     """
 
     what = "partition view"
+    draws_first = True  # the step's partition: what a user looks at first
 
     def __init__(
         self,

@@ -57,6 +57,7 @@ class VideoView(CachedStepView):
     """
 
     what = "video view"
+    draws_first = True  # the step's partition: what a user looks at first
 
     def __init__(
         self,
