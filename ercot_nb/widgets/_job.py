@@ -465,6 +465,9 @@ class Runner:
             provisional.append(step)
             before = self.state.status
             with self.state.hold_trait_notifications():  # the views see the note with the preview
+                # the status changes first, so that its line is told before the views redraw
+                # (the page draws each as it comes: no "(preview)" title without the note)
+                self.state.status = Status("info", PREVIEW_NOTE, "", "run")
                 name = self.state.add_run(job.name, provisional, select=self.select,
                                           name=None if self.numbered else job.name)
                 self.state.status = Status("info", f"{name}: {PREVIEW_NOTE}", "", "run")

@@ -179,3 +179,32 @@ def test_the_steps_partition_is_the_first_figure_a_new_run_redraws(monkeypatch):
     explorer.state.add_run("ERCOT", result)
     assert len(set(sent)) >= 4, sent  # every view redrew
     assert sent[0] == "partition", sent
+
+
+def test_the_status_line_names_the_preview_before_its_partition_is_sent(kernels_compiling, monkeypatch):
+    """The page draws each update as it comes: the partition titled "(preview)" must not come
+    before the status line that says why (the partition redraws first since it is what a user
+    looks at first; the status line went after every view, about 0.4 s later)."""
+    from ipywidgets import Widget
+
+    from ercot_nb.widgets._messages import MessageArea
+
+    explorer = Explorer("syn1", params=FAST, data_params=DATA)
+    partition = explorer.partition.figure
+    sent: list[tuple[str, str]] = []
+    real_send = Widget.send_state
+
+    def send_state(self, key=None):
+        if self is partition:
+            sent.append(("partition", str(partition.layout.title.text)))
+        elif isinstance(self, MessageArea):
+            sent.append(("status", self.value))
+        return real_send(self, key)
+
+    monkeypatch.setattr(Widget, "send_state", send_state)
+    explorer.runner.on_finish(lambda *_: None)
+    explorer.state.observe(lambda change: kernels_compiling.set(), names="runs")
+    explorer.run(wait=True)
+    first_preview = next(i for i, (kind, text) in enumerate(sent) if kind == "partition" and "(preview)" in text)
+    statuses = [text for kind, text in sent[:first_preview] if kind == "status"]
+    assert statuses and "preview while the fast kernels compile" in statuses[-1], sent[:first_preview + 1]
