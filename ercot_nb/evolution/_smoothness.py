@@ -33,7 +33,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..kernels import get_backend
+from ..kernels import get_backend, pair_alphas_scratch
+from ._engine import Engine
 from ._stacking import _finite_rows, _stacking_alpha_exact, stacking_em  # noqa: F401 (re-exported)
 
 __all__ = [
@@ -439,6 +440,38 @@ def _gaussian_cv_loglik_twin(
     return loglik
 
 
+PAIR_WORK_PER_ENTRY = 16
+"""Work units (``Engine.PARALLEL_WORK``'s) per row of a matched pair and entry of its D x D scatter."""
+
+
+def _pair_work(sizes_curr: np.ndarray, sizes_prev: np.ndarray, n_dims: int) -> int:
+    """The work of ``smoothness_pair_alphas`` in the units of ``Engine.PARALLEL_WORK``.
+
+    Rows of the matched pairs x D^2 x :data:`PAIR_WORK_PER_ENTRY`: a
+    step's pair kernel then takes the parallel variant about when its
+    one-thread time matches the population kernels' threshold.
+    """
+    return int(sizes_curr.sum() + sizes_prev.sum()) * n_dims * n_dims * PAIR_WORK_PER_ENTRY
+
+
+def _pair_alphas(backend: str, X_curr, codes_curr, X_prev, codes_prev, code_pairs, order, n_folds_max,
+                 sizes_curr, sizes_prev) -> np.ndarray:
+    """alpha_i of every matched pair: ``smoothness_pair_alphas`` or, picked by the engine's
+    thread policy (:meth:`Engine.kernel_for`: large work, several threads, free cores), its
+    parallel variant, which gives the same bits."""
+    kernels = get_backend(backend)
+    n_common, n_dims = X_curr.shape
+    numba_module = None
+    if backend == "numba":
+        import numba as numba_module
+    n_bins = int(max(codes_curr.max(), codes_prev.max())) + 1 if n_common else 1
+    kernel, threads = Engine.kernel_for(kernels, "smoothness_pair_alphas",
+                                        _pair_work(sizes_curr, sizes_prev, n_dims), numba_module)
+    with threads:
+        return kernel(X_curr, codes_curr, X_prev, codes_prev, code_pairs, order, n_folds_max, 1e-10, 100,
+                      *pair_alphas_scratch(n_common, n_dims, n_bins), np.empty(code_pairs.shape[0]))
+
+
 # --------------------------------------------------------------------------- #
 # Main entry
 # --------------------------------------------------------------------------- #
@@ -519,12 +552,8 @@ def smoothness_weight(
         orders.append(_fold_split(n_curr, n_folds_max, rng)[0] if split else np.arange(n_curr))
     order = np.concatenate(orders) if orders else np.empty(0, dtype=np.int64)
     # Steps 3-4 of every pair in one kernel call.
-    n_dims = X_curr.shape[1]
-    alpha_pairs = get_backend(backend).smoothness_pair_alphas(
-        X_curr, codes_curr, X_prev, codes_prev, code_pairs, order, n_folds_max,
-        1e-10, 100, np.empty((2 * n_common, n_dims)), np.empty((2, n_common)), np.empty((4, n_dims)),
-        np.empty((3, n_dims, n_dims)), np.empty(pairs.shape[0]),
-    )
+    alpha_pairs = _pair_alphas(backend, X_curr, codes_curr, X_prev, codes_prev, code_pairs, order, n_folds_max,
+                               sizes_curr, sizes_prev)
     failed = np.flatnonzero(alpha_pairs == -1.0)  # a covariance lost definiteness to rounding
     offsets = np.concatenate([[0], np.cumsum(sizes_curr)]) if failed.size else None
     for i in failed:

@@ -4,7 +4,7 @@ historical log-densities, EM) in one call."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ._compile import lean_pipeline
 
@@ -56,9 +56,280 @@ def stacking_em_loop(density_ratio, alpha, tol, max_iter):  # pragma: no cover
 _LOG_2PI = 1.8378770664093453  # log(2 pi)
 
 
+@njit(cache=True, inline="always", pipeline_class=_LEAN)
+def _block_rows(k, blocks_curr, n_curr, n_union, block):  # pragma: no cover
+    """Rows [lo, hi) of block ``k`` of a pair: A_t's rows in blocks of ``block``, then A_{t-1}'s."""
+    if k < blocks_curr:
+        lo = k * block
+        return lo, min(lo + block, n_curr)
+    lo = n_curr + (k - blocks_curr) * block
+    return lo, min(lo + block, n_union)
+
+
+@njit(cache=True, inline="always", pipeline_class=_LEAN)
+def _cholesky(a, k, n_dims):  # pragma: no cover
+    """Lower Cholesky factor of the lower triangle of ``a[k, :D, :D]`` in place.
+
+    Returns the log-determinant's half, or nan when a pivot is not > 0 (the
+    factor is then unfinished).
+    """
+    for j in range(n_dims):
+        pivot = a[k, j, j]
+        for q in range(j):
+            pivot -= a[k, j, q] * a[k, j, q]
+        if not pivot > 0.0:
+            return np.nan
+        diag = np.sqrt(pivot)
+        a[k, j, j] = diag
+        for i in range(j + 1, n_dims):
+            dot = a[k, i, j]
+            for q in range(j):
+                dot -= a[k, i, q] * a[k, j, q]
+            a[k, i, j] = dot / diag
+    half_logdet = 0.0
+    for j in range(n_dims):
+        half_logdet += np.log(a[k, j, j])
+    return half_logdet
+
+
+@njit(cache=True, inline="always", pipeline_class=_LEAN)
+def _log_density(factor, k, z, c, half_logdet, n_dims):  # pragma: no cover
+    """log N(x; mu, L L^T) with ``z[c, 2D + 2]`` = x - mu (overwritten by L^-1 (x - mu)), L = ``factor[k]``."""
+    zrow = 2 * n_dims + 2
+    maha = 0.0
+    for i in range(n_dims):
+        acc = z[c, zrow, i]
+        for q in range(i):
+            acc -= factor[k, i, q] * z[c, zrow, q]
+        z[c, zrow, i] = acc / factor[k, i, i]
+        maha += z[c, zrow, i] * z[c, zrow, i]
+    return -0.5 * (n_dims * _LOG_2PI + maha) - half_logdet
+
+
+@njit(cache=True, inline="always", pipeline_class=_LEAN)
+def _group(codes, members, starts):  # pragma: no cover
+    """Stable counting sort: ``members[starts[c]:starts[c + 1]]`` are the rows of code c, in row order."""
+    n_bins = starts.shape[0] - 1
+    for c in range(n_bins + 1):
+        starts[c] = 0
+    for j in range(codes.shape[0]):
+        code = codes[j]
+        if code < 0 or code >= n_bins:
+            raise ValueError("smoothness_pair_alphas: a cluster code is outside 0..group_starts.shape[1] - 2")
+        starts[code + 1] += 1
+    for c in range(n_bins):
+        starts[c + 1] += starts[c]
+    for j in range(codes.shape[0]):  # starts[c] walks to the end of code c, the start of c + 1
+        members[starts[codes[j]]] = j
+        starts[codes[j]] += 1
+    for c in range(n_bins, 0, -1):
+        starts[c] = starts[c - 1]
+    starts[0] = 0
+
+
+@njit(cache=True, inline="always", error_model="numpy", pipeline_class=_LEAN)
+def _pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, tol, max_iter, block,
+                 members, group_starts, rows, loglik, vecs, mats, slots, slot_values,
+                 alpha_pairs):  # pragma: no cover
+    """The body of :func:`smoothness_pair_alphas` and its parallel variant (``prange`` is ``range`` in the first)."""
+    n_common, n_dims = X_curr.shape
+    if n_common > 0:
+        _group(codes_curr, members[0], group_starts[0])
+        _group(codes_prev, members[1], group_starts[1])
+    n_slots = slots.shape[0]
+    if slots.shape[1] != 2 * n_dims + 3 or slots.shape[2] != n_dims or slot_values.shape[0] != n_slots:
+        raise ValueError("smoothness_pair_alphas: slots must be (n_slots, 2 D + 3, D), slot_values (n_slots, 2)")
+    vm = 2 * n_dims  # slots rows: [0, D) and [D, 2 D) two matrices, then three vectors at vm, vm + 1, vm + 2
+    offset = 0
+    for p in range(pairs.shape[0]):
+        alpha_pairs[p] = np.nan
+        code_curr = pairs[p, 0]
+        code_prev = pairs[p, 1]
+        start_curr = group_starts[0, code_curr]
+        n_curr = group_starts[0, code_curr + 1] - start_curr
+        start_prev = group_starts[1, code_prev]
+        n_prev = group_starts[1, code_prev + 1] - start_prev
+        first = offset
+        offset += n_curr
+        if n_curr < 2 or n_prev < 2:
+            continue
+        n_union = n_curr + n_prev
+        blocks_curr = (n_curr + block - 1) // block
+        n_blocks = blocks_curr + (n_prev + block - 1) // block
+        if n_blocks > n_slots:
+            raise ValueError("smoothness_pair_alphas: fewer slots than blocks of rows (2 ceil(n_common / block))")
+
+        # Rows of A_t then A_{t-1} (gathered in row order) and each block's sum (slots row vm).
+        for k in prange(n_blocks):
+            lo, hi = _block_rows(k, blocks_curr, n_curr, n_union, block)
+            for d in range(n_dims):
+                slots[k, vm, d] = 0.0
+            for r in range(lo, hi):
+                if r < n_curr:
+                    j = members[0, start_curr + r]
+                    for d in range(n_dims):
+                        rows[r, d] = X_curr[j, d]
+                        slots[k, vm, d] += X_curr[j, d]
+                else:
+                    j = members[1, start_prev + r - n_curr]
+                    for d in range(n_dims):
+                        rows[r, d] = X_prev[j, d]
+                        slots[k, vm, d] += X_prev[j, d]
+        # vecs: 0 mean of A_t, 1 mean of A_{t-1}, 2 mean of the union, 3 sum of A_t less its mean;
+        # mats: 0 the historical covariance and its factor, 1 the scatter of A_t about its mean.
+        for d in range(n_dims):
+            vecs[0, d] = 0.0
+            vecs[1, d] = 0.0
+        for k in range(n_blocks):  # partial sums combined in block order: any thread count, same bits
+            for d in range(n_dims):
+                vecs[0 if k < blocks_curr else 1, d] += slots[k, vm, d]
+        for d in range(n_dims):
+            vecs[2, d] = (vecs[0, d] + vecs[1, d]) / n_union
+            vecs[0, d] /= n_curr
+            vecs[1, d] /= n_prev
+        # Per block: squared distance to the union's mean (the pair ridge) and each side's
+        # sum and scatter about its own mean (slots row vm and rows [0, D)).
+        for k in prange(n_blocks):
+            lo, hi = _block_rows(k, blocks_curr, n_curr, n_union, block)
+            side = 0 if k < blocks_curr else 1
+            for a in range(n_dims):
+                slots[k, vm, a] = 0.0
+                for b in range(a + 1):
+                    slots[k, a, b] = 0.0
+            spread = 0.0
+            for r in range(lo, hi):
+                for a in range(n_dims):
+                    diff = rows[r, a] - vecs[2, a]
+                    spread += diff * diff
+                    centred = rows[r, a] - vecs[side, a]
+                    slots[k, vm, a] += centred
+                    for b in range(a + 1):
+                        slots[k, a, b] += centred * (rows[r, b] - vecs[side, b])
+            slot_values[k, 0] = spread
+        scatter = 0.0
+        for a in range(n_dims):
+            vecs[3, a] = 0.0
+            for b in range(a + 1):
+                mats[0, a, b] = 0.0
+                mats[1, a, b] = 0.0
+        for k in range(n_blocks):
+            scatter += slot_values[k, 0]
+            side = 0 if k < blocks_curr else 1
+            for a in range(n_dims):
+                if side == 0:
+                    vecs[3, a] += slots[k, vm, a]
+                for b in range(a + 1):
+                    mats[1 - side, a, b] += slots[k, a, b]
+        # Pair ridge: 1e-3 tr(Sigma_union) / D, floored (see pair_ridge).
+        level = 0.0
+        for d in range(n_dims):
+            level += vecs[2, d] * vecs[2, d]
+        level /= n_dims
+        variance = scatter / (n_union - 1) / n_dims
+        ridge = 1e-3 * variance + 1e-12 * min(1.0, variance + level) if variance + level > 0 else 1e-12
+
+        # Historical Gaussian (fitted on A_{t-1}) on every row of A_t, into loglik[1].
+        for a in range(n_dims):
+            for b in range(a + 1):
+                mats[0, a, b] /= n_prev - 1.0
+            mats[0, a, a] += ridge
+        half_logdet = _cholesky(mats, 0, n_dims)
+        if np.isnan(half_logdet):
+            alpha_pairs[p] = -1.0
+            continue
+        for k in prange(blocks_curr):
+            lo, hi = _block_rows(k, blocks_curr, n_curr, n_union, block)
+            for r in range(lo, hi):
+                for d in range(n_dims):
+                    slots[k, vm + 2, d] = rows[r, d] - vecs[1, d]
+                loglik[1, r] = _log_density(mats, 0, slots, k, half_logdet, n_dims)
+
+        # v-fold cross-validation on A_t: fold f (consecutive runs of order[first:first + n_curr],
+        # the first n_curr % v one longer) fitted on the other folds (downdated from A_t's sum
+        # and scatter), evaluated on its rows; the folds in chunks, each chunk its own slot.
+        # Each row keeps its density ratio phi_1 / phi_2 in loglik[0] (-1: both densities 0,
+        # the row is left out of the EM); slot_values[c, 1] counts the chunk's other rows.
+        n_folds = min(n_folds_max, n_curr)
+        base = n_curr // n_folds
+        extra = n_curr - base * n_folds
+        n_chunks = min(n_folds, n_slots)
+        for c in prange(n_chunks):
+            kept = 0
+            for f in range(c * n_folds // n_chunks, (c + 1) * n_folds // n_chunks):
+                fold_lo = first + f * base + min(f, extra)
+                fold_hi = fold_lo + base + (1 if f < extra else 0)
+                for a in range(n_dims):
+                    slots[c, vm, a] = 0.0
+                    for b in range(a + 1):
+                        slots[c, n_dims + a, b] = 0.0
+                for s in range(fold_lo, fold_hi):
+                    r = order[s]
+                    for a in range(n_dims):
+                        centred = rows[r, a] - vecs[0, a]
+                        slots[c, vm, a] += centred
+                        for b in range(a + 1):
+                            slots[c, n_dims + a, b] += centred * (rows[r, b] - vecs[0, b])
+                n_train = n_curr - (fold_hi - fold_lo)
+                for a in range(n_dims):
+                    slots[c, vm + 1, a] = (vecs[3, a] - slots[c, vm, a]) / n_train
+                for a in range(n_dims):
+                    for b in range(a + 1):
+                        fold_scatter = (mats[1, a, b] - slots[c, n_dims + a, b]
+                                        - n_train * slots[c, vm + 1, a] * slots[c, vm + 1, b])
+                        slots[c, a, b] = fold_scatter / (n_train - 1.0) if n_train >= 2 else 0.0
+                    slots[c, a, a] += ridge
+                fold_half_logdet = _cholesky(slots, c, n_dims)
+                if np.isnan(fold_half_logdet):
+                    alpha_pairs[p] = -1.0  # every failing chunk writes the same flag
+                    break
+                for s in range(fold_lo, fold_hi):
+                    r = order[s]
+                    for d in range(n_dims):
+                        slots[c, vm + 2, d] = (rows[r, d] - vecs[0, d]) - slots[c, vm + 1, d]
+                    held_out = _log_density(slots, c, slots, c, fold_half_logdet, n_dims)
+                    if held_out == -np.inf and loglik[1, r] == -np.inf:
+                        loglik[0, r] = -1.0
+                    else:
+                        loglik[0, r] = np.exp(held_out - loglik[1, r])
+                        kept += 1
+            slot_values[c, 1] = kept
+        if alpha_pairs[p] == -1.0:
+            continue
+        n_kept = 0.0
+        for c in range(n_chunks):
+            n_kept += slot_values[c, 1]
+        if n_kept == 0.0:
+            continue
+
+        # EM of the stacking weight from 0.5 (the loop of stacking_em_loop), each step's
+        # sum of responsibilities over A_t's blocks, combined in block order.
+        alpha = 0.5
+        for _ in range(max_iter):
+            odds = (1.0 - alpha) / alpha
+            for k in prange(blocks_curr):
+                lo, hi = _block_rows(k, blocks_curr, n_curr, n_union, block)
+                responsibility = 0.0
+                for r in range(lo, hi):
+                    ratio = loglik[0, r]
+                    if not ratio < 0.0:
+                        responsibility += 1.0 / (1.0 + ratio * odds)
+                slot_values[k, 0] = responsibility
+            total = 0.0
+            for k in range(blocks_curr):
+                total += slot_values[k, 0]
+            alpha_new = min(max(total / n_kept, 0.0), 1.0)
+            converged = abs(alpha_new - alpha) < tol
+            alpha = alpha_new
+            if converged or alpha == 0.0 or alpha == 1.0:
+                break
+        alpha_pairs[p] = alpha
+    return alpha_pairs
+
+
 @njit(cache=True, error_model="numpy", pipeline_class=_LEAN)
-def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max,
-                           tol, max_iter, rows, loglik, vecs, mats, alpha_pairs):  # pragma: no cover
+def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, tol, max_iter,
+                           block, members, group_starts, rows, loglik, vecs, mats, slots, slot_values,
+                           alpha_pairs):  # pragma: no cover
     """Stacking weight alpha_i of every matched pair, in one call.
 
     Per pair i (cluster ``pairs[i, 0]`` at t, ``pairs[i, 1]`` at t-1), with
@@ -66,13 +337,22 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order,
     clusters (in row order): the pair ridge, the log-density of A_t under
     the Gaussian of A_{t-1}, the v-fold cross-validated log-density of A_t
     (v = min(n_folds_max, |A_t|); each fold's fit downdated from the total
-    sum and scatter of A_t shifted by its mean), and the EM of the stacking
+    sum and scatter of A_t about its mean), and the EM of the stacking
     weight from 0.5.
+
+    Every sum over rows is taken in blocks of ``block`` rows (A_t's rows,
+    then A_{t-1}'s), each block's partial in its own slot, and the partials
+    are added in block order; the folds are taken in chunks, each chunk's
+    scratch in its own slot.  ``smoothness_pair_alphas`` and
+    ``smoothness_pair_alphas_parallel`` (blocks, chunks and each rows' work
+    spread over numba's threads) are one body compiled twice: their results
+    are identical bit for bit, for any thread count.
 
     Parameters
     ----------
     X_curr, X_prev : ndarray of shape (n_common, D)   IN, centred common samples at t and t-1
-    codes_curr, codes_prev : int64 ndarray of shape (n_common,)   IN, cluster of each sample
+    codes_curr, codes_prev : int64 ndarray of shape (n_common,)   IN, cluster of each sample,
+                                             in 0..n_bins - 1
     pairs : int64 ndarray of shape (n_pairs, 2)   IN, (cluster at t, cluster at t-1)
     order : int64 ndarray of shape (n_common,)   IN, for pair i, ``order[s_i:s_i + |A_t|]`` (s_i the
                                              sum of the earlier pairs' |A_t|) is the fold order of
@@ -81,173 +361,37 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order,
                                              the first ``|A_t| % v`` one sample longer
     n_folds_max : int                        IN
     tol, max_iter                            IN, EM stopping rule (see :func:`stacking_em_loop`)
+    block : int                              IN, rows per block of a sum (``SMOOTHNESS_BLOCK`` of
+                                             ``ercot_nb.kernels``; the result depends on it at
+                                             rounding level, never on the threads)
+    members : int64 ndarray of shape (2, n_common)   SCRATCH, the rows grouped by cluster
+    group_starts : int64 ndarray of shape (2, n_bins + 1)   SCRATCH, where each cluster's rows begin
     rows : ndarray of shape (2 n_common, D)  SCRATCH, A_t then A_{t-1}
     loglik : ndarray of shape (2, n_common)  SCRATCH
     vecs : ndarray of shape (4, D)           SCRATCH
-    mats : ndarray of shape (3, D, D)        SCRATCH
+    mats : ndarray of shape (2, D, D)        SCRATCH
+    slots : ndarray of shape (n_slots, 2 D + 3, D)   SCRATCH, one per block or fold chunk; n_slots
+                                             at least 2 ceil(n_common / block)
+    slot_values : ndarray of shape (n_slots, 2)   SCRATCH
     alpha_pairs : ndarray of shape (n_pairs,)   OUT, alpha_i; nan when a side has < 2 samples;
                                              -1 when a covariance is not positive definite
                                              after rounding (the caller recomputes that pair)
+
+    Raises
+    ------
+    ValueError
+        A code outside 0..n_bins - 1, or too few slots.
     """
-    n_common, n_dims = X_curr.shape
-    # vecs rows: 0 mean, 1 fold sum, 2 total sum, 3 scratch; mats: 0 covariance or its
-    # factor, 1 fold scatter, 2 total scatter (indexed in place: views cost compile time).
-    # Cold-start compile time grows with the code: each statistic, the Cholesky factor and
-    # the log-density are written once, inside one loop over the Gaussians of a pair.
-    offset = 0
-    for p in range(pairs.shape[0]):
-        alpha_pairs[p] = np.nan
-        n_curr = 0
-        for j in range(n_common):
-            if codes_curr[j] == pairs[p, 0]:
-                for d in range(n_dims):
-                    rows[n_curr, d] = X_curr[j, d]
-                n_curr += 1
-        n_prev = 0
-        for j in range(n_common):
-            if codes_prev[j] == pairs[p, 1]:
-                for d in range(n_dims):
-                    rows[n_curr + n_prev, d] = X_prev[j, d]
-                n_prev += 1
-        first = offset
-        offset += n_curr
-        if n_curr < 2 or n_prev < 2:
-            continue
-        n_union = n_curr + n_prev
-        # Pair ridge: 1e-3 tr(Sigma_union) / D, floored (see pair_ridge).
-        for d in range(n_dims):
-            vecs[0, d] = 0.0
-        for r in range(n_union):
-            for d in range(n_dims):
-                vecs[0, d] += rows[r, d]
-        level = 0.0
-        for d in range(n_dims):
-            vecs[0, d] /= n_union
-            level += vecs[0, d] * vecs[0, d]
-        level /= n_dims
-        scatter = 0.0
-        for r in range(n_union):
-            for d in range(n_dims):
-                diff = rows[r, d] - vecs[0, d]
-                scatter += diff * diff
-        variance = scatter / (n_union - 1) / n_dims
-        ridge = 1e-3 * variance + 1e-12 * min(1.0, variance + level) if variance + level > 0 else 1e-12
+    return _pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, tol, max_iter,
+                        block, members, group_starts, rows, loglik, vecs, mats, slots, slot_values, alpha_pairs)
 
-        # Gaussian g = 0: the historical one (A_{t-1}), evaluated on all of A_t into
-        # loglik[1]; g >= 1: fold g - 1, fitted on the other folds (downdated from the
-        # total statistics of A_t) and evaluated on its held-out samples into loglik[0].
-        # Before the factor of g = 0 (g = 1), the rows of A_{t-1} (A_t) are shifted in
-        # place by their mean, summed into vecs[3] (vecs[2]) and scattered into mats[0]
-        # (mats[2]); the historical Gaussian is evaluated on A_t before that shift.
-        n_folds = min(n_folds_max, n_curr)
-        base = n_curr // n_folds
-        extra = n_curr - base * n_folds
-        start = first
-        stop = first + n_curr
-        ok = True
-        for g in range(n_folds + 1):
-            if g <= 1:
-                lo = n_curr if g == 0 else 0
-                n_rows = n_prev if g == 0 else n_curr
-                for d in range(n_dims):
-                    vecs[g, d] = 0.0
-                for r in range(lo, lo + n_rows):
-                    for d in range(n_dims):
-                        vecs[g, d] += rows[r, d]
-                for a in range(n_dims):
-                    vecs[g, a] /= n_rows
-                    vecs[3 - g, a] = 0.0
-                    for b in range(a + 1):
-                        mats[2 * g, a, b] = 0.0
-                for r in range(lo, lo + n_rows):
-                    for a in range(n_dims):
-                        rows[r, a] -= vecs[g, a]
-                        vecs[3 - g, a] += rows[r, a]
-                        for b in range(a + 1):
-                            mats[2 * g, a, b] += rows[r, a] * rows[r, b]
-            if g == 0:
-                for a in range(n_dims):
-                    for b in range(a + 1):
-                        mats[0, a, b] /= n_prev - 1.0
-                    mats[0, a, a] += ridge
-            else:
-                stop = start + base + (1 if g - 1 < extra else 0)
-                for a in range(n_dims):
-                    vecs[1, a] = 0.0
-                    for b in range(a + 1):
-                        mats[1, a, b] = 0.0
-                for s in range(start, stop):
-                    r = order[s]
-                    for a in range(n_dims):
-                        vecs[1, a] += rows[r, a]
-                        for b in range(a + 1):
-                            mats[1, a, b] += rows[r, a] * rows[r, b]
-                n_train = n_curr - (stop - start)
-                for a in range(n_dims):
-                    vecs[0, a] = (vecs[2, a] - vecs[1, a]) / n_train
-                for a in range(n_dims):
-                    for b in range(a + 1):
-                        scatter_ab = mats[2, a, b] - mats[1, a, b] - n_train * vecs[0, a] * vecs[0, b]
-                        mats[0, a, b] = scatter_ab / (n_train - 1.0) if n_train >= 2 else 0.0
-                    mats[0, a, a] += ridge
-            # Lower Cholesky factor of mats[0] in place; a pivot not > 0 fails the pair.
-            half_logdet = 0.0
-            for j in range(n_dims):
-                pivot = mats[0, j, j]
-                for k in range(j):
-                    pivot -= mats[0, j, k] * mats[0, j, k]
-                if not pivot > 0.0:
-                    ok = False
-                    break
-                diag = np.sqrt(pivot)
-                mats[0, j, j] = diag
-                for i in range(j + 1, n_dims):
-                    dot = mats[0, i, j]
-                    for k in range(j):
-                        dot -= mats[0, i, k] * mats[0, j, k]
-                    mats[0, i, j] = dot / diag
-            if not ok:
-                break
-            for a in range(n_dims):
-                half_logdet += np.log(mats[0, a, a])
-            # log N(rows[r]; vecs[0], L L^T) for r = order[s], s in start..stop-1 (any
-            # order of A_t's rows for g = 0: each row is independent).
-            out = 1 if g == 0 else 0
-            for s in range(start, stop):
-                r = order[s]
-                maha = 0.0
-                for i in range(n_dims):
-                    acc = rows[r, i] - vecs[0, i]
-                    for k in range(i):
-                        acc -= mats[0, i, k] * vecs[3, k]
-                    vecs[3, i] = acc / mats[0, i, i]
-                    maha += vecs[3, i] * vecs[3, i]
-                loglik[out, r] = -0.5 * (n_dims * _LOG_2PI + maha) - half_logdet
-            if g > 0:
-                start = stop
-        if not ok:
-            alpha_pairs[p] = -1.0
-            continue
 
-        # Density ratio phi_1 / phi_2 from the log-ratio (rows with both -inf dropped), then EM from 0.5.
-        n_kept = 0
-        for r in range(n_curr):
-            if loglik[0, r] == -np.inf and loglik[1, r] == -np.inf:
-                continue
-            loglik[0, n_kept] = np.exp(loglik[0, r] - loglik[1, r])
-            n_kept += 1
-        if n_kept == 0:
-            continue
-        alpha = 0.5
-        for _ in range(max_iter):  # the loop of stacking_em_loop
-            odds = (1.0 - alpha) / alpha
-            total = 0.0
-            for r in range(n_kept):
-                total += 1.0 / (1.0 + loglik[0, r] * odds)
-            alpha_new = min(max(total / n_kept, 0.0), 1.0)
-            converged = abs(alpha_new - alpha) < tol
-            alpha = alpha_new
-            if converged or alpha == 0.0 or alpha == 1.0:
-                break
-        alpha_pairs[p] = alpha
-    return alpha_pairs
+# numba's own pipeline: the parfor lowering of the lean one is untested (like the clustering kernels' variants).
+@njit(cache=True, error_model="numpy", parallel=True)
+def smoothness_pair_alphas_parallel(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, tol,
+                                    max_iter, block, members, group_starts, rows, loglik, vecs, mats, slots,
+                                    slot_values, alpha_pairs):  # pragma: no cover
+    """:func:`smoothness_pair_alphas` spread over numba's threads (the same body, the same bits)."""
+    return _pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, tol, max_iter,
+                        block, members, group_starts, rows, loglik, vecs, mats, slots, slot_values, alpha_pairs)
+

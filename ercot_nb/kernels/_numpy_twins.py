@@ -195,7 +195,8 @@ def _gaussian_logpdf(X, mean, cov):
 
 
 def smoothness_pair_alphas(X_curr, labels_curr, X_prev, labels_prev, pairs, order, n_folds_max,
-                           tol, max_iter, rows, loglik, vecs, mats, alpha_pairs):
+                           tol, max_iter, block, members, group_starts, rows, loglik, vecs, mats, slots,
+                           slot_values, alpha_pairs):
     offset = 0
     n_dims = X_curr.shape[1]
     for p, (label_curr, label_prev) in enumerate(pairs):
@@ -237,3 +238,4 @@ def smoothness_pair_alphas(X_curr, labels_curr, X_prev, labels_prev, pairs, orde
 evaluate_population_parallel = evaluate_population
 recentre_population_parallel = recentre_population
 assign_nearest_parallel = assign_nearest
+smoothness_pair_alphas_parallel = smoothness_pair_alphas
