@@ -82,13 +82,16 @@ def _parts():
 
 
 def compile_parallel() -> None:
-    """Compile the ``*_parallel`` clustering kernels (float64 and float32) as the engine calls them.
+    """Compile the ``*_parallel`` kernels as ERCOT calls them.
 
-    Only those kernels: the engine's evaluate, re-centre and assign calls with
-    the parallel variants forced, on a fixed number of clusters (no repair
-    kernel), so this process writes no cache file the serial part writes.
+    Only those kernels, so this process writes no cache file the serial part
+    writes: the clustering kernels (float64 and float32), by the engine's
+    evaluate, re-centre and assign calls with the parallel variants forced,
+    on a fixed number of clusters (no repair kernel); and the smoothness
+    weight's pair kernel, with the argument types of ``smoothness_weight``'s call.
     """
     from .evolution import PRECISIONS, EAConfig, Engine
+    from .kernels import get_backend, pair_alphas_scratch
 
     rng = np.random.default_rng(0)
     threshold, Engine.PARALLEL_WORK = Engine.PARALLEL_WORK, 0
@@ -106,6 +109,11 @@ def compile_parallel() -> None:
             engine.assign(X, pop[0].copy())
     finally:
         Engine.PARALLEL_WORK = threshold
+    codes = np.repeat(np.arange(2, dtype=np.int64), 15)
+    X = rng.normal(size=(30, 2))
+    get_backend("numba").smoothness_pair_alphas_parallel(
+        X, codes, X + 0.1, codes, np.array([[0, 0], [1, 1]], dtype=np.int64), np.tile(np.arange(15), 2), 500,
+        1e-10, 100, *pair_alphas_scratch(30, 2, 2), np.empty(2))
 
 
 _PARALLEL_COMMAND = [sys.executable, "-c", "from ercot_nb.warmup import compile_parallel; compile_parallel()"]

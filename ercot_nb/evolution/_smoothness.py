@@ -454,6 +454,15 @@ def _pair_work(sizes_curr: np.ndarray, sizes_prev: np.ndarray, n_dims: int) -> i
     return int(sizes_curr.sum() + sizes_prev.sum()) * n_dims * n_dims * PAIR_WORK_PER_ENTRY
 
 
+def _threads_of(backend: str):
+    """``numba`` for the numba backend (its thread count is the policy's), None for the twins."""
+    if backend != "numba":
+        return None
+    import numba
+
+    return numba
+
+
 def _pair_alphas(backend: str, X_curr, codes_curr, X_prev, codes_prev, code_pairs, order, n_folds_max,
                  sizes_curr, sizes_prev) -> np.ndarray:
     """alpha_i of every matched pair: ``smoothness_pair_alphas`` or, picked by the engine's
@@ -461,12 +470,9 @@ def _pair_alphas(backend: str, X_curr, codes_curr, X_prev, codes_prev, code_pair
     parallel variant, which gives the same bits."""
     kernels = get_backend(backend)
     n_common, n_dims = X_curr.shape
-    numba_module = None
-    if backend == "numba":
-        import numba as numba_module
     n_bins = int(max(codes_curr.max(), codes_prev.max())) + 1 if n_common else 1
     kernel, threads = Engine.kernel_for(kernels, "smoothness_pair_alphas",
-                                        _pair_work(sizes_curr, sizes_prev, n_dims), numba_module)
+                                        _pair_work(sizes_curr, sizes_prev, n_dims), _threads_of(backend))
     with threads:
         return kernel(X_curr, codes_curr, X_prev, codes_prev, code_pairs, order, n_folds_max, 1e-10, 100,
                       *pair_alphas_scratch(n_common, n_dims, n_bins), np.empty(code_pairs.shape[0]))

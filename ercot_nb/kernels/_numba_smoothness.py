@@ -56,99 +56,92 @@ def stacking_em_loop(density_ratio, alpha, tol, max_iter):  # pragma: no cover
 _LOG_2PI = 1.8378770664093453  # log(2 pi)
 
 
-@njit(cache=True, inline="always", pipeline_class=_LEAN)
-def _block_rows(k, blocks_curr, n_curr, n_union, block):  # pragma: no cover
-    """Rows [lo, hi) of block ``k`` of a pair: A_t's rows in blocks of ``block``, then A_{t-1}'s."""
-    if k < blocks_curr:
-        lo = k * block
-        return lo, min(lo + block, n_curr)
-    lo = n_curr + (k - blocks_curr) * block
-    return lo, min(lo + block, n_union)
+def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, tol, max_iter,
+                           block, members, group_starts, rows, ratios, vecs, mats, slots, slot_values,
+                           alpha_pairs):  # pragma: no cover
+    """Stacking weight alpha_i of every matched pair, in one call.
 
+    Per pair i (cluster ``pairs[i, 0]`` at t, ``pairs[i, 1]`` at t-1), with
+    A_t and A_{t-1} the rows of the centred common samples in those
+    clusters (in row order): the pair ridge, the log-density of A_t under
+    the Gaussian of A_{t-1}, the v-fold cross-validated log-density of A_t
+    (v = min(n_folds_max, |A_t|); each fold's fit downdated from the total
+    sum and scatter of A_t about its mean), and the EM of the stacking
+    weight from 0.5.
 
-@njit(cache=True, inline="always", pipeline_class=_LEAN)
-def _cholesky(a, k, n_dims):  # pragma: no cover
-    """Lower Cholesky factor of the lower triangle of ``a[k, :D, :D]`` in place.
+    Every sum over rows is taken in blocks of ``block`` rows (A_t's, then
+    A_{t-1}'s), each block's partial in its own slot, and the partials are
+    added in block order; the folds are taken in chunks, each with its own
+    slot.  This kernel and ``smoothness_pair_alphas_parallel`` (the blocks
+    and chunks spread over numba's threads) are one body compiled twice:
+    their results are identical bit for bit, for any thread count.
 
-    Returns the log-determinant's half, or nan when a pivot is not > 0 (the
-    factor is then unfinished).
+    Parameters
+    ----------
+    X_curr, X_prev : ndarray of shape (n_common, D)   IN, centred common samples at t and t-1
+    codes_curr, codes_prev : int64 ndarray of shape (n_common,)   IN, cluster of each sample,
+                                             in 0..n_bins - 1
+    pairs : int64 ndarray of shape (n_pairs, 2)   IN, (cluster at t, cluster at t-1)
+    order : int64 ndarray of shape (n_common,)   IN, for pair i, ``order[s_i:s_i + |A_t|]`` (s_i the
+                                             sum of the earlier pairs' |A_t|) is the fold order of
+                                             A_t: a permutation of 0..|A_t|-1 (identity for
+                                             leave-one-out); the folds are its consecutive runs,
+                                             the first ``|A_t| % v`` one sample longer
+    n_folds_max : int                        IN
+    tol, max_iter                            IN, EM stopping rule (see :func:`stacking_em_loop`)
+    block : int                              IN, rows per block of a sum (``SMOOTHNESS_BLOCK`` of
+                                             ``ercot_nb.kernels``: the bits depend on it, never
+                                             on the threads)
+    members : int64 ndarray of shape (2, n_common)   SCRATCH, each step's rows grouped by cluster
+    group_starts : int64 ndarray of shape (2, n_bins + 1)   SCRATCH, where each cluster's rows begin
+    rows : ndarray of shape (2 n_common, D)  SCRATCH, A_t then A_{t-1}
+    ratios : ndarray of shape (n_common,)    SCRATCH, density ratio phi_1 / phi_2 of each row of A_t
+    vecs : ndarray of shape (4, D)           SCRATCH
+    mats : ndarray of shape (2, D, D)        SCRATCH
+    slots : ndarray of shape (n_slots, 2 D + 3, D)   SCRATCH, one per block or fold chunk; n_slots
+                                             at least 2 ceil(n_common / block)
+    slot_values : ndarray of shape (n_slots, 2)   SCRATCH
+    alpha_pairs : ndarray of shape (n_pairs,)   OUT, alpha_i; nan when a side has < 2 samples;
+                                             -1 when a covariance is not positive definite
+                                             after rounding (the caller recomputes that pair)
+
+    Raises
+    ------
+    ValueError
+        A code outside 0..n_bins - 1, or fewer slots than blocks.
     """
-    for j in range(n_dims):
-        pivot = a[k, j, j]
-        for q in range(j):
-            pivot -= a[k, j, q] * a[k, j, q]
-        if not pivot > 0.0:
-            return np.nan
-        diag = np.sqrt(pivot)
-        a[k, j, j] = diag
-        for i in range(j + 1, n_dims):
-            dot = a[k, i, j]
-            for q in range(j):
-                dot -= a[k, i, q] * a[k, j, q]
-            a[k, i, j] = dot / diag
-    half_logdet = 0.0
-    for j in range(n_dims):
-        half_logdet += np.log(a[k, j, j])
-    return half_logdet
-
-
-@njit(cache=True, inline="always", pipeline_class=_LEAN)
-def _log_density(factor, k, z, c, half_logdet, n_dims):  # pragma: no cover
-    """log N(x; mu, L L^T) with ``z[c, 2D + 2]`` = x - mu (overwritten by L^-1 (x - mu)), L = ``factor[k]``."""
-    zrow = 2 * n_dims + 2
-    maha = 0.0
-    for i in range(n_dims):
-        acc = z[c, zrow, i]
-        for q in range(i):
-            acc -= factor[k, i, q] * z[c, zrow, q]
-        z[c, zrow, i] = acc / factor[k, i, i]
-        maha += z[c, zrow, i] * z[c, zrow, i]
-    return -0.5 * (n_dims * _LOG_2PI + maha) - half_logdet
-
-
-@njit(cache=True, inline="always", pipeline_class=_LEAN)
-def _group(codes, members, starts):  # pragma: no cover
-    """Stable counting sort: ``members[starts[c]:starts[c + 1]]`` are the rows of code c, in row order."""
-    n_bins = starts.shape[0] - 1
-    for c in range(n_bins + 1):
-        starts[c] = 0
-    for j in range(codes.shape[0]):
-        code = codes[j]
-        if code < 0 or code >= n_bins:
-            raise ValueError("smoothness_pair_alphas: a cluster code is outside 0..group_starts.shape[1] - 2")
-        starts[code + 1] += 1
-    for c in range(n_bins):
-        starts[c + 1] += starts[c]
-    for j in range(codes.shape[0]):  # starts[c] walks to the end of code c, the start of c + 1
-        members[starts[codes[j]]] = j
-        starts[codes[j]] += 1
-    for c in range(n_bins, 0, -1):
-        starts[c] = starts[c - 1]
-    starts[0] = 0
-
-
-@njit(cache=True, inline="always", error_model="numpy", pipeline_class=_LEAN)
-def _pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, tol, max_iter, block,
-                 members, group_starts, rows, loglik, vecs, mats, slots, slot_values,
-                 alpha_pairs):  # pragma: no cover
-    """The body of :func:`smoothness_pair_alphas` and its parallel variant (``prange`` is ``range`` in the first)."""
     n_common, n_dims = X_curr.shape
-    if n_common > 0:
-        _group(codes_curr, members[0], group_starts[0])
-        _group(codes_prev, members[1], group_starts[1])
     n_slots = slots.shape[0]
+    n_bins = group_starts.shape[1] - 1
     if slots.shape[1] != 2 * n_dims + 3 or slots.shape[2] != n_dims or slot_values.shape[0] != n_slots:
         raise ValueError("smoothness_pair_alphas: slots must be (n_slots, 2 D + 3, D), slot_values (n_slots, 2)")
-    vm = 2 * n_dims  # slots rows: [0, D) and [D, 2 D) two matrices, then three vectors at vm, vm + 1, vm + 2
+    # Each step's rows grouped by cluster, in row order (a counting sort): the rows of cluster c
+    # are members[side, group_starts[side, c]:group_starts[side, c + 1]].
+    for side in range(2):
+        codes = codes_curr if side == 0 else codes_prev
+        for c in range(n_bins + 1):
+            group_starts[side, c] = 0
+        for j in range(n_common):
+            if codes[j] < 0 or codes[j] >= n_bins:
+                raise ValueError("smoothness_pair_alphas: a cluster code is outside 0..group_starts.shape[1] - 2")
+            group_starts[side, codes[j] + 1] += 1
+        for c in range(n_bins):
+            group_starts[side, c + 1] += group_starts[side, c]
+        for j in range(n_common):  # group_starts[side, c] walks to the start of c + 1 ...
+            members[side, group_starts[side, codes[j]]] = j
+            group_starts[side, codes[j]] += 1
+        for c in range(n_bins, 0, -1):  # ... and back
+            group_starts[side, c] = group_starts[side, c - 1]
+        group_starts[side, 0] = 0
+
+    vm = 2 * n_dims  # slots: rows [0, D) and [D, 2 D) two matrices, rows vm, vm + 1, vm + 2 three vectors
     offset = 0
     for p in range(pairs.shape[0]):
         alpha_pairs[p] = np.nan
-        code_curr = pairs[p, 0]
-        code_prev = pairs[p, 1]
-        start_curr = group_starts[0, code_curr]
-        n_curr = group_starts[0, code_curr + 1] - start_curr
-        start_prev = group_starts[1, code_prev]
-        n_prev = group_starts[1, code_prev + 1] - start_prev
+        start_curr = group_starts[0, pairs[p, 0]]
+        n_curr = group_starts[0, pairs[p, 0] + 1] - start_curr
+        start_prev = group_starts[1, pairs[p, 1]]
+        n_prev = group_starts[1, pairs[p, 1] + 1] - start_prev
         first = offset
         offset += n_curr
         if n_curr < 2 or n_prev < 2:
@@ -159,38 +152,36 @@ def _pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_m
         if n_blocks > n_slots:
             raise ValueError("smoothness_pair_alphas: fewer slots than blocks of rows (2 ceil(n_common / block))")
 
-        # Rows of A_t then A_{t-1} (gathered in row order) and each block's sum (slots row vm).
+        # Rows of A_t then A_{t-1}, gathered in row order, and each block's sum (slots row vm).
         for k in prange(n_blocks):
-            lo, hi = _block_rows(k, blocks_curr, n_curr, n_union, block)
+            lo = k * block if k < blocks_curr else n_curr + (k - blocks_curr) * block
+            hi = min(lo + block, n_curr if k < blocks_curr else n_union)
             for d in range(n_dims):
                 slots[k, vm, d] = 0.0
             for r in range(lo, hi):
-                if r < n_curr:
-                    j = members[0, start_curr + r]
-                    for d in range(n_dims):
-                        rows[r, d] = X_curr[j, d]
-                        slots[k, vm, d] += X_curr[j, d]
-                else:
-                    j = members[1, start_prev + r - n_curr]
-                    for d in range(n_dims):
-                        rows[r, d] = X_prev[j, d]
-                        slots[k, vm, d] += X_prev[j, d]
+                for d in range(n_dims):
+                    if r < n_curr:
+                        rows[r, d] = X_curr[members[0, start_curr + r], d]
+                    else:
+                        rows[r, d] = X_prev[members[1, start_prev + r - n_curr], d]
+                    slots[k, vm, d] += rows[r, d]
         # vecs: 0 mean of A_t, 1 mean of A_{t-1}, 2 mean of the union, 3 sum of A_t less its mean;
-        # mats: 0 the historical covariance and its factor, 1 the scatter of A_t about its mean.
+        # mats: 0 the historical covariance, 1 the scatter of A_t about its mean.
         for d in range(n_dims):
             vecs[0, d] = 0.0
             vecs[1, d] = 0.0
-        for k in range(n_blocks):  # partial sums combined in block order: any thread count, same bits
+        for k in range(n_blocks):  # the partials in block order: the same bits for any thread count
             for d in range(n_dims):
                 vecs[0 if k < blocks_curr else 1, d] += slots[k, vm, d]
         for d in range(n_dims):
             vecs[2, d] = (vecs[0, d] + vecs[1, d]) / n_union
             vecs[0, d] /= n_curr
             vecs[1, d] /= n_prev
-        # Per block: squared distance to the union's mean (the pair ridge) and each side's
-        # sum and scatter about its own mean (slots row vm and rows [0, D)).
+        # Per block: the squared distance to the union's mean (the pair ridge), and the sum and
+        # scatter of its side about that side's mean (slots row vm and rows [0, D)).
         for k in prange(n_blocks):
-            lo, hi = _block_rows(k, blocks_curr, n_curr, n_union, block)
+            lo = k * block if k < blocks_curr else n_curr + (k - blocks_curr) * block
+            hi = min(lo + block, n_curr if k < blocks_curr else n_union)
             side = 0 if k < blocks_curr else 1
             for a in range(n_dims):
                 slots[k, vm, a] = 0.0
@@ -214,12 +205,11 @@ def _pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_m
                 mats[1, a, b] = 0.0
         for k in range(n_blocks):
             scatter += slot_values[k, 0]
-            side = 0 if k < blocks_curr else 1
             for a in range(n_dims):
-                if side == 0:
+                if k < blocks_curr:
                     vecs[3, a] += slots[k, vm, a]
                 for b in range(a + 1):
-                    mats[1 - side, a, b] += slots[k, a, b]
+                    mats[0 if k >= blocks_curr else 1, a, b] += slots[k, a, b]
         # Pair ridge: 1e-3 tr(Sigma_union) / D, floored (see pair_ridge).
         level = 0.0
         for d in range(n_dims):
@@ -227,70 +217,104 @@ def _pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_m
         level /= n_dims
         variance = scatter / (n_union - 1) / n_dims
         ridge = 1e-3 * variance + 1e-12 * min(1.0, variance + level) if variance + level > 0 else 1e-12
-
-        # Historical Gaussian (fitted on A_{t-1}) on every row of A_t, into loglik[1].
         for a in range(n_dims):
             for b in range(a + 1):
                 mats[0, a, b] /= n_prev - 1.0
             mats[0, a, a] += ridge
-        half_logdet = _cholesky(mats, 0, n_dims)
-        if np.isnan(half_logdet):
-            alpha_pairs[p] = -1.0
-            continue
-        for k in prange(blocks_curr):
-            lo, hi = _block_rows(k, blocks_curr, n_curr, n_union, block)
-            for r in range(lo, hi):
-                for d in range(n_dims):
-                    slots[k, vm + 2, d] = rows[r, d] - vecs[1, d]
-                loglik[1, r] = _log_density(mats, 0, slots, k, half_logdet, n_dims)
 
-        # v-fold cross-validation on A_t: fold f (consecutive runs of order[first:first + n_curr],
-        # the first n_curr % v one longer) fitted on the other folds (downdated from A_t's sum
-        # and scatter), evaluated on its rows; the folds in chunks, each chunk its own slot.
-        # Each row keeps its density ratio phi_1 / phi_2 in loglik[0] (-1: both densities 0,
-        # the row is left out of the EM); slot_values[c, 1] counts the chunk's other rows.
+        # The folds of A_t (consecutive runs of order[first:first + n_curr], the first n_curr % v
+        # one longer) in chunks, each chunk in its own slot.  Gaussian h = 0 of a chunk is the
+        # historical one (fitted on A_{t-1}), factored into slot rows [0, D); h >= 1 that of
+        # fold f = f_lo + h - 1, fitted on the other folds (downdated from A_t's sum and scatter)
+        # and factored into rows [D, 2 D).  Each row of fold f gets phi_1 / phi_2 in ratios
+        # (-1: both densities 0, the row is left out of the EM); slot_values[c, 1] counts the others.
         n_folds = min(n_folds_max, n_curr)
         base = n_curr // n_folds
         extra = n_curr - base * n_folds
         n_chunks = min(n_folds, n_slots)
         for c in prange(n_chunks):
+            f_lo = c * n_folds // n_chunks
             kept = 0
-            for f in range(c * n_folds // n_chunks, (c + 1) * n_folds // n_chunks):
+            half_logdet_prev = 0.0
+            for h in range((c + 1) * n_folds // n_chunks - f_lo + 1):
+                f = f_lo + h - 1
                 fold_lo = first + f * base + min(f, extra)
                 fold_hi = fold_lo + base + (1 if f < extra else 0)
-                for a in range(n_dims):
-                    slots[c, vm, a] = 0.0
-                    for b in range(a + 1):
-                        slots[c, n_dims + a, b] = 0.0
-                for s in range(fold_lo, fold_hi):
-                    r = order[s]
+                at = 0 if h == 0 else n_dims  # the Gaussian's matrix: slot rows [at, at + D)
+                if h == 0:
                     for a in range(n_dims):
-                        centred = rows[r, a] - vecs[0, a]
-                        slots[c, vm, a] += centred
                         for b in range(a + 1):
-                            slots[c, n_dims + a, b] += centred * (rows[r, b] - vecs[0, b])
-                n_train = n_curr - (fold_hi - fold_lo)
-                for a in range(n_dims):
-                    slots[c, vm + 1, a] = (vecs[3, a] - slots[c, vm, a]) / n_train
-                for a in range(n_dims):
-                    for b in range(a + 1):
-                        fold_scatter = (mats[1, a, b] - slots[c, n_dims + a, b]
-                                        - n_train * slots[c, vm + 1, a] * slots[c, vm + 1, b])
-                        slots[c, a, b] = fold_scatter / (n_train - 1.0) if n_train >= 2 else 0.0
-                    slots[c, a, a] += ridge
-                fold_half_logdet = _cholesky(slots, c, n_dims)
-                if np.isnan(fold_half_logdet):
+                            slots[c, a, b] = mats[0, a, b]
+                else:
+                    for a in range(n_dims):
+                        slots[c, vm, a] = 0.0
+                        for b in range(a + 1):
+                            slots[c, at + a, b] = 0.0
+                    for s in range(fold_lo, fold_hi):
+                        r = order[s]
+                        for a in range(n_dims):
+                            centred = rows[r, a] - vecs[0, a]
+                            slots[c, vm, a] += centred
+                            for b in range(a + 1):
+                                slots[c, at + a, b] += centred * (rows[r, b] - vecs[0, b])
+                    n_train = n_curr - (fold_hi - fold_lo)
+                    for a in range(n_dims):
+                        slots[c, vm + 1, a] = (vecs[3, a] - slots[c, vm, a]) / n_train
+                    for a in range(n_dims):
+                        for b in range(a + 1):
+                            fold_scatter = (mats[1, a, b] - slots[c, at + a, b]
+                                            - n_train * slots[c, vm + 1, a] * slots[c, vm + 1, b])
+                            slots[c, at + a, b] = fold_scatter / (n_train - 1.0) if n_train >= 2 else 0.0
+                        slots[c, at + a, a] += ridge
+                # Lower Cholesky factor in place; a pivot not > 0 fails the pair.
+                half_logdet = 0.0
+                for j in range(n_dims):
+                    pivot = slots[c, at + j, j]
+                    for q in range(j):
+                        pivot -= slots[c, at + j, q] * slots[c, at + j, q]
+                    if not pivot > 0.0:
+                        half_logdet = np.nan
+                        break
+                    diag = np.sqrt(pivot)
+                    slots[c, at + j, j] = diag
+                    for i in range(j + 1, n_dims):
+                        dot = slots[c, at + i, j]
+                        for q in range(j):
+                            dot -= slots[c, at + i, q] * slots[c, at + j, q]
+                        slots[c, at + i, j] = dot / diag
+                    half_logdet += np.log(diag)
+                if np.isnan(half_logdet):
                     alpha_pairs[p] = -1.0  # every failing chunk writes the same flag
                     break
+                if h == 0:
+                    half_logdet_prev = half_logdet
+                    continue
+                # Each held-out row under both Gaussians, g = 0 the fold's, g = 1 the historical
+                # one: log N(x; mu, L L^T) with z = L^-1 (x - mu) (slot row vm + 2).
                 for s in range(fold_lo, fold_hi):
                     r = order[s]
-                    for d in range(n_dims):
-                        slots[c, vm + 2, d] = (rows[r, d] - vecs[0, d]) - slots[c, vm + 1, d]
-                    held_out = _log_density(slots, c, slots, c, fold_half_logdet, n_dims)
-                    if held_out == -np.inf and loglik[1, r] == -np.inf:
-                        loglik[0, r] = -1.0
+                    held_out = 0.0
+                    historical = 0.0
+                    for g in range(2):
+                        factor = n_dims - g * n_dims
+                        maha = 0.0
+                        for i in range(n_dims):
+                            if g == 0:
+                                acc = (rows[r, i] - vecs[0, i]) - slots[c, vm + 1, i]
+                            else:
+                                acc = rows[r, i] - vecs[1, i]
+                            for q in range(i):
+                                acc -= slots[c, factor + i, q] * slots[c, vm + 2, q]
+                            slots[c, vm + 2, i] = acc / slots[c, factor + i, i]
+                            maha += slots[c, vm + 2, i] * slots[c, vm + 2, i]
+                        if g == 0:
+                            held_out = -0.5 * (n_dims * _LOG_2PI + maha) - half_logdet
+                        else:
+                            historical = -0.5 * (n_dims * _LOG_2PI + maha) - half_logdet_prev
+                    if held_out == -np.inf and historical == -np.inf:
+                        ratios[r] = -1.0
                     else:
-                        loglik[0, r] = np.exp(held_out - loglik[1, r])
+                        ratios[r] = np.exp(held_out - historical)
                         kept += 1
             slot_values[c, 1] = kept
         if alpha_pairs[p] == -1.0:
@@ -301,18 +325,16 @@ def _pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_m
         if n_kept == 0.0:
             continue
 
-        # EM of the stacking weight from 0.5 (the loop of stacking_em_loop), each step's
-        # sum of responsibilities over A_t's blocks, combined in block order.
+        # EM of the stacking weight from 0.5 (the loop of stacking_em_loop); each step's sum of
+        # responsibilities over A_t's blocks, added in block order.
         alpha = 0.5
         for _ in range(max_iter):
             odds = (1.0 - alpha) / alpha
             for k in prange(blocks_curr):
-                lo, hi = _block_rows(k, blocks_curr, n_curr, n_union, block)
                 responsibility = 0.0
-                for r in range(lo, hi):
-                    ratio = loglik[0, r]
-                    if not ratio < 0.0:
-                        responsibility += 1.0 / (1.0 + ratio * odds)
+                for r in range(k * block, min(k * block + block, n_curr)):
+                    if not ratios[r] < 0.0:
+                        responsibility += 1.0 / (1.0 + ratios[r] * odds)
                 slot_values[k, 0] = responsibility
             total = 0.0
             for k in range(blocks_curr):
@@ -326,72 +348,17 @@ def _pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_m
     return alpha_pairs
 
 
-@njit(cache=True, error_model="numpy", pipeline_class=_LEAN)
-def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, tol, max_iter,
-                           block, members, group_starts, rows, loglik, vecs, mats, slots, slot_values,
-                           alpha_pairs):  # pragma: no cover
-    """Stacking weight alpha_i of every matched pair, in one call.
-
-    Per pair i (cluster ``pairs[i, 0]`` at t, ``pairs[i, 1]`` at t-1), with
-    A_t and A_{t-1} the rows of the centred common samples in those
-    clusters (in row order): the pair ridge, the log-density of A_t under
-    the Gaussian of A_{t-1}, the v-fold cross-validated log-density of A_t
-    (v = min(n_folds_max, |A_t|); each fold's fit downdated from the total
-    sum and scatter of A_t about its mean), and the EM of the stacking
-    weight from 0.5.
-
-    Every sum over rows is taken in blocks of ``block`` rows (A_t's rows,
-    then A_{t-1}'s), each block's partial in its own slot, and the partials
-    are added in block order; the folds are taken in chunks, each chunk's
-    scratch in its own slot.  ``smoothness_pair_alphas`` and
-    ``smoothness_pair_alphas_parallel`` (blocks, chunks and each rows' work
-    spread over numba's threads) are one body compiled twice: their results
-    are identical bit for bit, for any thread count.
-
-    Parameters
-    ----------
-    X_curr, X_prev : ndarray of shape (n_common, D)   IN, centred common samples at t and t-1
-    codes_curr, codes_prev : int64 ndarray of shape (n_common,)   IN, cluster of each sample,
-                                             in 0..n_bins - 1
-    pairs : int64 ndarray of shape (n_pairs, 2)   IN, (cluster at t, cluster at t-1)
-    order : int64 ndarray of shape (n_common,)   IN, for pair i, ``order[s_i:s_i + |A_t|]`` (s_i the
-                                             sum of the earlier pairs' |A_t|) is the fold order of
-                                             A_t: a permutation of 0..|A_t|-1 (identity for
-                                             leave-one-out); the folds are its consecutive runs,
-                                             the first ``|A_t| % v`` one sample longer
-    n_folds_max : int                        IN
-    tol, max_iter                            IN, EM stopping rule (see :func:`stacking_em_loop`)
-    block : int                              IN, rows per block of a sum (``SMOOTHNESS_BLOCK`` of
-                                             ``ercot_nb.kernels``; the result depends on it at
-                                             rounding level, never on the threads)
-    members : int64 ndarray of shape (2, n_common)   SCRATCH, the rows grouped by cluster
-    group_starts : int64 ndarray of shape (2, n_bins + 1)   SCRATCH, where each cluster's rows begin
-    rows : ndarray of shape (2 n_common, D)  SCRATCH, A_t then A_{t-1}
-    loglik : ndarray of shape (2, n_common)  SCRATCH
-    vecs : ndarray of shape (4, D)           SCRATCH
-    mats : ndarray of shape (2, D, D)        SCRATCH
-    slots : ndarray of shape (n_slots, 2 D + 3, D)   SCRATCH, one per block or fold chunk; n_slots
-                                             at least 2 ceil(n_common / block)
-    slot_values : ndarray of shape (n_slots, 2)   SCRATCH
-    alpha_pairs : ndarray of shape (n_pairs,)   OUT, alpha_i; nan when a side has < 2 samples;
-                                             -1 when a covariance is not positive definite
-                                             after rounding (the caller recomputes that pair)
-
-    Raises
-    ------
-    ValueError
-        A code outside 0..n_bins - 1, or too few slots.
-    """
-    return _pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, tol, max_iter,
-                        block, members, group_starts, rows, loglik, vecs, mats, slots, slot_values, alpha_pairs)
+# One body, compiled twice: as the serial kernel, and inlined (its prange loops with it) into the
+# parallel variant.  The inlined copy is never compiled on its own (nothing of it is cached).
+_pair_alphas = njit(inline="always", error_model="numpy", pipeline_class=_LEAN)(smoothness_pair_alphas)
+smoothness_pair_alphas = njit(cache=True, error_model="numpy", pipeline_class=_LEAN)(smoothness_pair_alphas)
 
 
 # numba's own pipeline: the parfor lowering of the lean one is untested (like the clustering kernels' variants).
 @njit(cache=True, error_model="numpy", parallel=True)
 def smoothness_pair_alphas_parallel(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, tol,
-                                    max_iter, block, members, group_starts, rows, loglik, vecs, mats, slots,
+                                    max_iter, block, members, group_starts, rows, ratios, vecs, mats, slots,
                                     slot_values, alpha_pairs):  # pragma: no cover
     """:func:`smoothness_pair_alphas` spread over numba's threads (the same body, the same bits)."""
     return _pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, tol, max_iter,
-                        block, members, group_starts, rows, loglik, vecs, mats, slots, slot_values, alpha_pairs)
-
+                        block, members, group_starts, rows, ratios, vecs, mats, slots, slot_values, alpha_pairs)
