@@ -96,7 +96,7 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order,
     group_starts : int64 ndarray of shape (2, n_bins + 1)   SCRATCH, where each cluster's rows begin
     rows : ndarray of shape (2 n_common, D)  SCRATCH, A_t then A_{t-1}
     ratios : ndarray of shape (n_common,)    SCRATCH, density ratio phi_1 / phi_2 of each row of A_t
-    vecs : ndarray of shape (4, D)           SCRATCH
+    vecs : ndarray of shape (5, D)           SCRATCH
     mats : ndarray of shape (2, D, D)        SCRATCH
     slots : ndarray of shape (n_slots, 2 D + 3, D)   SCRATCH, one per block or fold chunk; n_slots
                                              at least 2 ceil(n_common / block)
@@ -152,70 +152,65 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order,
         if n_blocks > n_slots:
             raise ValueError("smoothness_pair_alphas: fewer slots than blocks of rows (2 ceil(n_common / block))")
 
-        # Rows of A_t then A_{t-1}, gathered in row order, and each block's sum (slots row vm).
+        # Rows of A_t then A_{t-1}, gathered in row order, and per block the sum and scatter of
+        # its rows less the first row of their side (a member: moderate differences), in slots
+        # row vm and rows [0, D).
+        for a in range(n_dims):
+            vecs[3, a] = X_curr[members[0, start_curr], a]
+            vecs[4, a] = X_prev[members[1, start_prev], a]
         for k in prange(n_blocks):
             lo = k * block if k < blocks_curr else n_curr + (k - blocks_curr) * block
             hi = min(lo + block, n_curr if k < blocks_curr else n_union)
-            for d in range(n_dims):
-                slots[k, vm, d] = 0.0
-            for r in range(lo, hi):
-                for d in range(n_dims):
-                    if r < n_curr:
-                        rows[r, d] = X_curr[members[0, start_curr + r], d]
-                    else:
-                        rows[r, d] = X_prev[members[1, start_prev + r - n_curr], d]
-                    slots[k, vm, d] += rows[r, d]
-        # vecs: 0 mean of A_t, 1 mean of A_{t-1}, 2 mean of the union, 3 sum of A_t less its mean;
-        # mats: 0 the historical covariance, 1 the scatter of A_t about its mean.
-        for d in range(n_dims):
-            vecs[0, d] = 0.0
-            vecs[1, d] = 0.0
-        for k in range(n_blocks):  # the partials in block order: the same bits for any thread count
-            for d in range(n_dims):
-                vecs[0 if k < blocks_curr else 1, d] += slots[k, vm, d]
-        for d in range(n_dims):
-            vecs[2, d] = (vecs[0, d] + vecs[1, d]) / n_union
-            vecs[0, d] /= n_curr
-            vecs[1, d] /= n_prev
-        # Per block: the squared distance to the union's mean (the pair ridge), and the sum and
-        # scatter of its side about that side's mean (slots row vm and rows [0, D)).
-        for k in prange(n_blocks):
-            lo = k * block if k < blocks_curr else n_curr + (k - blocks_curr) * block
-            hi = min(lo + block, n_curr if k < blocks_curr else n_union)
-            side = 0 if k < blocks_curr else 1
+            shift = 3 if k < blocks_curr else 4
             for a in range(n_dims):
                 slots[k, vm, a] = 0.0
                 for b in range(a + 1):
                     slots[k, a, b] = 0.0
-            spread = 0.0
             for r in range(lo, hi):
                 for a in range(n_dims):
-                    diff = rows[r, a] - vecs[2, a]
-                    spread += diff * diff
-                    centred = rows[r, a] - vecs[side, a]
-                    slots[k, vm, a] += centred
+                    if r < n_curr:
+                        rows[r, a] = X_curr[members[0, start_curr + r], a]
+                    else:
+                        rows[r, a] = X_prev[members[1, start_prev + r - n_curr], a]
+                    shifted = rows[r, a] - vecs[shift, a]
+                    slots[k, vm, a] += shifted
                     for b in range(a + 1):
-                        slots[k, a, b] += centred * (rows[r, b] - vecs[side, b])
-            slot_values[k, 0] = spread
-        scatter = 0.0
+                        slots[k, a, b] += shifted * (rows[r, b] - vecs[shift, b])
+        # The partials in block order (the same bits for any thread count) into vecs 0 and 1 (sums)
+        # and mats 1 and 0 (scatters) of A_t and A_{t-1}; then vecs: 0 mean of A_t, 1 mean of
+        # A_{t-1}, 2 mean of the union; mats: 0 the historical covariance, 1 the scatter of A_t
+        # about its mean (sum (x - s)(x - s)^T - n (mean - s)(mean - s)^T, s the side's shift).
         for a in range(n_dims):
-            vecs[3, a] = 0.0
+            vecs[0, a] = 0.0
+            vecs[1, a] = 0.0
             for b in range(a + 1):
                 mats[0, a, b] = 0.0
                 mats[1, a, b] = 0.0
         for k in range(n_blocks):
-            scatter += slot_values[k, 0]
+            side = 0 if k < blocks_curr else 1
             for a in range(n_dims):
-                if k < blocks_curr:
-                    vecs[3, a] += slots[k, vm, a]
+                vecs[side, a] += slots[k, vm, a]
                 for b in range(a + 1):
-                    mats[0 if k >= blocks_curr else 1, a, b] += slots[k, a, b]
-        # Pair ridge: 1e-3 tr(Sigma_union) / D, floored (see pair_ridge).
+                    mats[1 - side, a, b] += slots[k, a, b]
+        spread = 0.0  # squared distances to the union's mean: each side's about its own, and its mean's
+        for side in range(2):
+            n_side = n_curr if side == 0 else n_prev
+            for a in range(n_dims):
+                vecs[side, a] /= n_side
+            for a in range(n_dims):
+                for b in range(a + 1):
+                    mats[1 - side, a, b] -= n_side * vecs[side, a] * vecs[side, b]
+                spread += mats[1 - side, a, a]
+            for a in range(n_dims):
+                vecs[side, a] += vecs[3 + side, a]
         level = 0.0
-        for d in range(n_dims):
-            level += vecs[2, d] * vecs[2, d]
+        for a in range(n_dims):
+            vecs[2, a] = (n_curr * vecs[0, a] + n_prev * vecs[1, a]) / n_union
+            level += vecs[2, a] * vecs[2, a]
+            spread += n_curr * (vecs[0, a] - vecs[2, a]) ** 2 + n_prev * (vecs[1, a] - vecs[2, a]) ** 2
+        # Pair ridge: 1e-3 tr(Sigma_union) / D, floored (see pair_ridge).
         level /= n_dims
-        variance = scatter / (n_union - 1) / n_dims
+        variance = spread / (n_union - 1) / n_dims
         ridge = 1e-3 * variance + 1e-12 * min(1.0, variance + level) if variance + level > 0 else 1e-12
         for a in range(n_dims):
             for b in range(a + 1):
@@ -258,8 +253,8 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order,
                             for b in range(a + 1):
                                 slots[c, at + a, b] += centred * (rows[r, b] - vecs[0, b])
                     n_train = n_curr - (fold_hi - fold_lo)
-                    for a in range(n_dims):
-                        slots[c, vm + 1, a] = (vecs[3, a] - slots[c, vm, a]) / n_train
+                    for a in range(n_dims):  # A_t less its mean sums to 0
+                        slots[c, vm + 1, a] = -slots[c, vm, a] / n_train
                     for a in range(n_dims):
                         for b in range(a + 1):
                             fold_scatter = (mats[1, a, b] - slots[c, at + a, b]
