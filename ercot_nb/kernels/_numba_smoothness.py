@@ -3,6 +3,8 @@ and the whole per-pair computation of a step (ridge, cross-validated and
 historical log-densities, EM) in one call."""
 from __future__ import annotations
 
+import types
+
 import numpy as np
 from numba import njit, prange
 
@@ -108,7 +110,7 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order,
     Raises
     ------
     ValueError
-        A code outside 0..n_bins - 1, or fewer slots than blocks.
+        A code (of a sample or a pair) outside 0..n_bins - 1, or fewer slots than blocks.
     """
     n_common, n_dims = X_curr.shape
     n_slots = slots.shape[0]
@@ -138,6 +140,8 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order,
     offset = 0
     for p in range(pairs.shape[0]):
         alpha_pairs[p] = np.nan
+        if min(pairs[p, 0], pairs[p, 1]) < 0 or max(pairs[p, 0], pairs[p, 1]) >= n_bins:
+            raise ValueError("smoothness_pair_alphas: a pair's cluster code is outside 0..group_starts.shape[1] - 2")
         start_curr = group_starts[0, pairs[p, 0]]
         n_curr = group_starts[0, pairs[p, 0] + 1] - start_curr
         start_prev = group_starts[1, pairs[p, 1]]
@@ -343,17 +347,19 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order,
     return alpha_pairs
 
 
-# One body, compiled twice: as the serial kernel, and inlined (its prange loops with it) into the
-# parallel variant.  The inlined copy is never compiled on its own (nothing of it is cached).
-_pair_alphas = njit(inline="always", error_model="numpy", pipeline_class=_LEAN)(smoothness_pair_alphas)
+def _twin_function(function, name: str, doc: str):
+    """A copy of the Python function ``function`` named ``name`` (its own numba dispatcher and cache files)."""
+    copy = types.FunctionType(function.__code__, function.__globals__, name, function.__defaults__,
+                              function.__closure__)
+    copy.__qualname__ = name
+    copy.__doc__ = doc
+    return copy
+
+
+# One body, compiled twice: serially (prange is range there), and with numba's parallel
+# pipeline (its own function object, so its own cache files; numba's pipeline: the lean one
+# does not reach the parfor lowering, like the clustering kernels' parallel variants).
+smoothness_pair_alphas_parallel = njit(cache=True, error_model="numpy", parallel=True, pipeline_class=_LEAN)(_twin_function(
+    smoothness_pair_alphas, "smoothness_pair_alphas_parallel",
+    ":func:`smoothness_pair_alphas` spread over numba's threads (the same body, the same bits)."))
 smoothness_pair_alphas = njit(cache=True, error_model="numpy", pipeline_class=_LEAN)(smoothness_pair_alphas)
-
-
-# numba's own pipeline: the parfor lowering of the lean one is untested (like the clustering kernels' variants).
-@njit(cache=True, error_model="numpy", parallel=True)
-def smoothness_pair_alphas_parallel(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, tol,
-                                    max_iter, block, members, group_starts, rows, ratios, vecs, mats, slots,
-                                    slot_values, alpha_pairs):  # pragma: no cover
-    """:func:`smoothness_pair_alphas` spread over numba's threads (the same body, the same bits)."""
-    return _pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, tol, max_iter,
-                        block, members, group_starts, rows, ratios, vecs, mats, slots, slot_values, alpha_pairs)

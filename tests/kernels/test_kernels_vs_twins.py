@@ -326,7 +326,7 @@ def smoothness_steps(draw):
 def _pair_alphas(kernel, X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, block,
                  tol=1e-10, max_iter=100, threads=None):
     """``kernel`` (a backend's smoothness_pair_alphas or its variant) with fresh scratch, at ``threads``."""
-    n_bins = int(max(codes_curr.max(), codes_prev.max())) + 1
+    n_bins = int(max(codes_curr.max(), codes_prev.max(), pairs.max())) + 1  # a pair's cluster may have no sample
     alpha_pairs = np.full(len(pairs), 7.0)
     before = numba.get_num_threads()
     try:
@@ -421,3 +421,7 @@ def test_smoothness_pair_alphas_refuses_codes_beyond_its_scratch(kernel):
     with pytest.raises(ValueError, match="cluster code"):
         getattr(NUMBA, kernel)(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, 1e-10, 100,
                                *scratch, np.empty(len(pairs)))
+    scratch = pair_alphas_scratch(n_common, n_dims, 6)
+    with pytest.raises(ValueError, match="pair's cluster code"):  # a pair beyond the bins
+        getattr(NUMBA, kernel)(X_curr, codes_curr, X_prev, codes_prev, np.array([[0, 2], [6, 1]]), order,
+                               n_folds_max, 1e-10, 100, *scratch, np.empty(2))
