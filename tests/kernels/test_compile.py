@@ -67,7 +67,8 @@ def _thread_ids(out):  # pragma: no cover - compiled
 
 
 def test_lean_pipeline_keeps_prange_loops_parallel():
-    """With parallel=True the lean pipeline still hands a prange loop to numba's thread pool."""
+    """With parallel=True the lean pipeline gives the function its cheaper LLVM stage and still
+    hands a prange loop to numba's thread pool."""
     kernel = njit(parallel=True, pipeline_class=lean_pipeline(vectorize=False))(_thread_ids)
     out = np.full(1000, -1)
     kernel(out)
@@ -76,3 +77,5 @@ def test_lean_pipeline_keeps_prange_loops_parallel():
     assert len(diagnostics.initial_parfors) == 1
     llvm = next(iter(kernel.inspect_llvm().values()))
     assert "numba_parallel_for" in llvm and "do_scheduling" in llvm
+    if _supported(kernel.overloads[kernel.signatures[0]].library):  # ... through the cheaper LLVM stage
+        assert "_optimize_functions" in vars(kernel.overloads[kernel.signatures[0]].library)
