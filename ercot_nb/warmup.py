@@ -111,8 +111,9 @@ def compile_parallel() -> None:
         Engine.PARALLEL_WORK = threshold
     codes = np.repeat(np.arange(2, dtype=np.int64), 15)
     X = rng.normal(size=(30, 2))
+    X.flags.writeable = False  # smoothness_weight hands the kernel read-only views
     get_backend("numba").smoothness_pair_alphas_parallel(
-        X, codes, X + 0.1, codes, np.array([[0, 0], [1, 1]], dtype=np.int64), np.tile(np.arange(15), 2), 500,
+        X, codes, X, codes, X, X, np.array([[0, 0], [1, 1]], dtype=np.int64), np.tile(np.arange(15), 2), 500,
         1e-10, 100, *pair_alphas_scratch(30, 2, 2), np.empty(2))
 
 

@@ -471,19 +471,36 @@ def _threads_of(backend: str):
     return numba
 
 
-def _pair_alphas(backend: str, X_curr, codes_curr, X_prev, codes_prev, code_pairs, order, n_folds_max,
-                 sizes_curr, sizes_prev) -> np.ndarray:
-    """alpha_i of every matched pair: ``smoothness_pair_alphas`` or, picked by the engine's
-    thread policy (:meth:`Engine.kernel_for`: large work, several threads, free cores), its
-    parallel variant, which gives the same bits."""
+def _readonly(X: np.ndarray) -> np.ndarray:
+    """``X`` as a read-only, C-contiguous float64 view (copied only if it is not such an array).
+
+    The kernel then sees one array type whatever the caller passes (a dataset's
+    read-only array or a fresh one), so numba compiles it once."""
+    view = np.ascontiguousarray(X, dtype=np.float64).view()
+    view.flags.writeable = False
+    return view
+
+
+def _pair_alphas(backend: str, X_curr, codes_curr, X_prev, codes_prev, X_curr_all, X_prev_all, code_pairs, order,
+                 n_folds_max, sizes_curr, sizes_prev) -> tuple[np.ndarray, np.ndarray]:
+    """alpha_i of every matched pair and the two steps' centres (means of ``X_curr_all`` and ``X_prev_all``).
+
+    By the kernel ``smoothness_pair_alphas`` or, picked by the engine's thread
+    policy (:meth:`Engine.kernel_for`: large work, several threads, free
+    cores), its parallel variant, which gives the same bits.
+    """
     kernels = get_backend(backend)
     n_common, n_dims = X_curr.shape
     n_bins = int(max(codes_curr.max(), codes_prev.max())) + 1 if n_common else 1
     kernel, threads = Engine.kernel_for(kernels, "smoothness_pair_alphas",
                                         _pair_work(sizes_curr, sizes_prev, n_dims), _threads_of(backend))
+    scratch = pair_alphas_scratch(n_common, n_dims, n_bins)
+    vecs = scratch[5]
     with threads:
-        return kernel(X_curr, codes_curr, X_prev, codes_prev, code_pairs, order, n_folds_max, 1e-10, 100,
-                      *pair_alphas_scratch(n_common, n_dims, n_bins), np.empty(code_pairs.shape[0]))
+        alpha_pairs = kernel(_readonly(X_curr), codes_curr, _readonly(X_prev), codes_prev,
+                             _readonly(X_curr_all), _readonly(X_prev_all), code_pairs, order, n_folds_max, 1e-10,
+                             100, *scratch, np.empty(code_pairs.shape[0]))
+    return alpha_pairs, vecs[5:7].copy()
 
 
 # --------------------------------------------------------------------------- #
@@ -552,10 +569,13 @@ def smoothness_weight(
         raise ValueError("common samples and labels must be row-aligned")
     if n_common == 0:
         return SmoothnessWeight(alpha=0.0)
-
-    # Step 0: centre each step by the mean over all of its samples.
-    X_prev = X_prev_common - np.asarray(X_prev_all, dtype=float).mean(axis=0)
-    X_curr = X_curr_common - np.asarray(X_curr_all, dtype=float).mean(axis=0)
+    n_dims = X_curr_common.shape[1]
+    X_prev_all = np.asarray(X_prev_all, dtype=float)
+    X_curr_all = np.asarray(X_curr_all, dtype=float)
+    if not (X_prev_common.ndim == X_prev_all.ndim == X_curr_all.ndim == 2
+            and X_prev_common.shape[1] == X_prev_all.shape[1] == X_curr_all.shape[1] == n_dims):
+        raise ValueError(f"smoothness_weight: every sample array must have the common samples' {n_dims} "
+                         "columns")
 
     pairs, _, (codes_curr, codes_prev, code_pairs, sizes_curr, sizes_prev) = _match_codes(
         labels_curr_common, labels_prev_common)
@@ -565,14 +585,16 @@ def smoothness_weight(
         split = n_curr >= 2 and n_prev >= 2 and n_folds_max < n_curr
         orders.append(_fold_split(n_curr, n_folds_max, rng)[0] if split else np.arange(n_curr))
     order = np.concatenate(orders) if orders else np.empty(0, dtype=np.int64)
-    # Steps 3-4 of every pair in one kernel call.
-    alpha_pairs = _pair_alphas(backend, X_curr, codes_curr, X_prev, codes_prev, code_pairs, order, n_folds_max,
-                               sizes_curr, sizes_prev)
+    # Steps 0 and 3-4 of every pair in one kernel call: centre each step by the mean over all of
+    # its samples (the kernel returns these centres), then each pair's alpha_i.
+    alpha_pairs, (centre_curr, centre_prev) = _pair_alphas(
+        backend, X_curr_common, codes_curr, X_prev_common, codes_prev, X_curr_all, X_prev_all, code_pairs, order,
+        n_folds_max, sizes_curr, sizes_prev)
     failed = np.flatnonzero(alpha_pairs == -1.0)  # a covariance lost definiteness to rounding
     offsets = np.concatenate([[0], np.cumsum(sizes_curr)]) if failed.size else None
     for i in failed:
-        A_curr = X_curr[labels_curr_common == pairs[i, 0]]
-        A_prev = X_prev[labels_prev_common == pairs[i, 1]]
+        A_curr = X_curr_common[labels_curr_common == pairs[i, 0]] - centre_curr
+        A_prev = X_prev_common[labels_prev_common == pairs[i, 1]] - centre_prev
         ridge = pair_ridge(A_curr, A_prev)
         starts = _fold_starts(int(sizes_curr[i]), n_folds_max)
         loglik_curr = _split_cv_loglik(A_curr, order[offsets[i]:offsets[i + 1]], starts, ridge)

@@ -85,7 +85,7 @@ def pair_alphas_scratch(n_common: int, n_dims: int, n_bins: int, block: int = SM
     """
     n_slots = 2 * max(1, -(-n_common // block))  # A_t's blocks and A_{t-1}'s, each side at most n_common rows
     return (block, np.empty((2, n_common), dtype=np.int64), np.empty((2, n_bins + 1), dtype=np.int64),
-            np.empty((2 * n_common, n_dims)), np.empty(n_common), np.empty((5, n_dims)),
+            np.empty((2 * n_common, n_dims)), np.empty(n_common), np.empty((7, n_dims)),
             np.empty((2, n_dims, n_dims)), np.empty((n_slots, 2 * n_dims + 3, n_dims)), np.empty((n_slots, 2)))
 
 

@@ -58,12 +58,14 @@ def stacking_em_loop(density_ratio, alpha, tol, max_iter):  # pragma: no cover
 _LOG_2PI = 1.8378770664093453  # log(2 pi)
 
 
-def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, tol, max_iter,
-                           block, members, group_starts, rows, ratios, vecs, mats, slots, slot_values,
+def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, X_curr_all, X_prev_all, pairs, order,
+                           n_folds_max, tol, max_iter, block, members, group_starts, rows, ratios, vecs, mats, slots, slot_values,
                            alpha_pairs):  # pragma: no cover
     """Stacking weight alpha_i of every matched pair, in one call.
 
-    Per pair i (cluster ``pairs[i, 0]`` at t, ``pairs[i, 1]`` at t-1), with
+    The common samples of each step are centred by the mean of all the
+    step's samples (each column's sum in row order, over the count).  Per
+    pair i (cluster ``pairs[i, 0]`` at t, ``pairs[i, 1]`` at t-1), with
     A_t and A_{t-1} the rows of the centred common samples in those
     clusters (in row order): the pair ridge, the log-density of A_t under
     the Gaussian of A_{t-1}, the v-fold cross-validated log-density of A_t
@@ -80,7 +82,9 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order,
 
     Parameters
     ----------
-    X_curr, X_prev : ndarray of shape (n_common, D)   IN, centred common samples at t and t-1
+    X_curr, X_prev : ndarray of shape (n_common, D)   IN, common samples at t and t-1
+    X_curr_all, X_prev_all : ndarray of shape (S_t, D) and (S_{t-1}, D)   IN, all samples of
+                                             each step (only their means are used)
     codes_curr, codes_prev : int64 ndarray of shape (n_common,)   IN, cluster of each sample,
                                              in 0..n_bins - 1
     pairs : int64 ndarray of shape (n_pairs, 2)   IN, (cluster at t, cluster at t-1)
@@ -98,7 +102,8 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order,
     group_starts : int64 ndarray of shape (2, n_bins + 1)   SCRATCH, where each cluster's rows begin
     rows : ndarray of shape (2 n_common, D)  SCRATCH, A_t then A_{t-1}
     ratios : ndarray of shape (n_common,)    SCRATCH, density ratio phi_1 / phi_2 of each row of A_t
-    vecs : ndarray of shape (5, D)           SCRATCH
+    vecs : ndarray of shape (7, D)           SCRATCH; OUT rows 5 and 6: the means of X_curr_all and
+                                             X_prev_all
     mats : ndarray of shape (2, D, D)        SCRATCH
     slots : ndarray of shape (n_slots, 2 D + 3, D)   SCRATCH, one per block or fold chunk; n_slots
                                              at least 2 ceil(n_common / block)
@@ -136,6 +141,17 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order,
             group_starts[side, c] = group_starts[side, c - 1]
         group_starts[side, 0] = 0
 
+    # The centres (vecs rows 5 and 6): each step's mean over all its samples, in row order.
+    for side in range(2):
+        X_all = X_curr_all if side == 0 else X_prev_all
+        for a in range(n_dims):
+            vecs[5 + side, a] = 0.0
+        for j in range(X_all.shape[0]):
+            for a in range(n_dims):
+                vecs[5 + side, a] += X_all[j, a]
+        for a in range(n_dims):
+            vecs[5 + side, a] /= X_all.shape[0]
+
     vm = 2 * n_dims  # slots: rows [0, D) and [D, 2 D) two matrices, rows vm, vm + 1, vm + 2 three vectors
     offset = 0
     for p in range(pairs.shape[0]):
@@ -160,8 +176,8 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order,
         # its rows less the first row of their side (a member: moderate differences), in slots
         # row vm and rows [0, D).
         for a in range(n_dims):
-            vecs[3, a] = X_curr[members[0, start_curr], a]
-            vecs[4, a] = X_prev[members[1, start_prev], a]
+            vecs[3, a] = X_curr[members[0, start_curr], a] - vecs[5, a]
+            vecs[4, a] = X_prev[members[1, start_prev], a] - vecs[6, a]
         for k in prange(n_blocks):
             lo = k * block if k < blocks_curr else n_curr + (k - blocks_curr) * block
             hi = min(lo + block, n_curr if k < blocks_curr else n_union)
@@ -173,9 +189,9 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, pairs, order,
             for r in range(lo, hi):
                 for a in range(n_dims):
                     if r < n_curr:
-                        rows[r, a] = X_curr[members[0, start_curr + r], a]
+                        rows[r, a] = X_curr[members[0, start_curr + r], a] - vecs[5, a]
                     else:
-                        rows[r, a] = X_prev[members[1, start_prev + r - n_curr], a]
+                        rows[r, a] = X_prev[members[1, start_prev + r - n_curr], a] - vecs[6, a]
                     shifted = rows[r, a] - vecs[shift, a]
                     slots[k, vm, a] += shifted
                     for b in range(a + 1):

@@ -320,12 +320,15 @@ def smoothness_steps(draw):
     sizes = [(codes_curr == label).sum() for label in pairs[:, 0]]
     order = np.concatenate([rng.permutation(n) if n > n_folds_max else np.arange(n) for n in sizes])
     block = draw(st.sampled_from([1, 3, 8, SMOOTHNESS_BLOCK]))
-    return X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, block
+    X_all = tuple(np.concatenate([X, rng.normal(loc=5.0, size=(draw(st.integers(0, 5)), n_dims))]) for X in (X_curr, X_prev))
+    return X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, block, X_all
 
 
 def _pair_alphas(kernel, X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, block,
-                 tol=1e-10, max_iter=100, threads=None):
-    """``kernel`` (a backend's smoothness_pair_alphas or its variant) with fresh scratch, at ``threads``."""
+                 tol=1e-10, max_iter=100, threads=None, X_all=None):
+    """``kernel`` (a backend's smoothness_pair_alphas or its variant) with fresh scratch, at ``threads``;
+    each step centred by the mean of ``X_all`` (all its samples: the common ones by default)."""
+    X_curr_all, X_prev_all = (X_curr, X_prev) if X_all is None else X_all
     n_bins = int(max(codes_curr.max(), codes_prev.max(), pairs.max())) + 1  # a pair's cluster may have no sample
     alpha_pairs = np.full(len(pairs), 7.0)
     before = numba.get_num_threads()
@@ -333,8 +336,8 @@ def _pair_alphas(kernel, X_curr, codes_curr, X_prev, codes_prev, pairs, order, n
         if threads is not None:  # as many as numba has, up to threads
             numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
         with numba.parallel_chunksize(1):  # the engine's schedule
-            kernel(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, tol, max_iter,
-                   *pair_alphas_scratch(*X_curr.shape, n_bins, block=block), alpha_pairs)
+            kernel(X_curr, codes_curr, X_prev, codes_prev, X_curr_all, X_prev_all, pairs, order, n_folds_max,
+                   tol, max_iter, *pair_alphas_scratch(*X_curr.shape, n_bins, block=block), alpha_pairs)
     finally:
         numba.set_num_threads(before)
     return alpha_pairs
@@ -343,14 +346,15 @@ def _pair_alphas(kernel, X_curr, codes_curr, X_prev, codes_prev, pairs, order, n
 @settings(max_examples=60, deadline=None)
 @given(smoothness_steps())
 def test_smoothness_pair_alphas(step):
-    X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, block = step
+    X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, block, X_all = step
     # tol = 0: both run the same 50 EM steps, so only rounding separates them.
-    serial, twin = (_pair_alphas(backend.smoothness_pair_alphas, *step, tol=0.0, max_iter=50)
+    serial, twin = (_pair_alphas(backend.smoothness_pair_alphas, *step[:-1], tol=0.0, max_iter=50, X_all=X_all)
                     for backend in (NUMBA, TWIN))
     np.testing.assert_allclose(serial, twin, rtol=1e-10, atol=1e-12)
     # The parallel variant: the serial bits, at every thread count.
     for threads in (1, 2):
-        parallel = _pair_alphas(NUMBA.smoothness_pair_alphas_parallel, *step, tol=0.0, max_iter=50, threads=threads)
+        parallel = _pair_alphas(NUMBA.smoothness_pair_alphas_parallel, *step[:-1], tol=0.0, max_iter=50,
+                                threads=threads, X_all=X_all)
         assert parallel.tobytes() == serial.tobytes()
     skipped = [min((codes_curr == c).sum(), (codes_prev == p).sum()) < 2 for c, p in pairs]
     assert np.isnan(serial).tolist() == skipped
@@ -377,6 +381,11 @@ def _smoothness_pairs_case(sizes_curr, sizes_prev, n_folds_max, seed=21, n_dims=
     return X_curr, codes_curr, X_prev, codes_prev, pairs, order.astype(np.int64), n_folds_max
 
 
+def _all_samples(step):
+    """All samples of each step: the common ones, the nan one of t-1 as 0 (it spoils its pair only)."""
+    return step[0], np.nan_to_num(step[2])
+
+
 # Pairs of several blocks (6,000 and 5,000 rows at t, blocks of 4,096; 700 rows in blocks of 64),
 # random folds and leave-one-out, a pair with one sample at t and one that cannot be factored.
 _CASES = {
@@ -392,13 +401,14 @@ def test_parallel_smoothness_pair_alphas_equal_serial_bit_for_bit(case, threads)
     the serial bits at any thread count, and both agree with the NumPy twin to rounding."""
     sizes, n_folds_max, block = _CASES[case]
     step = (*_smoothness_pairs_case(*sizes, n_folds_max), block)
+    X_all = _all_samples(step)
     assert max(sizes[0]) + max(sizes[1]) > 2 * block  # several blocks per pair
-    serial = _pair_alphas(NUMBA.smoothness_pair_alphas, *step)
+    serial = _pair_alphas(NUMBA.smoothness_pair_alphas, *step, X_all=X_all)
     assert np.isnan(serial[1]) and serial[3] == -1.0
     assert np.all((serial[[0, 2, 4]] > 0) & (serial[[0, 2, 4]] < 1))
-    parallel = _pair_alphas(NUMBA.smoothness_pair_alphas_parallel, *step, threads=threads)
+    parallel = _pair_alphas(NUMBA.smoothness_pair_alphas_parallel, *step, threads=threads, X_all=X_all)
     assert parallel.tobytes() == serial.tobytes()
-    twin = _pair_alphas(TWIN.smoothness_pair_alphas, *step)
+    twin = _pair_alphas(TWIN.smoothness_pair_alphas, *step, X_all=X_all)
     assert np.isnan(twin[1])
     np.testing.assert_allclose(serial[[0, 2, 4]], twin[[0, 2, 4]], rtol=1e-9)
     assert TWIN.smoothness_pair_alphas_parallel is TWIN.smoothness_pair_alphas  # the twins alias the variants
@@ -407,7 +417,8 @@ def test_parallel_smoothness_pair_alphas_equal_serial_bit_for_bit(case, threads)
 def test_smoothness_pair_alphas_blocks_change_rounding_only():
     """Another block size adds in another order: the same weights to rounding."""
     step = _smoothness_pairs_case(*_CASES["small blocks"][0], 40)
-    by_block = [_pair_alphas(NUMBA.smoothness_pair_alphas, *step, block) for block in (1, 64, SMOOTHNESS_BLOCK)]
+    by_block = [_pair_alphas(NUMBA.smoothness_pair_alphas, *step, block, X_all=_all_samples(step))
+                for block in (1, 64, SMOOTHNESS_BLOCK)]
     for other in by_block[1:]:
         np.testing.assert_allclose(other[[0, 2, 4]], by_block[0][[0, 2, 4]], rtol=1e-12)
 
@@ -419,9 +430,9 @@ def test_smoothness_pair_alphas_refuses_codes_beyond_its_scratch(kernel):
     n_common, n_dims = X_curr.shape
     scratch = pair_alphas_scratch(n_common, n_dims, 5)  # codes go up to 5: 6 bins needed
     with pytest.raises(ValueError, match="cluster code"):
-        getattr(NUMBA, kernel)(X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, 1e-10, 100,
-                               *scratch, np.empty(len(pairs)))
+        getattr(NUMBA, kernel)(X_curr, codes_curr, X_prev, codes_prev, X_curr, X_prev, pairs, order, n_folds_max,
+                               1e-10, 100, *scratch, np.empty(len(pairs)))
     scratch = pair_alphas_scratch(n_common, n_dims, 6)
     with pytest.raises(ValueError, match="pair's cluster code"):  # a pair beyond the bins
-        getattr(NUMBA, kernel)(X_curr, codes_curr, X_prev, codes_prev, np.array([[0, 2], [6, 1]]), order,
-                               n_folds_max, 1e-10, 100, *scratch, np.empty(2))
+        getattr(NUMBA, kernel)(X_curr, codes_curr, X_prev, codes_prev, X_curr, X_prev, np.array([[0, 2], [6, 1]]),
+                               order, n_folds_max, 1e-10, 100, *scratch, np.empty(2))
