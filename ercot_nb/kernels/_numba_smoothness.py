@@ -156,7 +156,7 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, X_curr_all, X
     offset = 0
     for p in range(pairs.shape[0]):
         alpha_pairs[p] = np.nan
-        if min(pairs[p, 0], pairs[p, 1]) < 0 or max(pairs[p, 0], pairs[p, 1]) >= n_bins:
+        if pairs[p, 0] < 0 or pairs[p, 1] < 0 or pairs[p, 0] >= n_bins or pairs[p, 1] >= n_bins:
             raise ValueError("smoothness_pair_alphas: a pair's cluster code is outside 0..group_starts.shape[1] - 2")
         start_curr = group_starts[0, pairs[p, 0]]
         n_curr = group_starts[0, pairs[p, 0] + 1] - start_curr
@@ -227,7 +227,9 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, X_curr_all, X
         for a in range(n_dims):
             vecs[2, a] = (n_curr * vecs[0, a] + n_prev * vecs[1, a]) / n_union
             level += vecs[2, a] * vecs[2, a]
-            spread += n_curr * (vecs[0, a] - vecs[2, a]) ** 2 + n_prev * (vecs[1, a] - vecs[2, a]) ** 2
+            gap_curr = vecs[0, a] - vecs[2, a]
+            gap_prev = vecs[1, a] - vecs[2, a]
+            spread += n_curr * gap_curr * gap_curr + n_prev * gap_prev * gap_prev
         # Pair ridge: 1e-3 tr(Sigma_union) / D, floored (see pair_ridge).
         level /= n_dims
         variance = spread / (n_union - 1) / n_dims
@@ -298,7 +300,7 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, X_curr_all, X
                             dot -= slots[c, at + i, q] * slots[c, at + j, q]
                         slots[c, at + i, j] = dot / diag
                     half_logdet += np.log(diag)
-                if np.isnan(half_logdet):
+                if half_logdet != half_logdet:  # nan: a pivot was not > 0
                     alpha_pairs[p] = -1.0  # every failing chunk writes the same flag
                     break
                 if h == 0:
