@@ -156,7 +156,7 @@ def thread_scaling(n_samples: int = 19_200, threads=(1, 2, 4, 8, 16), repeats: i
 
     def record_blocks(function):  # outside the part's timer: its own time falls in the rest
         def recorded(*args):
-            codes_curr, pairs = args[1], args[4]
+            codes_curr, pairs = args[1], args[6]
             if len(pairs):
                 largest = int(np.bincount(codes_curr)[pairs[:, 0]].max())
                 pair_blocks.append(max(1, -(-largest // SMOOTHNESS_BLOCK)))
