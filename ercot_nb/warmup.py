@@ -23,17 +23,20 @@ import numpy as np
 from ._cpu import cpu_set
 
 # CPU seconds each part took with an empty NUMBA_CACHE_DIR (measured on a 2-core VM: 19.7 s here,
-# 31.2 s for the parallel kernels, 47.6 s CPU for the whole warm-up with both processes); the
-# bar's total, so tqdm shows the time left.  A filled cache loads in a fraction of this.
+# 31.2 s for the parallel kernels, 47.6 s CPU for the whole warm-up with both processes; the
+# smoothness weight's pair kernel then took 3.9 s instead of 2.2 s here, and its parallel variant
+# raised the parallel process from 22 s to 30 s, measured on another 2-core VM on 2026-11-27: the
+# estimates below are scaled by the same ratios); the bar's total, so tqdm shows the time left.
+# A filled cache loads in a fraction of this.
 _PARTS = (
-    ("ERCOT float64", 12.0),
+    ("ERCOT float64", 14.0),
     ("ERCOT float32", 7.0),
     ("staticEC, penaltyEC, fixed clusters", 0.5),
     ("stacking EM", 0.5),
 )
 # The parallel kernel variants (large data on several threads) compile in a second process at
 # the same time: they are separate functions with their own cache files, and most of the work.
-_PARALLEL_SECONDS = 31.0
+_PARALLEL_SECONDS = 42.0
 _SERIAL_SECONDS = sum(seconds for _, seconds in _PARTS)
 
 
