@@ -40,6 +40,19 @@ serial share below 3.2%).  The script prints that serial tenth by part
 re-initialisation, Python between calls) 4.7%, the smoothness weight's
 kernel over matched pairs 2.8%, variation and selection 2.3%.
 
+video_rc (230,400 pixels x 3, ``data[:3]``, 2026-11-27, the same 2-core machine,
+one thread, two runs each): before the pair kernel's parallel variant, the
+population kernels 94.7-94.9%, the pair kernel 2.1-2.3%, the rest of the
+smoothness weight 1.1%, variation and selection 0.2%, the rest 1.7%: p =
+0.947-0.949, 8.4-8.5x expected at 16 threads.  With it (and the centring of
+the common samples moved into the pair kernel): population kernels 95.4-95.6%,
+pair kernel 2.2-2.3% (now on several threads), the rest of the smoothness
+weight 0.3-0.4%, variation and selection 0.2%, the rest 1.6-1.7%: p =
+0.977-0.978, a serial share of 2.2-2.3%, 10.9-11.0x expected at 16 threads
+(the pair kernel balanced over its largest pair's 25 blocks).  Its own
+serial parts (grouping the rows by cluster, the two steps' means, adding the
+blocks' partials) take about 2 ms of its 20-55 ms per step.
+
 Run on a many-core machine (the machine's other load is printed: run it idle)::
 
     NUMBA_NUM_THREADS=16 python -m ercot_nb.bench.threads [n_samples]
@@ -127,8 +140,7 @@ def thread_scaling(n_samples: int = 19_200, threads=(1, 2, 4, 8, 16), repeats: i
     the blocks of the largest pair's A_t (fewest over the calls), and
     ``expected_16``: Amdahl's speed-up at 16 threads.
     """
-    from ..evolution import Engine
-    from ..evolution import ERCOT
+    from ..evolution import ERCOT, Engine
     from ..kernels import SMOOTHNESS_BLOCK, get_backend
     from .speed import seven_blobs
 

@@ -41,8 +41,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..kernels import get_backend, pair_alphas_scratch
-from ._engine import Engine
+from ._pairs import pair_alphas
 from ._stacking import _finite_rows, _stacking_alpha_exact, stacking_em  # noqa: F401 (re-exported)
 
 __all__ = [
@@ -448,61 +447,6 @@ def _gaussian_cv_loglik_twin(
     return loglik
 
 
-PAIR_WORK_PER_ENTRY = 16
-"""Work units (``Engine.PARALLEL_WORK``'s) per row of a matched pair and entry of its D x D scatter."""
-
-
-def _pair_work(sizes_curr: np.ndarray, sizes_prev: np.ndarray, n_dims: int) -> int:
-    """The work of ``smoothness_pair_alphas`` in the units of ``Engine.PARALLEL_WORK``.
-
-    Rows of the matched pairs x D^2 x :data:`PAIR_WORK_PER_ENTRY`: a
-    step's pair kernel then takes the parallel variant about when its
-    one-thread time matches the population kernels' threshold.
-    """
-    return int(sizes_curr.sum() + sizes_prev.sum()) * n_dims * n_dims * PAIR_WORK_PER_ENTRY
-
-
-def _threads_of(backend: str):
-    """``numba`` for the numba backend (its thread count is the policy's), None for the twins."""
-    if backend != "numba":
-        return None
-    import numba
-
-    return numba
-
-
-def _readonly(X: np.ndarray) -> np.ndarray:
-    """``X`` as a read-only, C-contiguous float64 view (copied only if it is not such an array).
-
-    The kernel then sees one array type whatever the caller passes (a dataset's
-    read-only array or a fresh one), so numba compiles it once."""
-    view = np.ascontiguousarray(X, dtype=np.float64).view()
-    view.flags.writeable = False
-    return view
-
-
-def _pair_alphas(backend: str, X_curr, codes_curr, X_prev, codes_prev, X_curr_all, X_prev_all, code_pairs, order,
-                 n_folds_max, sizes_curr, sizes_prev) -> tuple[np.ndarray, np.ndarray]:
-    """alpha_i of every matched pair and the two steps' centres (means of ``X_curr_all`` and ``X_prev_all``).
-
-    By the kernel ``smoothness_pair_alphas`` or, picked by the engine's thread
-    policy (:meth:`Engine.kernel_for`: large work, several threads, free
-    cores), its parallel variant, which gives the same bits.
-    """
-    kernels = get_backend(backend)
-    n_common, n_dims = X_curr.shape
-    n_bins = int(max(codes_curr.max(), codes_prev.max())) + 1 if n_common else 1
-    kernel, threads = Engine.kernel_for(kernels, "smoothness_pair_alphas",
-                                        _pair_work(sizes_curr, sizes_prev, n_dims), _threads_of(backend))
-    scratch = pair_alphas_scratch(n_common, n_dims, n_bins)
-    vecs = scratch[5]
-    with threads:
-        alpha_pairs = kernel(_readonly(X_curr), codes_curr, _readonly(X_prev), codes_prev,
-                             _readonly(X_curr_all), _readonly(X_prev_all), code_pairs, order, n_folds_max, 1e-10,
-                             100, *scratch, np.empty(code_pairs.shape[0]))
-    return alpha_pairs, vecs[5:7].copy()
-
-
 # --------------------------------------------------------------------------- #
 # Main entry
 # --------------------------------------------------------------------------- #
@@ -587,7 +531,7 @@ def smoothness_weight(
     order = np.concatenate(orders) if orders else np.empty(0, dtype=np.int64)
     # Steps 0 and 3-4 of every pair in one kernel call: centre each step by the mean over all of
     # its samples (the kernel returns these centres), then each pair's alpha_i.
-    alpha_pairs, (centre_curr, centre_prev) = _pair_alphas(
+    alpha_pairs, (centre_curr, centre_prev) = pair_alphas(
         backend, X_curr_common, codes_curr, X_prev_common, codes_prev, X_curr_all, X_prev_all, code_pairs, order,
         n_folds_max, sizes_curr, sizes_prev)
     failed = np.flatnonzero(alpha_pairs == -1.0)  # a covariance lost definiteness to rounding

@@ -285,12 +285,13 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, X_curr_all, X
                         slots[c, at + a, a] += ridge
                 # Lower Cholesky factor in place; a pivot not > 0 fails the pair.
                 half_logdet = 0.0
+                factored = True
                 for j in range(n_dims):
                     pivot = slots[c, at + j, j]
                     for q in range(j):
                         pivot -= slots[c, at + j, q] * slots[c, at + j, q]
                     if not pivot > 0.0:
-                        half_logdet = np.nan
+                        factored = False
                         break
                     diag = np.sqrt(pivot)
                     slots[c, at + j, j] = diag
@@ -300,7 +301,7 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, X_curr_all, X
                             dot -= slots[c, at + i, q] * slots[c, at + j, q]
                         slots[c, at + i, j] = dot / diag
                     half_logdet += np.log(diag)
-                if half_logdet != half_logdet:  # nan: a pivot was not > 0
+                if not factored:
                     alpha_pairs[p] = -1.0  # every failing chunk writes the same flag
                     break
                 if h == 0:

@@ -413,7 +413,7 @@ def test_string_labels_give_the_integer_label_result() -> None:
 def test_pair_the_kernel_cannot_factor_is_recomputed_in_numpy(monkeypatch) -> None:
     # A covariance made indefinite by rounding: the kernel flags the pair with -1 and
     # smoothness_weight recomputes it with the eigenvalue-repairing NumPy path.
-    import ercot_nb.evolution._smoothness as module
+    import ercot_nb.evolution._pairs as module
 
     X_prev, labels_prev, X_curr, labels_curr = _two_pair_toy()
     expected = _call(X_prev, labels_prev, X_curr, labels_curr, n_folds_max=3)
@@ -468,7 +468,7 @@ def test_the_pair_kernel_takes_several_threads_for_large_work_and_free_cores(mon
     kernel's variant; the parallel one gives the serial result bit for bit."""
     import contextlib
 
-    import ercot_nb.evolution._smoothness as module
+    import ercot_nb.evolution._pairs as module
     from ercot_nb.evolution import Engine
     from ercot_nb.kernels import get_backend
 
