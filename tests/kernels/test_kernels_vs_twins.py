@@ -7,7 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ercot_nb.kernels import KERNEL_NAMES, SMOOTHNESS_BLOCK, get_backend, pair_alphas_scratch
+from ercot_nb.kernels import (
+    KERNEL_NAMES,
+    SMOOTHNESS_BLOCK,
+    get_backend,
+    pair_alphas_scratch,
+)
 
 NUMBA = get_backend("numba")
 TWIN = get_backend("numpy")
