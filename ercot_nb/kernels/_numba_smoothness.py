@@ -56,6 +56,10 @@ def stacking_em_loop(density_ratio, alpha, tol, max_iter):  # pragma: no cover
 
 
 _LOG_2PI = 1.8378770664093453  # log(2 pi)
+# The EM runs its steps on several threads from this many blocks of A_t: each step starts the
+# threads anew (measured on 2 threads: 50 pairs of 1,000 rows ran 0.72x as fast as serially
+# with every step threaded).
+_EM_THREADS_FROM = 4
 
 
 def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, X_curr_all, X_prev_all, pairs, order,
@@ -348,12 +352,20 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, X_curr_all, X
         alpha = 0.5
         for _ in range(max_iter):
             odds = (1.0 - alpha) / alpha
-            for k in prange(blocks_curr):
-                responsibility = 0.0
-                for r in range(k * block, min(k * block + block, n_curr)):
-                    if not ratios[r] < 0.0:
-                        responsibility += 1.0 / (1.0 + ratios[r] * odds)
-                slot_values[k, 0] = responsibility
+            if blocks_curr >= _EM_THREADS_FROM:
+                for k in prange(blocks_curr):
+                    responsibility = 0.0
+                    for r in range(k * block, min(k * block + block, n_curr)):
+                        if not ratios[r] < 0.0:
+                            responsibility += 1.0 / (1.0 + ratios[r] * odds)
+                    slot_values[k, 0] = responsibility
+            else:  # the same loop without threads: a few blocks are not worth a start per step
+                for k in range(blocks_curr):
+                    responsibility = 0.0
+                    for r in range(k * block, min(k * block + block, n_curr)):
+                        if not ratios[r] < 0.0:
+                            responsibility += 1.0 / (1.0 + ratios[r] * odds)
+                    slot_values[k, 0] = responsibility
             total = 0.0
             for k in range(blocks_curr):
                 total += slot_values[k, 0]
