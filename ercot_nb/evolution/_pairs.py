@@ -22,8 +22,9 @@ def _pair_work(sizes_curr: np.ndarray, sizes_prev: np.ndarray, n_dims: int) -> i
     Rows of the matched pairs x D^2 x :data:`PAIR_WORK_PER_ENTRY`: at D = 3
     the parallel variant from about 28,000 pair rows (14,000 common samples).
     Measured on the 2-core development machine (two pairs, D = 3, 2 threads
-    against 1): 10,000 common samples 1.07x, 15,000 1.34x, 40,000 1.33x,
-    80,000 1.48x; 5,000 0.82x and 2,000 0.69x (threads cost more than they save).
+    against 1, 2026-11-27): 2,000-10,000 common samples 1.04-1.10x, 15,000
+    1.16x, 40,000 1.57x, 80,000 1.69x; 20-50 pairs of 1,000-6,000 rows
+    (40,000-50,000 samples) 1.1-1.3x.
     """
     return int(sizes_curr.sum() + sizes_prev.sum()) * n_dims * n_dims * PAIR_WORK_PER_ENTRY
 
