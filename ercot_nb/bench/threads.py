@@ -42,16 +42,17 @@ kernel over matched pairs 2.8%, variation and selection 2.3%.
 
 video_rc (230,400 pixels x 3, ``data[:3]``, 2026-11-27, the same 2-core machine,
 one thread, two runs each): before the pair kernel's parallel variant, the
-population kernels 94.7-94.9%, the pair kernel 2.1-2.3%, the rest of the
-smoothness weight 1.1%, variation and selection 0.2%, the rest 1.7%: p =
-0.947-0.949, 8.4-8.5x expected at 16 threads.  With it (and the centring of
-the common samples moved into the pair kernel): population kernels 95.4-95.6%,
-pair kernel 2.2-2.3% (now on several threads), the rest of the smoothness
-weight 0.3-0.4%, variation and selection 0.2%, the rest 1.6-1.7%: p =
-0.977-0.978, a serial share of 2.2-2.3%, 10.9-11.0x expected at 16 threads
+population kernels 94.7-94.8%, the pair kernel 2.1-2.2%, the rest of the
+smoothness weight 1.1-1.2%, variation and selection 0.2%, the rest 1.7-1.8%:
+p = 0.947, 8.4x expected at 16 threads.  With it (and the centring of the
+common samples moved into the pair kernel): population kernels 95.4-95.8%,
+pair kernel 2.0-2.1% (now on several threads), the rest of the smoothness
+weight 0.3%, variation and selection 0.2%, the rest 1.7-1.9%: p =
+0.976-0.978, a serial share of 2.2-2.4%, 10.8-11.0x expected at 16 threads
 (the pair kernel balanced over its largest pair's 25 blocks).  Its own
 serial parts (grouping the rows by cluster, the two steps' means, adding the
-blocks' partials) take about 2 ms of its 20-55 ms per step.
+blocks' partials, the EM of pairs under 4 blocks) take a few ms of its
+20-55 ms per step.
 
 Run on a many-core machine (the machine's other load is printed: run it idle)::
 
