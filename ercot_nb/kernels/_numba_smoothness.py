@@ -119,13 +119,21 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, X_curr_all, X
     Raises
     ------
     ValueError
-        A code (of a sample or a pair) outside 0..n_bins - 1, or fewer slots than blocks.
+        A code (of a sample or a pair) outside 0..n_bins - 1, fewer slots than blocks, an
+        array of the wrong shape or ``order`` too short.
     """
     n_common, n_dims = X_curr.shape
     n_slots = slots.shape[0]
     n_bins = group_starts.shape[1] - 1
-    if slots.shape[1] != 2 * n_dims + 3 or slots.shape[2] != n_dims or slot_values.shape[0] != n_slots:
-        raise ValueError("smoothness_pair_alphas: slots must be (n_slots, 2 D + 3, D), slot_values (n_slots, 2)")
+    if (X_prev.shape[0] != n_common or X_prev.shape[1] != n_dims or X_curr_all.shape[1] != n_dims
+            or X_prev_all.shape[1] != n_dims or codes_curr.shape[0] != n_common or codes_prev.shape[0] != n_common
+            or members.shape[1] < n_common or rows.shape[0] < 2 * n_common or rows.shape[1] != n_dims
+            or ratios.shape[0] < n_common or vecs.shape[0] < 7 or vecs.shape[1] != n_dims or mats.shape[0] < 2
+            or mats.shape[1] != n_dims or mats.shape[2] != n_dims or slots.shape[1] != 2 * n_dims + 3
+            or slots.shape[2] != n_dims or slot_values.shape[0] != n_slots or slot_values.shape[1] < 2
+            or alpha_pairs.shape[0] != pairs.shape[0] or block < 1):
+        raise ValueError("smoothness_pair_alphas: arrays of the wrong shape (make the scratch with "
+                         "ercot_nb.kernels.pair_alphas_scratch)")
     # Each step's rows grouped by cluster, in row order (a counting sort): the rows of cluster c
     # are members[side, group_starts[side, c]:group_starts[side, c + 1]].
     for side in range(2):
@@ -168,6 +176,8 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, X_curr_all, X
         n_prev = group_starts[1, pairs[p, 1] + 1] - start_prev
         first = offset
         offset += n_curr
+        if offset > order.shape[0]:
+            raise ValueError("smoothness_pair_alphas: order is shorter than the pairs' clusters at t")
         if n_curr < 2 or n_prev < 2:
             continue
         n_union = n_curr + n_prev

@@ -441,3 +441,19 @@ def test_smoothness_pair_alphas_refuses_codes_beyond_its_scratch(kernel):
     with pytest.raises(ValueError, match="pair's cluster code"):  # a pair beyond the bins
         getattr(NUMBA, kernel)(X_curr, codes_curr, X_prev, codes_prev, X_curr, X_prev, np.array([[0, 2], [6, 1]]),
                                order, n_folds_max, 1e-10, 100, *scratch, np.empty(2))
+
+
+@pytest.mark.parametrize("kernel", ["smoothness_pair_alphas", "smoothness_pair_alphas_parallel"])
+def test_smoothness_pair_alphas_refuses_scratch_of_the_wrong_shape(kernel):
+    """The kernels read their scratch without bounds checks: a wrong shape is refused, not read past."""
+    X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max = _smoothness_pairs_case(
+        *_CASES["small blocks"][0], 40)
+    n_common, n_dims = X_curr.shape
+    args = (X_curr, codes_curr, X_prev, codes_prev, X_curr, X_prev, pairs, order, n_folds_max, 1e-10, 100)
+    scratch = list(pair_alphas_scratch(n_common, n_dims, 6))
+    scratch[3] = np.empty((n_common, n_dims))  # rows: A_t and A_{t-1} need 2 n_common
+    with pytest.raises(ValueError, match="wrong shape"):
+        getattr(NUMBA, kernel)(*args, *scratch, np.empty(len(pairs)))
+    with pytest.raises(ValueError, match="order"):
+        getattr(NUMBA, kernel)(*args[:7], order[:100], *args[8:], *pair_alphas_scratch(n_common, n_dims, 6),
+                               np.empty(len(pairs)))
