@@ -125,13 +125,16 @@ def smoothness_pair_alphas(X_curr, codes_curr, X_prev, codes_prev, X_curr_all, X
     n_common, n_dims = X_curr.shape
     n_slots = slots.shape[0]
     n_bins = group_starts.shape[1] - 1
-    if (X_prev.shape[0] != n_common or X_prev.shape[1] != n_dims or X_curr_all.shape[1] != n_dims
-            or X_prev_all.shape[1] != n_dims or codes_curr.shape[0] != n_common or codes_prev.shape[0] != n_common
-            or members.shape[1] < n_common or rows.shape[0] < 2 * n_common or rows.shape[1] != n_dims
-            or ratios.shape[0] < n_common or vecs.shape[0] < 7 or vecs.shape[1] != n_dims or mats.shape[0] < 2
-            or mats.shape[1] != n_dims or mats.shape[2] != n_dims or slots.shape[1] != 2 * n_dims + 3
-            or slots.shape[2] != n_dims or slot_values.shape[0] != n_slots or slot_values.shape[1] < 2
-            or alpha_pairs.shape[0] != pairs.shape[0] or block < 1):
+    wrong = 0  # one sum, not a chain of branches: cheaper to compile
+    for bad in (X_prev.shape[0] != n_common, X_prev.shape[1] != n_dims, X_curr_all.shape[1] != n_dims,
+                X_prev_all.shape[1] != n_dims, codes_curr.shape[0] != n_common, codes_prev.shape[0] != n_common,
+                members.shape[1] < n_common, rows.shape[0] < 2 * n_common, rows.shape[1] != n_dims,
+                ratios.shape[0] < n_common, vecs.shape[0] < 7, vecs.shape[1] != n_dims, mats.shape[0] < 2,
+                mats.shape[1] != n_dims, mats.shape[2] != n_dims, slots.shape[1] != 2 * n_dims + 3,
+                slots.shape[2] != n_dims, slot_values.shape[0] != n_slots, slot_values.shape[1] < 2,
+                alpha_pairs.shape[0] != pairs.shape[0], block < 1):
+        wrong += bad
+    if wrong:
         raise ValueError("smoothness_pair_alphas: arrays of the wrong shape (make the scratch with "
                          "ercot_nb.kernels.pair_alphas_scratch)")
     # Each step's rows grouped by cluster, in row order (a counting sort): the rows of cluster c
