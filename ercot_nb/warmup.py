@@ -23,17 +23,20 @@ import numpy as np
 from ._cpu import cpu_set
 
 # CPU seconds each part took with an empty NUMBA_CACHE_DIR (measured on a 2-core VM: 19.7 s here,
-# 31.2 s for the parallel kernels, 47.6 s CPU for the whole warm-up with both processes); the
-# bar's total, so tqdm shows the time left.  A filled cache loads in a fraction of this.
+# 31.2 s for the parallel kernels, 47.6 s CPU for the whole warm-up with both processes; the
+# smoothness weight's pair kernel then took 3.9 s instead of 2.2 s here, and its parallel variant
+# raised the parallel process from 22 s to 30 s, measured on another 2-core VM on 2026-11-27: the
+# estimates below are scaled by the same ratios); the bar's total, so tqdm shows the time left.
+# A filled cache loads in a fraction of this.
 _PARTS = (
-    ("ERCOT float64", 12.0),
+    ("ERCOT float64", 14.0),
     ("ERCOT float32", 7.0),
     ("staticEC, penaltyEC, fixed clusters", 0.5),
     ("stacking EM", 0.5),
 )
 # The parallel kernel variants (large data on several threads) compile in a second process at
 # the same time: they are separate functions with their own cache files, and most of the work.
-_PARALLEL_SECONDS = 31.0
+_PARALLEL_SECONDS = 42.0
 _SERIAL_SECONDS = sum(seconds for _, seconds in _PARTS)
 
 
@@ -82,13 +85,16 @@ def _parts():
 
 
 def compile_parallel() -> None:
-    """Compile the ``*_parallel`` clustering kernels (float64 and float32) as the engine calls them.
+    """Compile the ``*_parallel`` kernels as ERCOT calls them.
 
-    Only those kernels: the engine's evaluate, re-centre and assign calls with
-    the parallel variants forced, on a fixed number of clusters (no repair
-    kernel), so this process writes no cache file the serial part writes.
+    Only those kernels, so this process writes no cache file the serial part
+    writes: the clustering kernels (float64 and float32), by the engine's
+    evaluate, re-centre and assign calls with the parallel variants forced,
+    on a fixed number of clusters (no repair kernel); and the smoothness
+    weight's pair kernel, with the argument types of ``smoothness_weight``'s call.
     """
     from .evolution import PRECISIONS, EAConfig, Engine
+    from .kernels import get_backend, pair_alphas_scratch
 
     rng = np.random.default_rng(0)
     threshold, Engine.PARALLEL_WORK = Engine.PARALLEL_WORK, 0
@@ -106,6 +112,12 @@ def compile_parallel() -> None:
             engine.assign(X, pop[0].copy())
     finally:
         Engine.PARALLEL_WORK = threshold
+    codes = np.repeat(np.arange(2, dtype=np.int64), 15)
+    X = rng.normal(size=(30, 2))
+    X.flags.writeable = False  # smoothness_weight hands the kernel read-only views
+    get_backend("numba").smoothness_pair_alphas_parallel(
+        X, codes, X, codes, X, X, np.array([[0, 0], [1, 1]], dtype=np.int64), np.tile(np.arange(15), 2), 500,
+        1e-10, 100, *pair_alphas_scratch(30, 2, 2), np.empty(2))
 
 
 _PARALLEL_COMMAND = [sys.executable, "-c", "from ercot_nb.warmup import compile_parallel; compile_parallel()"]

@@ -29,6 +29,12 @@ ERCOT(seed=0, precision="float32").fit(data)
 ERCOT(seed=0, n_clusters=4).fit(data)
 StaticEC(seed=0).fit(data[:1])
 PenaltyEC(seed=0).fit(data)
+# large data on several threads: every parallel variant (the engine's, the smoothness weight's pair kernel)
+from ercot_nb.evolution import Engine
+Engine.PARALLEL_WORK = 0
+Engine.free_cores = classmethod(lambda cls: 99.0)
+ERCOT(seed=0).fit(data)
+ERCOT(seed=0, precision="float32").fit(data)
 print(json.dumps([name for name in compiled if name.startswith("ercot_nb")]))
 """
 

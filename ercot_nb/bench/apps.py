@@ -53,7 +53,7 @@ for algorithm in algorithms:  # ERCOT (each precision) against KMeans and pymoo 
     if out["n_samples"] <= PYMOO_MAX_SAMPLES:
         out[algorithm]["pymoo"] = pymoo_ratio(data[:3], repeats=1, precision=precision)
 import numba
-from ercot_nb.bench.threads import amdahl, thread_scaling
+from ercot_nb.bench.threads import thread_scaling
 for algorithm in algorithms:  # thread scaling: 1 thread and all of numba's, steps 2-3, and the one-thread split
     if not algorithm.startswith("ERCOT"):
         continue
@@ -61,7 +61,7 @@ for algorithm in algorithms:  # thread scaling: 1 thread and all of numba's, ste
     counts = sorted({1, numba.config.NUMBA_NUM_THREADS})
     scaling = thread_scaling(threads=counts, repeats=1, precision=precision, data=data[:3])
     out[algorithm]["threads"] = {"threads": counts[-1], "speed_up": scaling[-1]["speed_up"],
-                                 "parallel_share": scaling[0]["p"], "expected_16": amdahl(scaling[0]["p"], 16)}
+                                 "parallel_share": scaling[0]["p"], "expected_16": scaling[0]["expected_16"]}
 tracemalloc.start()  # memory of one more ERCOT fit
 ERCOT(seed=0).fit(data)
 out["traced_peak_mib"] = tracemalloc.get_traced_memory()[1] / 2**20

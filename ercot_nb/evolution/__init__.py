@@ -9,6 +9,7 @@ One module per concept of the method:
 ``_engine``         buffers, random draws and operators over the kernels
 ``_history``        what one step hands to the next
 ``_smoothness``     the smoothness weight alpha (stacked density estimation)
+``_pairs``          its pair kernel's call: scratch, serial or parallel variant
 ``_stacking``       the stacking EM that weighs the historical model
 ``_adopt``          adopt a front member at step t and continue the run
 ``_final``          the final partition: how the chosen member labels the samples

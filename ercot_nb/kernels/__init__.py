@@ -22,7 +22,10 @@ twins.  Both expose the same functions with the same signatures:
 =======================  ==================================================
 
 The population kernels also come as ``*_parallel`` variants (same
-signature, same result, spread over numba's threads; the twins alias them).
+signature, same result, spread over numba's threads; the twins alias them),
+and so does ``smoothness_pair_alphas`` (within each pair: its rows in blocks
+of :data:`SMOOTHNESS_BLOCK`, its folds in chunks; :func:`pair_alphas_scratch`
+makes its scratch arrays).
 The clustering kernels also read the samples in the layouts that the caller
 makes once per data array with ``feature_major`` and ``with_ones`` (plain
 NumPy, in the numba backend only; the twins take these arguments, optional
@@ -31,6 +34,8 @@ there, and ignore them).
 from __future__ import annotations
 
 from types import SimpleNamespace
+
+import numpy as np
 
 KERNEL_NAMES = (
     "evaluate_population",
@@ -50,6 +55,7 @@ KERNEL_NAMES = (
     "evaluate_population_parallel",
     "recentre_population_parallel",
     "assign_nearest_parallel",
+    "smoothness_pair_alphas_parallel",
 )
 # Plain NumPy functions of the numba backend only: the sample layouts its clustering kernels read.
 SAMPLE_LAYOUTS = ("feature_major", "with_ones")
@@ -58,7 +64,29 @@ BACKENDS = ("numba", "numpy")
 BACKEND_WORDS = {"numba": "numba (compiled)", "numpy": "NumPy (plain twin)"}
 MASK_ON = 0.5
 """A centroid slot is active when its mask gene is at least this (every kernel, twin and result)."""
+SMOOTHNESS_BLOCK = 4096
+"""Rows per block of every sum in ``smoothness_pair_alphas``: the partial sums of the blocks are
+added in block order, so the result is the same for every thread count (not the thread count's
+choice, and not to be changed between runs that should agree bit for bit)."""
 _cache: dict[str, SimpleNamespace] = {}
+
+
+def pair_alphas_scratch(n_common: int, n_dims: int, n_bins: int, block: int = SMOOTHNESS_BLOCK) -> tuple:
+    """The arguments ``block`` to ``slot_values`` of ``smoothness_pair_alphas`` (scratch arrays).
+
+    Parameters
+    ----------
+    n_common, n_dims : int
+        Rows and columns of the common samples.
+    n_bins : int
+        One more than the largest cluster code of either step.
+    block : int, default=SMOOTHNESS_BLOCK
+        Rows per block of a sum.
+    """
+    n_slots = 2 * max(1, -(-n_common // block))  # A_t's blocks and A_{t-1}'s, each side at most n_common rows
+    return (block, np.empty((2, n_common), dtype=np.int64), np.empty((2, n_bins + 1), dtype=np.int64),
+            np.empty((2 * n_common, n_dims)), np.empty(n_common), np.empty((7, n_dims)),
+            np.empty((2, n_dims, n_dims)), np.empty((n_slots, 2 * n_dims + 3, n_dims)), np.empty((n_slots, 2)))
 
 
 def get_backend(name: str = "numba") -> SimpleNamespace:

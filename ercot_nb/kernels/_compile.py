@@ -14,6 +14,10 @@ bit for bit (vectorisation without fast-math does not reorder
 floating-point sums).
 
 Use as ``@njit(cache=True, pipeline_class=lean_pipeline(vectorize=False))``.
+With ``parallel=True`` the function itself gets the cheaper stage (its parfor
+lowering takes the same code library); the loop bodies that numba compiles
+apart (the gufuncs of its prange loops) keep numba's.  On the smoothness
+weight's parallel pair kernel that saved about 2.5 s of its 12 s cold compile (CPU).
 The cache is unaffected: it stores the machine code, whatever made it.
 
 The LLVM stage is reached through numba's code library, whose methods are
@@ -26,7 +30,7 @@ from functools import lru_cache
 
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import LoweringPass, register_pass
-from numba.core.typed_passes import NativeLowering
+from numba.core.typed_passes import NativeLowering, NativeParforLowering
 
 _MODULE_OPT = 2  # -O2 for the module pass of non-vectorising kernels (-O1 measured no faster to compile)
 
@@ -95,7 +99,7 @@ def lean_pipeline(vectorize: bool = True) -> type:
         def define_pipelines(self):
             manager = DefaultPassBuilder.define_nopython_pipeline(self.state)
             for index, (pass_class, _) in enumerate(manager.passes):
-                if pass_class is NativeLowering:
+                if pass_class in (NativeLowering, NativeParforLowering):
                     manager.passes.insert(index, (library_pass, "cheaper LLVM stage"))
                     break
             manager.finalize()

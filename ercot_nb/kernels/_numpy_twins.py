@@ -194,8 +194,11 @@ def _gaussian_logpdf(X, mean, cov):
     return -0.5 * (X.shape[1] * np.log(2.0 * np.pi) + (z**2).sum(axis=0)) - np.log(np.diag(chol)).sum()
 
 
-def smoothness_pair_alphas(X_curr, labels_curr, X_prev, labels_prev, pairs, order, n_folds_max,
-                           tol, max_iter, rows, loglik, vecs, mats, alpha_pairs):
+def smoothness_pair_alphas(X_curr, labels_curr, X_prev, labels_prev, X_curr_all, X_prev_all, pairs, order,
+                           n_folds_max, tol, max_iter, block, members, group_starts, rows, ratios, vecs, mats, slots,
+                           slot_values, alpha_pairs):
+    vecs[5], vecs[6] = X_curr_all.mean(axis=0), X_prev_all.mean(axis=0)
+    X_curr, X_prev = X_curr - vecs[5], X_prev - vecs[6]
     offset = 0
     n_dims = X_curr.shape[1]
     for p, (label_curr, label_prev) in enumerate(pairs):
@@ -237,3 +240,4 @@ def smoothness_pair_alphas(X_curr, labels_curr, X_prev, labels_prev, pairs, orde
 evaluate_population_parallel = evaluate_population
 recentre_population_parallel = recentre_population
 assign_nearest_parallel = assign_nearest
+smoothness_pair_alphas_parallel = smoothness_pair_alphas

@@ -413,7 +413,7 @@ def test_string_labels_give_the_integer_label_result() -> None:
 def test_pair_the_kernel_cannot_factor_is_recomputed_in_numpy(monkeypatch) -> None:
     # A covariance made indefinite by rounding: the kernel flags the pair with -1 and
     # smoothness_weight recomputes it with the eigenvalue-repairing NumPy path.
-    import ercot_nb.evolution._smoothness as module
+    import ercot_nb.evolution._pairs as module
 
     X_prev, labels_prev, X_curr, labels_curr = _two_pair_toy()
     expected = _call(X_prev, labels_prev, X_curr, labels_curr, n_folds_max=3)
@@ -443,3 +443,49 @@ def test_unique_inverse_equals_numpy_unique(values, dtype) -> None:
     assert uniq.dtype == expected_uniq.dtype
     np.testing.assert_array_equal(uniq, expected_uniq)
     np.testing.assert_array_equal(inverse, expected_inverse)
+
+
+def _two_blobs(n_common: int, seed: int = 5):
+    """Two drifting blobs (D = 3) at t-1 and t, 5% of the samples relabelled at t: two matched pairs."""
+    rng = np.random.default_rng(seed)
+    labels_prev = (np.arange(n_common) % 2).astype(np.int64)
+    X_prev = rng.normal(size=(n_common, 3)) + 6.0 * labels_prev[:, None]
+    X_curr = X_prev + rng.normal(scale=0.3, size=X_prev.shape)
+    labels_curr = labels_prev.copy()
+    flip = rng.random(n_common) < 0.05
+    labels_curr[flip] = 1 - labels_curr[flip]
+    return X_prev, labels_prev, X_curr, labels_curr
+
+
+@pytest.mark.parametrize("n_common, free_cores, parallel", [
+    (20_000, 2.0, True),    # large work, a core free: the parallel variant
+    (20_000, 1.0, False),   # another program takes one core of two: serial
+    (300, 2.0, False),      # small work: threads would cost more than they save
+])
+def test_the_pair_kernel_takes_several_threads_for_large_work_and_free_cores(monkeypatch, n_common, free_cores,
+                                                                             parallel) -> None:
+    """The engine's thread policy (Engine.kernel_for: work, threads, free cores) picks the pair
+    kernel's variant; the parallel one gives the serial result bit for bit."""
+    import contextlib
+
+    import ercot_nb.evolution._pairs as module
+    from ercot_nb.evolution import Engine
+    from ercot_nb.kernels import get_backend
+
+    two_threads = SimpleNamespace(get_num_threads=lambda: 2, parallel_chunksize=lambda size: contextlib.nullcontext())
+    monkeypatch.setattr(module, "_threads_of", lambda backend: two_threads if backend == "numba" else None)
+    monkeypatch.setattr(Engine, "_own_load", Engine._own_load)  # kernel_for records its threads
+    kernels = get_backend("numba")
+    called = []
+    for name in ("smoothness_pair_alphas", "smoothness_pair_alphas_parallel"):
+        kernel = getattr(kernels, name)
+        monkeypatch.setattr(kernels, name, lambda *args, _k=kernel, _n=name: called.append(_n) or _k(*args))
+    X_prev, labels_prev, X_curr, labels_curr = _two_blobs(n_common)
+    monkeypatch.setattr(Engine, "free_cores", classmethod(lambda cls: free_cores))
+    picked = _call(X_prev, labels_prev, X_curr, labels_curr)
+    assert called == ["smoothness_pair_alphas_parallel" if parallel else "smoothness_pair_alphas"]
+    monkeypatch.setattr(Engine, "free_cores", classmethod(lambda cls: 0.0))
+    serial = _call(X_prev, labels_prev, X_curr, labels_curr)
+    assert called[-1] == "smoothness_pair_alphas"
+    assert len(serial.pairs) == 2 and np.all((serial.alpha_pairs > 0) & (serial.alpha_pairs < 1))
+    assert picked.alpha_pairs.tobytes() == serial.alpha_pairs.tobytes() and picked.alpha == serial.alpha

@@ -51,9 +51,31 @@ def test_lean_kernels_give_numbas_results_bit_for_bit(vectorize):
 
 
 def test_small_kernels_compile_with_the_plain_pipeline():
+    # The smoothness weight's parallel pair kernel too (the lean library reaches its parfor lowering).
     plain = lean_pipeline(vectorize=False)
     kernels = [value for module in (_numba_evolution, _numba_smoothness) for value in vars(module).values()
                if isinstance(value, numba.core.registry.CPUDispatcher)]
+    assert _numba_smoothness.smoothness_pair_alphas_parallel in kernels
     assert len(kernels) >= 10
     assert all(kernel._compiler.pipeline_class is plain for kernel in kernels), \
         [kernel.py_func.__name__ for kernel in kernels if kernel._compiler.pipeline_class is not plain]
+
+
+def _thread_ids(out):  # pragma: no cover - compiled
+    for i in numba.prange(out.shape[0]):
+        out[i] = numba.get_thread_id()
+
+
+def test_lean_pipeline_keeps_prange_loops_parallel():
+    """With parallel=True the lean pipeline gives the function its cheaper LLVM stage and still
+    hands a prange loop to numba's thread pool."""
+    kernel = njit(parallel=True, pipeline_class=lean_pipeline(vectorize=False))(_thread_ids)
+    out = np.full(1000, -1)
+    kernel(out)
+    assert 0 <= out.min() and out.max() < numba.config.NUMBA_NUM_THREADS
+    diagnostics = kernel.get_metadata(kernel.signatures[0])["parfor_diagnostics"]
+    assert len(diagnostics.initial_parfors) == 1
+    llvm = next(iter(kernel.inspect_llvm().values()))
+    assert "numba_parallel_for" in llvm and "do_scheduling" in llvm
+    if _supported(kernel.overloads[kernel.signatures[0]].library):  # ... through the cheaper LLVM stage
+        assert "_optimize_functions" in vars(kernel.overloads[kernel.signatures[0]].library)

@@ -7,7 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ercot_nb.kernels import KERNEL_NAMES, get_backend
+from ercot_nb.kernels import (
+    KERNEL_NAMES,
+    SMOOTHNESS_BLOCK,
+    get_backend,
+    pair_alphas_scratch,
+)
 
 NUMBA = get_backend("numba")
 TWIN = get_backend("numpy")
@@ -305,7 +310,7 @@ def test_stacking_em_loop_iterates_the_step(alpha):
 
 @st.composite
 def smoothness_steps(draw):
-    """Centred common samples of two steps, their cluster codes, matched pairs and fold orders."""
+    """Centred common samples of two steps, their cluster codes, matched pairs, fold orders and a block size."""
     seed = draw(st.integers(0, 2**32 - 1))
     n_common = draw(st.integers(2, 60))
     n_dims = draw(st.integers(1, 4))
@@ -319,24 +324,136 @@ def smoothness_steps(draw):
     n_folds_max = draw(st.integers(2, 70))
     sizes = [(codes_curr == label).sum() for label in pairs[:, 0]]
     order = np.concatenate([rng.permutation(n) if n > n_folds_max else np.arange(n) for n in sizes])
-    return X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max
+    block = draw(st.sampled_from([1, 3, 8, SMOOTHNESS_BLOCK]))
+    X_all = tuple(np.concatenate([X, rng.normal(loc=5.0, size=(draw(st.integers(0, 5)), n_dims))]) for X in (X_curr, X_prev))
+    return X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, block, X_all
+
+
+def _pair_alphas(kernel, X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, block,
+                 tol=1e-10, max_iter=100, threads=None, X_all=None):
+    """``kernel`` (a backend's smoothness_pair_alphas or its variant) with fresh scratch, at ``threads``;
+    each step centred by the mean of ``X_all`` (all its samples: the common ones by default)."""
+    X_curr_all, X_prev_all = (X_curr, X_prev) if X_all is None else X_all
+    n_bins = int(max(codes_curr.max(), codes_prev.max(), pairs.max())) + 1  # a pair's cluster may have no sample
+    alpha_pairs = np.full(len(pairs), 7.0)
+    before = numba.get_num_threads()
+    try:
+        if threads is not None:  # as many as numba has, up to threads
+            numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        with numba.parallel_chunksize(1):  # the engine's schedule
+            kernel(X_curr, codes_curr, X_prev, codes_prev, X_curr_all, X_prev_all, pairs, order, n_folds_max,
+                   tol, max_iter, *pair_alphas_scratch(*X_curr.shape, n_bins, block=block), alpha_pairs)
+    finally:
+        numba.set_num_threads(before)
+    return alpha_pairs
 
 
 @settings(max_examples=60, deadline=None)
 @given(smoothness_steps())
 def test_smoothness_pair_alphas(step):
-    X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max = step
-    n_common, n_dims = X_curr.shape
-    results = []
-    for backend in (NUMBA, TWIN):
-        alpha_pairs = np.full(len(pairs), 7.0)
-        backend.smoothness_pair_alphas(
-            X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max, 0.0, 50,
-            np.empty((2 * n_common, n_dims)), np.empty((2, n_common)), np.empty((4, n_dims)),
-            np.empty((3, n_dims, n_dims)), alpha_pairs)
-        results.append(alpha_pairs)
+    codes_curr, codes_prev, pairs, X_all = step[1], step[3], step[4], step[-1]
     # tol = 0: both run the same 50 EM steps, so only rounding separates them.
-    np.testing.assert_allclose(results[0], results[1], rtol=1e-10, atol=1e-12)
+    serial, twin = (_pair_alphas(backend.smoothness_pair_alphas, *step[:-1], tol=0.0, max_iter=50, X_all=X_all)
+                    for backend in (NUMBA, TWIN))
+    np.testing.assert_allclose(serial, twin, rtol=1e-10, atol=1e-12)
+    # The parallel variant: the serial bits, at every thread count.
+    for threads in (1, 2):
+        parallel = _pair_alphas(NUMBA.smoothness_pair_alphas_parallel, *step[:-1], tol=0.0, max_iter=50,
+                                threads=threads, X_all=X_all)
+        assert parallel.tobytes() == serial.tobytes()
     skipped = [min((codes_curr == c).sum(), (codes_prev == p).sum()) < 2 for c, p in pairs]
-    assert np.isnan(results[0]).tolist() == skipped
-    assert np.all((results[0][~np.isnan(results[0])] >= 0) & (results[0][~np.isnan(results[0])] <= 1))
+    assert np.isnan(serial).tolist() == skipped
+    assert np.all((serial[~np.isnan(serial)] >= 0) & (serial[~np.isnan(serial)] <= 1))
+
+
+def _smoothness_pairs_case(sizes_curr, sizes_prev, n_folds_max, seed=21, n_dims=3):
+    """Common samples of two steps in six clusters each, matched in five pairs (cluster 5 in none).
+
+    Pair 1 has one sample at t (alpha nan); pair 3 a nan sample at t-1, so its
+    historical covariance cannot be factored (alpha -1).
+    """
+    rng = np.random.default_rng(seed)
+    codes_curr = rng.permutation(np.repeat(np.arange(6), sizes_curr))
+    codes_prev = rng.permutation(np.repeat(np.arange(6), sizes_prev))
+    n_common = codes_curr.size
+    assert codes_prev.size == n_common
+    X_prev = rng.normal(size=(n_common, n_dims)) * rng.uniform(0.1, 3.0, n_dims) + 2.0 * codes_prev[:, None]
+    X_curr = X_prev + rng.normal(scale=0.5, size=(n_common, n_dims))
+    pairs = np.array([[0, 2], [1, 0], [2, 1], [3, 4], [4, 3]], dtype=np.int64)
+    X_prev[np.flatnonzero(codes_prev == 4)[2], 1] = np.nan
+    sizes = [int((codes_curr == c).sum()) for c in pairs[:, 0]]
+    order = np.concatenate([rng.permutation(n) if n > n_folds_max else np.arange(n) for n in sizes])
+    return X_curr, codes_curr, X_prev, codes_prev, pairs, order.astype(np.int64), n_folds_max
+
+
+def _all_samples(step):
+    """All samples of each step: the common ones, the nan one of t-1 as 0 (it spoils its pair only)."""
+    return step[0], np.nan_to_num(step[2])
+
+
+# Pairs of several blocks (6,000 and 5,000 rows at t, blocks of 4,096; 700 rows in blocks of 64),
+# random folds and leave-one-out, a pair with one sample at t and one that cannot be factored.
+_CASES = {
+    "default block": (([6000, 1, 5000, 30, 7, 12], [4000, 25, 6500, 33, 9, 483]), 500, SMOOTHNESS_BLOCK),
+    "small blocks": (([700, 1, 300, 30, 7, 12], [350, 25, 600, 33, 9, 33]), 40, 64),
+}
+
+
+@pytest.mark.parametrize("case", list(_CASES))
+@pytest.mark.parametrize("threads", [1, 2])
+def test_parallel_smoothness_pair_alphas_equal_serial_bit_for_bit(case, threads):
+    """Every sum over rows is taken in fixed blocks, added in block order: the parallel variant gives
+    the serial bits at any thread count, and both agree with the NumPy twin to rounding."""
+    sizes, n_folds_max, block = _CASES[case]
+    step = (*_smoothness_pairs_case(*sizes, n_folds_max), block)
+    X_all = _all_samples(step)
+    assert max(sizes[0]) + max(sizes[1]) > 2 * block  # several blocks per pair
+    serial = _pair_alphas(NUMBA.smoothness_pair_alphas, *step, X_all=X_all)
+    assert np.isnan(serial[1]) and serial[3] == -1.0
+    assert np.all((serial[[0, 2, 4]] > 0) & (serial[[0, 2, 4]] < 1))
+    parallel = _pair_alphas(NUMBA.smoothness_pair_alphas_parallel, *step, threads=threads, X_all=X_all)
+    assert parallel.tobytes() == serial.tobytes()
+    twin = _pair_alphas(TWIN.smoothness_pair_alphas, *step, X_all=X_all)
+    assert np.isnan(twin[1])
+    np.testing.assert_allclose(serial[[0, 2, 4]], twin[[0, 2, 4]], rtol=1e-9)
+    assert TWIN.smoothness_pair_alphas_parallel is TWIN.smoothness_pair_alphas  # the twins alias the variants
+
+
+def test_smoothness_pair_alphas_blocks_change_rounding_only():
+    """Another block size adds in another order: the same weights to rounding."""
+    step = _smoothness_pairs_case(*_CASES["small blocks"][0], 40)
+    by_block = [_pair_alphas(NUMBA.smoothness_pair_alphas, *step, block, X_all=_all_samples(step))
+                for block in (1, 64, SMOOTHNESS_BLOCK)]
+    for other in by_block[1:]:
+        np.testing.assert_allclose(other[[0, 2, 4]], by_block[0][[0, 2, 4]], rtol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", ["smoothness_pair_alphas", "smoothness_pair_alphas_parallel"])
+def test_smoothness_pair_alphas_refuses_codes_beyond_its_scratch(kernel):
+    X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max = _smoothness_pairs_case(
+        *_CASES["small blocks"][0], 40)
+    n_common, n_dims = X_curr.shape
+    scratch = pair_alphas_scratch(n_common, n_dims, 5)  # codes go up to 5: 6 bins needed
+    with pytest.raises(ValueError, match="cluster code"):
+        getattr(NUMBA, kernel)(X_curr, codes_curr, X_prev, codes_prev, X_curr, X_prev, pairs, order, n_folds_max,
+                               1e-10, 100, *scratch, np.empty(len(pairs)))
+    scratch = pair_alphas_scratch(n_common, n_dims, 6)
+    with pytest.raises(ValueError, match="pair's cluster code"):  # a pair beyond the bins
+        getattr(NUMBA, kernel)(X_curr, codes_curr, X_prev, codes_prev, X_curr, X_prev, np.array([[0, 2], [6, 1]]),
+                               order, n_folds_max, 1e-10, 100, *scratch, np.empty(2))
+
+
+@pytest.mark.parametrize("kernel", ["smoothness_pair_alphas", "smoothness_pair_alphas_parallel"])
+def test_smoothness_pair_alphas_refuses_scratch_of_the_wrong_shape(kernel):
+    """The kernels read their scratch without bounds checks: a wrong shape is refused, not read past."""
+    X_curr, codes_curr, X_prev, codes_prev, pairs, order, n_folds_max = _smoothness_pairs_case(
+        *_CASES["small blocks"][0], 40)
+    n_common, n_dims = X_curr.shape
+    args = (X_curr, codes_curr, X_prev, codes_prev, X_curr, X_prev, pairs, order, n_folds_max, 1e-10, 100)
+    scratch = list(pair_alphas_scratch(n_common, n_dims, 6))
+    scratch[3] = np.empty((n_common, n_dims))  # rows: A_t and A_{t-1} need 2 n_common
+    with pytest.raises(ValueError, match="wrong shape"):
+        getattr(NUMBA, kernel)(*args, *scratch, np.empty(len(pairs)))
+    with pytest.raises(ValueError, match="order"):
+        getattr(NUMBA, kernel)(*args[:7], order[:100], *args[8:], *pair_alphas_scratch(n_common, n_dims, 6),
+                               np.empty(len(pairs)))
