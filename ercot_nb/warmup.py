@@ -20,28 +20,38 @@ import time
 
 import numpy as np
 
-from ._cpu import cpu_set
+from ._cpu import OtherLoad, cpu_set
 
-# CPU seconds each part took with an empty NUMBA_CACHE_DIR (measured on a 2-core VM: 19.7 s here,
-# 31.2 s for the parallel kernels, 47.6 s CPU for the whole warm-up with both processes; the
-# smoothness weight's pair kernel then took 3.9 s instead of 2.2 s here, and its parallel variant
-# raised the parallel process from 22 s to 30 s, measured on another 2-core VM on 2026-11-27: the
-# estimates below are scaled by the same ratios); the bar's total, so tqdm shows the time left.
+# Seconds each part took with an empty NUMBA_CACHE_DIR on this project's 2-core machine on
+# 2026-11-27 (idle: 31.8 s wall, 45.7 s CPU for the whole warm-up with both processes; the bar
+# passed ERCOT float64 at 10 s and float32 at 14 s); the bar's total, so tqdm shows the time left.
 # A filled cache loads in a fraction of this.
 _PARTS = (
-    ("ERCOT float64", 14.0),
-    ("ERCOT float32", 7.0),
+    ("ERCOT float64", 10.0),
+    ("ERCOT float32", 4.0),
     ("staticEC, penaltyEC, fixed clusters", 0.5),
     ("stacking EM", 0.5),
 )
 # The parallel kernel variants (large data on several threads) compile in a second process at
 # the same time: they are separate functions with their own cache files, and most of the work.
-_PARALLEL_SECONDS = 42.0
+_PARALLEL_SECONDS = 30.0
 _SERIAL_SECONDS = sum(seconds for _, seconds in _PARTS)
 
 
-def _idle_cores() -> float:
-    """Cores of this process's CPU set that the 1-minute load average leaves idle."""
+def _idle_cores(load: OtherLoad | None = None, look: float = 0.25) -> float:
+    """Cores of this process's CPU set that other programs leave idle.
+
+    From the CPU counters over ``look`` seconds (``ercot_nb/_cpu.py``); where
+    they cannot be read, from the 1-minute load average, which still counts
+    programs that ended up to a minute ago (it made the estimate twice the
+    time on an idle machine right after a test run).
+    """
+    load = OtherLoad() if load is None else load
+    load.cores()
+    time.sleep(look)
+    others = load.cores()
+    if others is not None:
+        return len(cpu_set()) - others
     try:
         return len(cpu_set()) - os.getloadavg()[0]
     except (AttributeError, OSError):

@@ -66,6 +66,27 @@ def test_estimate_counts_the_parallel_process_on_two_cores():
     assert warmup.estimated_seconds(cores=0.8) == warmup.estimated_seconds(cores=1)  # one core taken
 
 
+class _Counters:
+    """OtherLoad stand-in: no answer at the first look, then ``others`` cores busy."""
+
+    def __init__(self, others):
+        self.looks, self.others = 0, others
+
+    def cores(self):
+        self.looks += 1
+        return None if self.looks == 1 else self.others
+
+
+def test_the_estimate_reads_the_cpu_counters_not_the_lagging_load_average(monkeypatch):
+    """Right after a test run the load average said 1.3 on two idle cores: the estimate was the
+    one-core time (64 s announced, 31 s taken)."""
+    monkeypatch.setattr(warmup, "cpu_set", lambda: {0, 1})
+    monkeypatch.setattr(warmup.os, "getloadavg", lambda: (1.3, 1.3, 1.3))
+    assert warmup._idle_cores(_Counters(0.1), look=0) == pytest.approx(1.9)
+    assert warmup._idle_cores(_Counters(1.0), look=0) == pytest.approx(1.0)  # another program
+    assert warmup._idle_cores(_Counters(None), look=0) == pytest.approx(0.7)  # no counters: load average
+
+
 def test_cli_warmup_runs_the_warm_up(monkeypatch):
     from ercot_nb import cli
 
