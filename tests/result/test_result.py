@@ -83,3 +83,23 @@ def test_labels_of_another_front_member(fitted):
     if len(others):
         other = model.result_.labels_of_member(data[1].X, 1, others[0])
         assert len(np.unique(other)) == step.population_n_clusters[others[0]]
+
+
+def test_align_labels_matches_a_per_sample_mapping_on_random_partitions():
+    """Each current cluster takes one label (its matched previous label, or a fresh one),
+    checked against the mapping applied sample by sample."""
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        n = int(rng.integers(0, 40))
+        prev_ids = rng.permutation(60)[:n]
+        prev_aligned = rng.integers(0, 5, n) * 3
+        ids = rng.permutation(60)[: int(rng.integers(0, 40))]
+        labels = rng.integers(-1, 6, len(ids)) * 2
+        aligned, next_label = align_labels(prev_ids, prev_aligned, ids, labels, next_label=100)
+        assert aligned.dtype == np.int64 and aligned.shape == labels.shape
+        mapping = {}
+        for label, new in zip(labels.tolist(), aligned.tolist(), strict=True):
+            assert mapping.setdefault(label, new) == new  # one label per cluster
+        assert len(set(mapping.values())) == len(mapping)  # clusters stay apart
+        fresh = sorted(new for new in mapping.values() if new >= 100)
+        assert fresh == list(range(100, next_label))
