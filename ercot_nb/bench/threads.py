@@ -56,7 +56,7 @@ blocks' partials, the EM of pairs under 4 blocks) take a few ms of its
 
 Run on a many-core machine (the machine's other load is printed: run it idle)::
 
-    NUMBA_NUM_THREADS=16 python -m ercot_nb.bench.threads [n_samples]
+    NUMBA_NUM_THREADS=16 python -m ercot_nb.bench.threads [video_rc | n_samples]
 
 The engine's busy-machine rule (``Engine.free_cores``) is switched off here,
 so each thread count is honoured whatever the load.
@@ -226,16 +226,32 @@ def thread_scaling(n_samples: int = 19_200, threads=(1, 2, 4, 8, 16), repeats: i
     return rows
 
 
+def data_of(argument: str | None):
+    """``(label, data)`` the script times: a built-in dataset's first 3 steps (``video_rc``), or
+    ``seven_blobs`` of that many samples (a number; default 19,200)."""
+    from .. import datasets
+    from .speed import seven_blobs
+
+    if argument is None or argument.isdigit():
+        n_samples = int(argument) if argument else 19_200
+        return f"seven blobs {n_samples} x 3", seven_blobs(n_samples=n_samples, n_steps=3)
+    if argument not in datasets.available():
+        raise ValueError(f"unknown dataset {argument!r}: a number of samples or one of "
+                         f"{', '.join(datasets.available())}")
+    data = datasets.load(argument, seed=0)[:3]
+    return f"{argument} {data[0].X.shape[0]} x {data[0].X.shape[1]}", data
+
+
 def main(argv=None) -> int:  # pragma: no cover - a manual run on a many-core machine
     argv = sys.argv[1:] if argv is None else argv
-    n_samples = int(argv[0]) if argv else 19_200
+    what, data = data_of(argv[0] if argv else None)
     cores = len(cpu_set())
     print(f"cores in this process's CPU set: {cores}, numba threads available: "
           f"{numba.config.NUMBA_NUM_THREADS}, load average before: {os.getloadavg()[0]:.2f}")
     for precision in PRECISIONS:
-        rows = thread_scaling(n_samples, precision=precision)
+        rows = thread_scaling(precision=precision, data=data)
         for row in rows:
-            print(f"{precision} {n_samples} x 3, {row['threads']:2d} threads: {row['s_per_step']:.4f} s/step, "
+            print(f"{precision} {what}, {row['threads']:2d} threads: {row['s_per_step']:.4f} s/step, "
                   f"speed-up {row['speed_up']:.2f}x "
                   f"(expected {row['expected']:.2f}x from p = {row['p']:.3f})")
         p = rows[0]["p"]

@@ -87,3 +87,17 @@ def test_the_pair_kernel_counts_as_parallel_where_its_parallel_variant_ran(monke
     assert PAIR_PART in rows[0]["parallel_parts"]
     assert rows[0]["p"] == pytest.approx(sum(rows[0]["split"][label] for label in rows[0]["parallel_parts"]))
     assert (kernels.smoothness_pair_alphas, kernels.smoothness_pair_alphas_parallel) == pair_kernels
+
+
+def test_the_script_times_a_built_in_dataset_or_seven_blobs():
+    """``python -m ercot_nb.bench.threads video_rc`` (the issue's data) or a number of samples."""
+    import pytest
+
+    from ercot_nb.bench.threads import data_of
+
+    label, data = data_of("syn1")
+    assert label == "syn1 200 x 2" and len(data) == 3
+    label, data = data_of("300")
+    assert label == "seven blobs 300 x 3" and data[0].X.shape == (300, 3)
+    with pytest.raises(ValueError, match="unknown dataset 'nope'"):
+        data_of("nope")
