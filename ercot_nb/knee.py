@@ -243,7 +243,7 @@ def select_member(
         g = np.divide(F - low, span, out=np.zeros_like(F), where=span > 0)
         achievement = ((g - z) * w).max(axis=1) + _ASF_AUGMENT * ((g - z) * w).sum(axis=1)
         return _best_with_ties(candidates, -achievement, F, n_clusters)
-    pseudo = np.divide(low + span - F, span, out=np.zeros_like(F), where=span > 0)
+    pseudo = np.divide(F.max(axis=0) - F, span, out=np.zeros_like(F), where=span > 0)  # 0 at the max, exactly
     total = pseudo.sum(axis=1, keepdims=True)
     pseudo = np.divide(pseudo, total, out=np.full_like(F, 0.5), where=total > 0)
     return _best_with_ties(candidates, -np.abs(pseudo - w).sum(axis=1), F, n_clusters)

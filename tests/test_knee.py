@@ -299,6 +299,15 @@ def test_asf_choice_is_nondominated(points, rule, w) -> None:
         assert distance[chosen] <= min(distance) + 1e-9
 
 
+def test_pseudo_weights_of_the_worst_member_are_exact() -> None:
+    """Deb's (max_i - f_i) / (max_i - min_i) is 0 for the member at the maximum: computed as
+    min + span - f it was 1.8e-16, which normalised to (1, 0) and tied with the best member
+    (Hypothesis found it in CI: the member worst in f_cp, with f_sep constant, has no
+    pseudo-weight, so 0.5 each, the nearest to (0.5, 0.5))."""
+    F = np.array([(1.3246107103132867, 0.0), (6.272489124660054, 0.0)])
+    assert select_member(F, np.full(2, 3), "pseudo_weights", weights=(0.5, 0.5)) == 1
+
+
 def test_asf_skips_a_weakly_dominated_tie() -> None:
     # (1, 3) is listed first and ties (1, 2) on max(w g): only the augmentation separates them.
     F = np.array([[1.0, 3.0], [1.0, 2.0], [0.0, 10.0], [10.0, 0.0]])

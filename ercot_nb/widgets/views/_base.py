@@ -85,7 +85,8 @@ class FigureView(W.VBox):
     what = "view"
     """What the view shows, in words (named in its error messages)."""
     draws_first = False
-    """Redraw before the other views when the state changes (see :meth:`AppState.follow`)."""
+    """Redraw before the other views when the state changes (``AppState.follow`` in
+    ``ercot_nb/widgets/_state.py``)."""
 
     state: AppState
     """The state the view draws (its own until :meth:`follow` gives it an app's)."""
