@@ -91,8 +91,6 @@ def test_the_pair_kernel_counts_as_parallel_where_its_parallel_variant_ran(monke
 
 def test_the_script_times_a_built_in_dataset_or_seven_blobs():
     """``python -m ercot_nb.bench.threads video_rc`` (the issue's data) or a number of samples."""
-    import pytest
-
     from ercot_nb.bench.threads import data_of
 
     label, data = data_of("syn1")
