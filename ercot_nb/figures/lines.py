@@ -409,7 +409,9 @@ def scores_parts(
         "line", title or default,
         xaxis=time_axis(times),
         yaxis=dict(title=dict(text=f"{METRICS[metric]} ({metric})" if with_labels else rows[0][1])),
-        legend=dict(yanchor="bottom", y=0.02, xanchor="left", x=0.02, bgcolor="rgba(255,255,255,0.7)"),
+        # between the title and the plot (as the alpha figure's): inside it, it lay on the lines
+        legend=dict(ALPHA_LEGEND),
+        margin=dict(l=60, r=20, t=75, b=55),
     )
     if len(rows) > 1:
         _row_layout(layout, rows, times)

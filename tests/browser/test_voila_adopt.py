@@ -116,6 +116,7 @@ def test_use_a_front_member_from_step_5_on(app_url, browser_context, console_err
 
         # how sure? repeat the run shown with 3 seeds: the consensus is shown, each point's
         # opacity its agreement
+        page.locator(".lm-TabBar-tab", has_text="How sure?").first.click()  # a side panel's tab
         seeds = page.locator(".widget-inline-hbox", has_text="seeds").locator("input").first
         seeds.fill("3")
         seeds.press("Enter")

@@ -61,6 +61,7 @@ def test_explorer_in_chromium(app_url, browser_context, console_errors, shot, ca
             ".js-plotly-plot .gtitle", "nodes => nodes.map(n => n.textContent)")
         assert any("final population" in t for t in titles)
         assert any("cluster flow" in t for t in titles)
+        _tab(page, "Parameters")  # the algorithm's form is a tab of the side panel
         page.get_by_text("more parameters").first.click()  # its entries must fit too
         page.wait_for_timeout(500)
         layout = json.loads(page.evaluate(LAYOUT))
@@ -118,6 +119,11 @@ STATUS = """() => [...document.querySelectorAll('.ercot-nb-message')].map(n => n
     .filter(t => t).join(' | ')"""
 
 
+def _tab(page, title: str) -> None:
+    """Open the side panel's tab whose title contains ``title`` ("Data", "Parameters", "How sure?")."""
+    page.locator(".lm-TabBar-tab", has_text=title).first.click()
+
+
 def _field(page, label: str, kind: str = "input"):
     return page.locator(f".widget-inline-hbox:has(> .widget-label:text-is('{label}')) {kind}").first
 
@@ -145,6 +151,7 @@ def _partition_follows_the_slider(page, name: str) -> dict:
 
 
 def _choose(page, name: str, **entries) -> None:
+    _tab(page, "Data")
     _field(page, "scenario", "select").select_option(name)
     _wait_status(page, f"Loaded the built-in scenario {name}.")
     if entries:
@@ -172,6 +179,7 @@ def test_the_issue_10_flow_in_chromium(app_url, browser_context, console_errors,
     try:
         _wait_status(page, "finished")
         _partition_follows_the_slider(page, "syn3")
+        _tab(page, "Parameters")
         _fill(page, "population size", 20)  # small budgets: the flow is about the UI
         _fill(page, "evaluations per step", 40)
 
@@ -210,7 +218,7 @@ def test_the_issue_10_flow_in_chromium(app_url, browser_context, console_errors,
 
 # -- issue 22: data switched while a run goes on -----------------------------------------------------
 
-PROGRESS = """() => [...document.querySelectorAll('.widget-label')].map(n => n.textContent)
+PROGRESS = """() => [...document.querySelectorAll('.ercot-nb-progress-text')].map(n => n.textContent)
     .find(t => /^\\d+\\/\\d+( ·|$)/.test(t)) ?? ''"""
 
 TITLES = """() => JSON.stringify([...document.querySelectorAll('.js-plotly-plot')]

@@ -23,9 +23,9 @@ from ...params import Param
 __all__ = ["ParamsForm", "tooltip"]
 
 _LABEL_STYLE = {"description_width": "150px"}  # "evaluations per step" fits
-# a grid column: an input (width auto) fills it, its 2 px margins included; columns narrow
-# where the form has less room (inside the "more parameters" section) instead of spilling over
-_COLUMN = "minmax(0, 249px)"
+# grid columns: an input (width auto) fills one, its 2 px margins included; two where the form
+# has room for two, one in a narrow side panel or the "more parameters" section (no 40 px inputs)
+_COLUMNS = "repeat(auto-fit, minmax(240px, 249px))"
 # a dropdown in one column has room for about this many characters of its words (measured in
 # Chromium: 57 px for the text next to a 150 px label); a choice with longer words gets a row of
 # its own, in a one-column grid as wide as both columns (342 px for the text)
@@ -145,7 +145,7 @@ class ParamsForm(W.VBox):
     def _grids(self, names: Sequence[str]) -> list[W.GridBox]:
         """The fields ``names`` in two columns, then the wide choices one per row."""
         grids = []
-        for wide, columns in ((False, f"repeat(2, {_COLUMN})"), (True, _WIDE_COLUMN)):
+        for wide, columns in ((False, _COLUMNS), (True, _WIDE_COLUMN)):
             widgets = [self.fields[name].widget for name in names if self.fields[name].wide == wide]
             if widgets or not grids:
                 grids.append(W.GridBox(widgets, layout=W.Layout(grid_template_columns=columns,

@@ -32,7 +32,7 @@ MAX_ALGORITHMS = 4
 """Most algorithms shown at once (each partition view is one Plotly figure)."""
 
 _PANEL = dict(border="1px solid #DDDDDD", padding="6px 10px", margin="0 8px 8px 0")
-_CONTROL_WIDTH = "560px"  # two panels side by side in a 1200 px window
+_SIDE_WIDTH = "420px"  # a 1280 px laptop keeps 820 px for the partitions beside it
 
 
 def summary_frame(dataset: TemporalDataset, runs: Mapping[str, ClusteringResult]) -> pd.DataFrame:
@@ -131,30 +131,33 @@ class Compare(W.VBox):
                                     tooltip="end after the current step, keeping the steps done")
         self.progress = W.IntProgress(value=0, min=0, max=1, description="steps",
                                       tooltip="steps fitted so far",
-                                      style={"description_width": "50px"})
+                                      style={"description_width": "50px"}, layout=W.Layout(width="330px"))
         self.scrubber = TimeScrubber().follow(state)
         self.views_box = W.HBox(layout=W.Layout(flex_flow="row wrap"))
         self.table = W.HTML()
         self._sync_selection()
         self._show_runs()
 
-        controls = W.VBox([
-            W.HBox([self.choice, W.HTML("<small>ctrl/shift-click to pick several</small>")]),
-            self.param_tabs,
-            W.HBox([self.run_button, self.stop_button, self.progress]),
+        header = W.HTML(
+            "<b style='font-size:1.15em'>Compare algorithms</b><br><small>Every selected "
+            "algorithm runs on the same data; the slider moves all partitions at once.</small>")
+        run = W.VBox([
+            self.choice, W.HTML("<small>ctrl/shift-click to pick several</small>"),
+            W.HBox([self.run_button, self.stop_button]), self.progress,
         ])
-        self.children = [
-            W.HTML("<h3 style='margin:4px 0'>Compare algorithms</h3><small>Every selected "
-                   "algorithm runs on the same data; the slider moves all partitions at once.</small>"),
-            W.HBox([self._panel("1 · Data", self.picker, _CONTROL_WIDTH),
-                    self._panel("2 · Algorithms", controls)],
-                   layout=W.Layout(flex_flow="row wrap", align_items="flex-start")),
-            self.message,
-            self._panel("3 · Time", self.scrubber),
-            self.views_box,
+        # a laptop's first screen: a side panel (algorithms, Run/Stop, the forms in tabs) beside
+        # the status line, the time slider and the partitions, side by side where there is room
+        self.tabs = W.Tab([self.picker, self.param_tabs], titles=("1 · Data", "2 · Parameters"))
+        side = W.VBox([header, self._panel("Run", run), self.tabs],
+                      layout=W.Layout(width=_SIDE_WIDTH, flex="0 0 auto", margin="0 8px 0 0"))
+        side.add_class("ercot-nb-side")
+        main = W.VBox([
+            self.message, self.scrubber, self.views_box,
             W.HBox([self.scores, self._panel("Summary", self.table)],
                    layout=W.Layout(flex_flow="row wrap", align_items="flex-start")),
-        ]
+        ], layout=W.Layout(flex="1 1 0", min_width="0"))
+        main.add_class("ercot-nb-main")
+        self.children = [W.HBox([side, main], layout=W.Layout(align_items="flex-start"))]
         self.choice.observe(self.message.guarded("changing the algorithms")(lambda _: self._sync_selection()),
                             names="value")
         self.run_button.on_click(self.message.guarded("starting the runs")(lambda _: self.run()))

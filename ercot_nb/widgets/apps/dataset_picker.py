@@ -83,8 +83,14 @@ def describe(dataset: TemporalDataset) -> str:
         f"<b>{html.escape(dataset.name or 'unnamed dataset')}</b>: {frames}{len(dataset)} steps, "
         f"{samples} samples per step, {dataset.n_features} feature(s) ({html.escape(features)}), "
         f"ground-truth labels: {'yes' if dataset.has_labels else 'no'}"
-        + (f"<br><small>{html.escape(story)}</small>" if story else "")
+        # the story behind a click: ten lines of it pushed the views off a laptop's first screen
+        + (f"<details><summary>about this dataset</summary><small>{html.escape(story)}</small>"
+           "</details>" if story else "")
     )
+
+
+# entries in as many 255 px columns as the panel holds: one in a side panel, two in a wide one
+_GRID = "repeat(auto-fill, 255px)"
 
 
 class DatasetPicker(W.VBox):
@@ -157,7 +163,7 @@ class DatasetPicker(W.VBox):
         self._form_box = W.Box()
         builtin = W.VBox([
             W.GridBox([self.scenario, self.seed],
-                      layout=W.Layout(grid_template_columns="repeat(2, 255px)", grid_gap="2px 8px")),
+                      layout=W.Layout(grid_template_columns=_GRID, grid_gap="2px 8px")),
             self._form_box,
             self.load_button,
         ])
@@ -201,7 +207,7 @@ class DatasetPicker(W.VBox):
             self.csv_help,
             self.upload,
             W.GridBox([self.time_column, self.id_column, self.label_column, self.time_format],
-                      layout=W.Layout(grid_template_columns="repeat(2, 255px)", grid_gap="2px 8px")),
+                      layout=W.Layout(grid_template_columns=_GRID, grid_gap="2px 8px")),
             self.feature_columns,
             self.scaling,
             self.understood,

@@ -43,7 +43,7 @@ under its key (e.g. ``"sizes"``).  Each is one Plotly figure.
 """
 
 _PANEL = dict(border="1px solid #DDDDDD", padding="6px 10px", margin="0 8px 8px 0")
-_CONTROL_WIDTH = "560px"  # two panels side by side in a 1200 px window
+_SIDE_WIDTH = "420px"  # a 1280 px laptop keeps 820 px for the views beside it
 
 
 def _panel(title: str, body: W.Widget, width: str | None = None) -> W.VBox:
@@ -57,7 +57,7 @@ class RunChoice(W.Dropdown):
     def __init__(self, state: AppState) -> None:
         super().__init__(options=["(ground truth)"], description="show run",
                          tooltip="the run whose partition, front and weights the views show",
-                         style={"description_width": "70px"}, layout=W.Layout(width="260px"))
+                         style={"description_width": "70px"}, layout=W.Layout(width="400px"))
         self.state = state
         self._setting = False
         state.observe(self._state_changed, names=["runs", "run"])
@@ -205,17 +205,11 @@ class Explorer(W.VBox):
             self._precompute()
 
         header = W.HTML(
-            "<h3 style='margin:4px 0'>ERCOT explorer</h3><small>Pick data, run an algorithm "
-            "(views update as steps finish), scrub through time with the slider or "
-            "Play, and click a point of the Pareto front to see that partition instead of "
-            "the knee's.</small>"
+            "<b style='font-size:1.15em'>ERCOT explorer</b><details><summary><small>how to use it"
+            "</small></summary><small>Pick data, run an algorithm (views update as steps finish), "
+            "scrub through time with the slider or Play, and click a point of the Pareto front to "
+            "see that partition instead of the knee's.</small></details>"
         )
-        controls = W.HBox([_panel("1 · Data", self.picker, _CONTROL_WIDTH),
-                           _panel("2 · Algorithm", self.run_panel, _CONTROL_WIDTH)],
-                          layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
-        timeline = W.HBox([self.scrubber, self.run_choice],
-                          layout=W.Layout(flex_flow="row wrap", align_items="center"))
-        grid = [W.HBox(row, layout=W.Layout(flex_flow="row wrap")) for row in self._rows()]
         self.seeds = W.BoundedIntText(5, min=2, max=50, description="seeds",
                                       tooltip="how many seeds \"Run the seeds\" fits",
                                       style={"description_width": "40px"}, layout=W.Layout(width="110px"))
@@ -225,30 +219,27 @@ class Explorer(W.VBox):
         sure_button.on_click(lambda _: self.run_seeds())
         sure = W.VBox([W.HBox([self.seeds, sure_button]), W.HTML(
             "<small>Repeats the shown run with other seeds; in their consensus each point's "
-            "opacity is the share of runs that agree on its cluster.</small>",
-            layout=W.Layout(width="300px"))])
-        bottom = W.HBox([_panel("3 · Time", timeline), _panel("4 · How sure?", sure)],
-                        layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
+            "opacity is the share of runs that agree on its cluster.</small>")])
+        # a laptop's first screen: a side panel (algorithm, Run/Stop and progress first, then the
+        # forms in tabs, their details behind a click) beside the status line, the time slider
+        # and the views; the views wrap, side by side where the window is wide enough
+        self.run_panel.children = [self.run_panel.controls]  # its form goes into a tab
+        self.tabs = W.Tab([self.picker, self.run_panel.form_box, sure],
+                          titles=("1 · Data", "2 · Parameters", "3 · How sure?"))
+        side = W.VBox([header, _panel("Run", self.run_panel), self.tabs],
+                      layout=W.Layout(width=_SIDE_WIDTH, flex="0 0 auto", margin="0 8px 0 0"))
+        side.add_class("ercot-nb-side")
+        timeline = W.HBox([self.scrubber, self.run_choice],
+                          layout=W.Layout(flex_flow="row wrap", align_items="center"))
+        self.views_box = W.HBox([self._views[end.name] for end in self._ends],
+                                layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
+        main = W.VBox([self.message, timeline, self.views_box],
+                      layout=W.Layout(flex="1 1 0", min_width="0"))
+        main.add_class("ercot-nb-main")
         # says when a page has drawn the Explorer: run(when_shown=True) starts then
         self._shown = PageShown()
         self._run_when_shown = False  # a run(when_shown=True) waits for the page
-        self.children = [header, controls, self.message, bottom, *grid, self._shown]
-
-    def _rows(self) -> list[list[W.Widget]]:
-        """The views in registry order, two to a row; a wide one takes a row of its own."""
-        rows: list[list[W.Widget]] = []
-        pending: list[W.Widget] = []
-        for end in self._ends:
-            widget = self._views[end.name]
-            if end.wide:
-                rows += [pending, [widget]] if pending else [[widget]]
-                pending = []
-            else:
-                pending.append(widget)
-                if len(pending) == 2:
-                    rows.append(pending)
-                    pending = []
-        return rows + [pending] if pending else rows
+        self.children = [W.HBox([side, main], layout=W.Layout(align_items="flex-start")), self._shown]
 
     def view(self, name: str) -> Any:
         """The view called ``name`` (see ``VIEWS``), or None when not shown."""

@@ -1,0 +1,103 @@
+"""The apps on a 1280×720 laptop screen (issue 36): the first screen holds what a run needs, nothing cut.
+
+At 1280×720, without scrolling, the Explorer shows its partition view, Run, the status
+line and the time slider; Compare its Run button, status line, slider and first
+partition.  No text of the known boxes runs past its edge (progress text, status line,
+tab titles, labels, the "show run" menu's run name).
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .app_harness import open_app
+from .test_voila_explorer import _wait_status
+
+pytestmark = pytest.mark.slow
+
+LAPTOP = {"width": 1280, "height": 720}
+
+# the boxes of the first screen (the first visible one of each), as rectangles
+FIRST_SCREEN = """(run) => {
+    const visible = e => e && e.offsetParent !== null;
+    const rect = e => { const r = e.getBoundingClientRect();
+                        return {top: r.top, left: r.left, bottom: r.bottom, right: r.right}; };
+    const plot = [...document.querySelectorAll('.js-plotly-plot')].filter(visible)[0];
+    const button = [...document.querySelectorAll('button')].filter(visible)
+        .find(b => b.textContent.trim() === run);
+    const status = [...document.querySelectorAll('.ercot-nb-message')].filter(visible)[0];
+    const slider = [...document.querySelectorAll('.widget-slider')].filter(visible)[0];
+    return JSON.stringify({partition: plot && rect(plot.querySelector('.main-svg')),
+                           run: button && rect(button), status: status && rect(status),
+                           slider: slider && rect(slider),
+                           viewport: {width: innerWidth, height: innerHeight}});
+}"""
+
+# text past the edge of its box: wrapped boxes (scrollWidth), and select menus, whose
+# chosen option is measured with the menu's own font against the room left of the arrow
+OVERFLOW = """() => {
+    const visible = e => e.offsetParent !== null;
+    const cut = [];
+    const boxes = '.ercot-nb-progress-text, .ercot-nb-message, .lm-TabBar-tabLabel, ' +
+                  '.widget-label, .widget-html-content, .widget-button';
+    for (const e of document.querySelectorAll(boxes)) {
+        if (visible(e) && e.scrollWidth > e.clientWidth + 1)
+            cut.push(`${e.className}: "${e.textContent.trim().slice(0, 50)}" ${e.scrollWidth} > ${e.clientWidth}`);
+    }
+    const canvas = document.createElement('canvas').getContext('2d');
+    for (const select of document.querySelectorAll('.widget-dropdown select')) {
+        if (!visible(select) || select.selectedIndex < 0) continue;
+        const style = getComputedStyle(select);
+        canvas.font = `${style.fontSize} ${style.fontFamily}`;
+        const text = select.options[select.selectedIndex].text;
+        const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        if (canvas.measureText(text).width > room)
+            cut.push(`select: "${text}" ${canvas.measureText(text).width.toFixed(0)} > ${room}`);
+    }
+    return cut;
+}"""
+
+
+def _inside(box: dict | None, viewport: dict) -> bool:
+    return (box is not None and box["top"] >= 0 and box["left"] >= 0
+            and box["bottom"] <= viewport["height"] + 0.5 and box["right"] <= viewport["width"] + 0.5)
+
+
+def _check_first_screen(page, run: str) -> None:
+    page.evaluate("() => window.scrollTo(0, 0)")
+    screen = json.loads(page.evaluate(FIRST_SCREEN, run))
+    viewport = screen.pop("viewport")
+    assert viewport == LAPTOP
+    outside = {name: box for name, box in screen.items() if not _inside(box, viewport)}
+    assert not outside, f"not on the first 1280×720 screen: {outside}"
+    assert page.evaluate(OVERFLOW) == [], "text cut at its box's edge"
+
+
+def test_explorer_first_screen_on_a_laptop(app_url, browser_context, console_errors, shot):
+    context = browser_context(height=720)
+    context.pages[0].set_viewport_size(LAPTOP)
+    page = open_app(context, app_url)
+    try:
+        _wait_status(page, "finished", timeout=180_000)
+        page.wait_for_timeout(500)  # the progress text follows the last step
+        _check_first_screen(page, "Run")
+        page.locator(".lm-TabBar-tab", has_text="Parameters").first.click()
+        page.get_by_text("more parameters").first.click()
+        page.wait_for_timeout(300)
+        assert page.evaluate(OVERFLOW) == [], "text cut in the algorithm's form"
+    finally:
+        page.screenshot(path=str(shot))
+    assert not console_errors, f"errors in the page console: {console_errors[:3]}"
+
+
+def test_compare_first_screen_on_a_laptop(app, browser_context, console_errors, shot):
+    _, port, _ = app(["--app", "compare"])
+    context = browser_context(height=720)
+    context.pages[0].set_viewport_size(LAPTOP)
+    page = open_app(context, f"http://127.0.0.1:{port}/", plots=3)
+    try:
+        _check_first_screen(page, "Run all")
+    finally:
+        page.screenshot(path=str(shot))
+    assert not console_errors, f"errors in the page console: {console_errors[:3]}"
