@@ -36,6 +36,10 @@ _PARTS = (
 # the same time: they are separate functions with their own cache files, and most of the work.
 _PARALLEL_SECONDS = 30.0
 _SERIAL_SECONDS = sum(seconds for _, seconds in _PARTS)
+FIRST_FIT_SECONDS = _PARTS[0][1]
+"""Wall seconds a fresh install's first ERCOT fit spends compiling its kernels: the warm-up's
+figure for them (``ERCOT float64`` above, measured with an empty cache on 2 cores); the apps
+say it while they show a preview (a busy machine takes longer)."""
 
 
 def _idle_cores(load: OtherLoad | None = None, look: float = 0.25) -> float:
@@ -154,19 +158,26 @@ def warm_up(verbose: bool = True) -> float:
               "seconds if the cache is already filled)",
               file=sys.stderr, flush=True)
     child = subprocess.Popen(_PARALLEL_COMMAND, env=dict(os.environ))
-    bar = progress_bar(total=int(_SERIAL_SECONDS + _PARALLEL_SECONDS), desc="warm-up", enabled=verbose)
+    bar = progress_bar(total=round(_SERIAL_SECONDS + _PARALLEL_SECONDS), desc="warm-up", enabled=verbose)
     try:
+        done = 0.0  # estimated seconds done; the bar moves by whole seconds and ends at its total
+
+        def advance(seconds: float) -> None:
+            nonlocal done
+            done += seconds
+            bar.update(round(done) - round(done - seconds))
+
         for name, seconds, function in _parts():
             if hasattr(bar, "set_postfix_str"):
                 bar.set_postfix_str(name)
             function()
-            bar.update(int(seconds))
+            advance(seconds)
         if hasattr(bar, "set_postfix_str"):
             bar.set_postfix_str("parallel kernels")
         if child.wait() != 0:
             raise RuntimeError("ercot-nb warmup: compiling the parallel kernels failed "
                                f"(exit status {child.returncode}); see the messages above")
-        bar.update(int(_PARALLEL_SECONDS))
+        advance(_PARALLEL_SECONDS)
     finally:
         if child.poll() is None:
             child.kill()

@@ -94,3 +94,26 @@ def test_cli_warmup_runs_the_warm_up(monkeypatch):
     monkeypatch.setattr(warmup, "warm_up", lambda verbose=True: calls.append(verbose) or 0.0)
     assert cli.main(["warmup"]) == 0
     assert calls == [True]
+
+
+def test_the_bar_ends_at_its_total(monkeypatch):
+    """Parts of 10, 4, 0.5 and 0.5 s and 30 s in parallel: the bar of 45 ended at 44 (int(0.5) == 0)."""
+    bars = []
+
+    class Bar:
+        def __init__(self, total, desc, enabled):
+            self.total, self.n = total, 0
+            bars.append(self)
+
+        def update(self, n=1):
+            self.n += n
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr("ercot_nb._progress.progress_bar", Bar)
+    monkeypatch.setattr(warmup, "_parts", lambda: [(name, seconds, lambda: None)
+                                                   for name, seconds in warmup._PARTS])
+    monkeypatch.setattr(warmup, "_PARALLEL_COMMAND", [sys.executable, "-c", "pass"])
+    warmup.warm_up(verbose=False)
+    assert bars[0].total == 45 and bars[0].n == bars[0].total

@@ -28,9 +28,27 @@ from ._pace import RateLimit
 from ._state import RUN_NUMBER, AppState, Status
 
 __all__ = ["FitJob", "Runner", "supports_step_callback", "supports_preview", "unnumbered",
-           "PREVIEW_NOTE"]
+           "PREVIEW_NOTE", "preview_note"]
 
 PREVIEW_NOTE = "first step (preview while the fast kernels compile)…"
+
+
+def preview_note(name: str, elapsed: float, estimate: float) -> str:
+    """The status line while run ``name`` previews: :data:`PREVIEW_NOTE`, the seconds so far, the estimate.
+
+    Parameters
+    ----------
+    name : str
+        The run's name (``"ERCOT #1"``).
+    elapsed : float
+        Seconds since the run started.
+    estimate : float
+        Seconds the compilation takes by the warm-up's figures (``ercot_nb.warmup.FIRST_FIT_SECONDS``).
+    """
+    if elapsed <= estimate:
+        return f"{name}: {PREVIEW_NOTE} {elapsed:.0f} s of about {estimate:.0f} s"
+    return (f"{name}: {PREVIEW_NOTE} {elapsed:.0f} s (about {estimate:.0f} s on an idle machine; "
+            "a busy one takes longer)")
 """What the status line says while a run shows its provisional first step."""
 
 
@@ -472,6 +490,20 @@ class Runner:
                                           name=None if self.numbered else job.name)
                 self.state.status = Status("info", f"{name}: {PREVIEW_NOTE}", "", "run")
             job.run_name, job.status_before_preview = name, before
+        threading.Thread(target=self._tell_compile_time, args=(job, name), daemon=True,
+                         name="ercot-nb preview clock").start()
+
+    def _tell_compile_time(self, job: FitJob, name: str, every: float = 1.0) -> None:
+        """While ``job`` previews, the status line counts the seconds against the warm-up's estimate."""
+        from ..warmup import FIRST_FIT_SECONDS
+
+        while True:
+            time.sleep(every)
+            with self.lock:
+                if not self.previewing(job) or PREVIEW_NOTE not in self.state.status.text:
+                    return  # the real steps came, or the user did something else
+                self.state.status = Status("info", preview_note(name, time.perf_counter() - job._started,
+                                                                FIRST_FIT_SECONDS), "", "run")
 
     def _end_preview(self, job: FitJob, name: str) -> None:
         """The real steps came: the run is the fit's own result from now on."""
@@ -482,7 +514,7 @@ class Runner:
         else:  # ended with no step: the preview goes away with its number
             self.state.drop_run(name)
             job.run_name = None
-        if self.state.status.text.endswith(PREVIEW_NOTE):
+        if PREVIEW_NOTE in self.state.status.text:
             self.state.status = before
 
     def _record(self, job: FitJob) -> str | None:

@@ -208,3 +208,27 @@ def test_the_status_line_names_the_preview_before_its_partition_is_sent(kernels_
     first_preview = next(i for i, (kind, text) in enumerate(sent) if kind == "partition" and "(preview)" in text)
     statuses = [text for kind, text in sent[:first_preview] if kind == "status"]
     assert statuses and "preview while the fast kernels compile" in statuses[-1], sent[:first_preview + 1]
+
+
+def test_the_status_line_counts_the_compile_seconds_against_the_warm_ups_estimate(kernels_compiling):
+    """Issue 36: during the preview the status said nothing for 10-60 s; now seconds so far and about how long."""
+    from ercot_nb.warmup import FIRST_FIT_SECONDS
+
+    explorer = Explorer("syn1", params=FAST, data_params=DATA)
+    done = kernels_compiling
+    texts = []
+
+    def status_changed(change):
+        texts.append(change["new"].text)
+        if sum(" s of about" in text for text in texts) >= 2:
+            done.set()  # the "compilation" ends once the line counted twice
+
+    explorer.state.observe(status_changed, names="status")
+    threading.Timer(20, done.set).start()  # never stuck
+    job = explorer.run(wait=True)
+    assert job.state == "finished"
+    pattern = (r"ERCOT #1: first step \(preview while the fast kernels compile\)… (\d+) s of about "
+               f"{FIRST_FIT_SECONDS:.0f} s")
+    seconds = [int(m.group(1)) for m in map(re.compile(pattern).fullmatch, texts) if m]
+    assert len(seconds) >= 2 and seconds == sorted(seconds) and seconds[0] >= 1, texts
+    assert explorer.state.status.text.startswith("ERCOT #1 finished"), texts
