@@ -173,6 +173,13 @@ def build_parser(algorithm: str | None = None) -> argparse.ArgumentParser:
                      help="write the per-step labels (t, time, id, label, aligned_label) as CSV")
     out.add_argument("--save-result", metavar="PATH", type=Path,
                      help="save the full result (fronts, weights, ...) as .npz (added to another suffix)")
+    out.add_argument("--movie", metavar="PATH", type=Path,
+                     help="write the run's steps as an animated GIF or an MP4 (by the suffix: .gif, .mp4)")
+    out.add_argument("--movie-view", metavar="VIEW", default="partition+front",
+                     help="what each frame of --movie shows: partition+front (default), or one view: "
+                          "partition, pareto, alpha, n_clusters, sizes, ri, nmi, ...")
+    out.add_argument("--fps", metavar="N", type=float, default=2.0,
+                     help="steps per second of --movie (default: 2)")
     out.add_argument("--overwrite", action="store_true",
                      help="replace existing output files (never the input)")
     run.set_defaults(handler=_run)
@@ -400,7 +407,10 @@ def _run_outputs(args: argparse.Namespace) -> dict[str, Path]:
     from .result import result_path
 
     outputs = {"--out": args.out,
-               "--save-result": None if args.save_result is None else result_path(args.save_result)}
+               "--save-result": None if args.save_result is None else result_path(args.save_result),
+               "--movie": args.movie}
+    if args.movie is not None and args.movie.suffix.lower() not in (".gif", ".mp4"):
+        raise _InputError(f"--movie {args.movie}: the file name must end in .gif or .mp4")
     try:
         return check_outputs(outputs, {"--csv": args.csv}, overwrite=args.overwrite,
                              overwrite_hint="--overwrite")
@@ -440,6 +450,15 @@ def _run(args: argparse.Namespace) -> int:
             print(f"labels written to {outputs['--out']}")
         if "--save-result" in outputs:
             print(f"result saved to {result.save(outputs['--save-result'], overwrite=args.overwrite)}")
+        if "--movie" in outputs:
+            from .figures.movie import write_movie
+
+            try:
+                movie = write_movie(result, dataset, outputs["--movie"], view=args.movie_view,
+                                    fps=args.fps, overwrite=args.overwrite)
+            except ValueError as exc:  # an unknown view, fps <= 0, a file that appeared meanwhile
+                raise _InputError(str(exc)) from None
+            print(f"movie written to {movie} ({movie.stat().st_size / 1e6:.2f} MB)")
     except OSError as exc:
         print(f"{PROG}: error: could not write output: {exc}", file=sys.stderr)
         return EXIT_FAILURE

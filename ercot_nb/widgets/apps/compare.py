@@ -147,7 +147,7 @@ class Compare(W.VBox):
         ])
         # a laptop's first screen: a side panel (algorithms, Run/Stop, the forms in tabs) beside
         # the status line, the time slider and the partitions, side by side where there is room
-        self.tabs = W.Tab([self.picker, self.param_tabs], titles=("1 · Data", "2 · Parameters"))
+        self.tabs = W.Tab([self.picker, self.param_tabs], titles=("Data", "Parameters"))
         side = W.VBox([header, self._panel("Run", run), self.tabs],
                       layout=W.Layout(width=_SIDE_WIDTH, flex="0 0 auto", margin="0 8px 0 0"))
         side.add_class("ercot-nb-side")

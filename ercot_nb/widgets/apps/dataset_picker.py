@@ -301,9 +301,9 @@ class DatasetPicker(W.VBox):
             return None
         loaded = self.state.dataset_name or "the previous data"
         if self.source.value == "builtin":
-            return (f"The scenario and parameters shown under 1 · Data are not loaded "
+            return (f"The scenario and parameters shown under Data are not loaded "
                     f"({loaded} is): press “Load scenario” first, or fix its parameters.")
-        return (f"The CSV file and columns shown under 1 · Data are not loaded ({loaded} is): "
+        return (f"The CSV file and columns shown under Data are not loaded ({loaded} is): "
                 f"choose a file and its id column, then press “Load CSV”.")
 
     # -- actions ----------------------------------------------------------------------

@@ -21,6 +21,7 @@ from .._state import RUN_NUMBER, AppState, run_number
 from ..views.alpha import AlphaView
 from ..views.front_ends import front_ends
 from .dataset_picker import DatasetPicker
+from .movie_panel import MoviePanel
 from ..views.pareto import ParetoView
 from ..views.partition_slot import PartitionSlot
 from ..views.partition import PartitionView
@@ -136,6 +137,8 @@ class Explorer(W.VBox):
     picker : DatasetPicker
     run_panel : RunPanel
     scrubber : TimeScrubber
+    movie : MoviePanel
+        The "Movie" tab: the shown run as a GIF or an MP4 to download.
     partition, pareto, alpha, scores, sankey : views (None when not shown)
         The tuned views; every view is also :meth:`view` ``(name)``, e.g.
         ``view("sizes")`` (a :class:`~ercot_nb.widgets.views.registry.RegistryView`).
@@ -224,8 +227,9 @@ class Explorer(W.VBox):
         # forms in tabs, their details behind a click) beside the status line, the time slider
         # and the views; the views wrap, side by side where the window is wide enough
         self.run_panel.children = [self.run_panel.controls]  # its form goes into a tab
-        self.tabs = W.Tab([self.picker, self.run_panel.form_box, sure],
-                          titles=("1 · Data", "2 · Parameters", "3 · How sure?"))
+        self.movie = MoviePanel(state)
+        self.tabs = W.Tab([self.picker, self.run_panel.form_box, sure, self.movie],
+                          titles=("Data", "Parameters", "How sure?", "Movie"))
         side = W.VBox([header, _panel("Run", self.run_panel), self.tabs],
                       layout=W.Layout(width=_SIDE_WIDTH, flex="0 0 auto", margin="0 8px 0 0"))
         side.add_class("ercot-nb-side")

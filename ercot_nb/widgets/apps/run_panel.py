@@ -238,7 +238,7 @@ class RunPanel(W.VBox):
             data = self.state.dataset
             problem = self.precheck() if self.precheck is not None else None
             if data is None:
-                problem = problem or "Load a dataset first (1 · Data)."
+                problem = problem or "Load a dataset first (the Data tab)."
             if problem:
                 self.message.show(problem, "warning", action="run")
                 return None
