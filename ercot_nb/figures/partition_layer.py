@@ -19,8 +19,8 @@ from ..result import StepResult
 from .layers import Parts
 from .projection import Plane
 from .style import (
-    INK, MUTED, WEBGL_THRESHOLD, as_result, as_trace, base_layout, counted, escape, label_color, padded_range,
-    plain_trace, rgba, step_index,
+    INK, MUTED, WEBGL_THRESHOLD, as_result, as_trace, base_layout, counted, escape, label_color, label_symbol,
+    padded_range, plain_trace, rgba, step_index,
 )
 
 SCENE_CAMERA = dict(eye=dict(x=1.6, y=1.6, z=1.25))
@@ -288,7 +288,8 @@ class PartitionLayer:
             members = np.flatnonzero(step.aligned_labels == label if keep is None else
                                      (step.aligned_labels == label) & keep)
             hover, token = self.id_hover(t, members, webgl)
-            marker: dict[str, Any] = dict(color=label_color(label), size=size, opacity=0.85)
+            marker: dict[str, Any] = dict(color=label_color(label), size=size, opacity=0.85,
+                                          symbol=label_symbol(label, self.is_3d))  # not colour alone
             extra = ""
             if agreement is not None:
                 shares = agreement[members]

@@ -18,7 +18,7 @@ from plotly.colors import qualitative
 from ..result import ClusteringResult
 
 __all__ = [
-    "WEBGL_THRESHOLD", "TEMPLATE", "PALETTE", "INK", "MUTED", "label_color", "cluster_colors",
+    "WEBGL_THRESHOLD", "TEMPLATE", "PALETTE", "COLOUR_VISION_SAFE", "CLUSTER_SYMBOLS", "label_symbol", "INK", "MUTED", "label_color", "cluster_colors",
     "rgba", "as_result", "plain", "plain_times", "escape", "step_index", "base_layout",
     "padded_range", "time_axis", "message_annotation", "current_step_line", "CURRENT_STEP",
     "counted", "plain_trace", "as_trace", "title_layout", "TICKED_STEPS", "is_numeric_time",
@@ -29,10 +29,19 @@ WEBGL_THRESHOLD = 5000
 
 TEMPLATE = "plotly_white"
 
-PALETTE: tuple[str, ...] = tuple(
-    dict.fromkeys(c.upper() for c in (*qualitative.D3, *qualitative.Dark24) if c.upper() != "#222A2A")
-)
-"""Strong colours that read well on white; near-black is left out (it marks outlines)."""
+COLOUR_VISION_SAFE = ("#0072B2", "#FF7F0E", "#8C564B", "#66CCEE", "#CC3311", "#CC79A7", "#882255", "#4EB265")
+"""The first eight cluster colours: chosen among the Okabe-Ito, Paul Tol and D3 colours (none
+lighter than L* 80 on white, no grey) so that they stay apart for the common colour-vision
+deficiencies: simulated with Machado et al. (2009) at full severity, the least CIELAB distance
+(ΔE76) between two of them is 30.8 for normal vision, 22.7 under protanopia, 20.8 under
+deuteranopia and 18.0 under tritanopia (D3's first eight: 27.7, 4.6, 7.3 and 15.2);
+tests/figures/test_palette_colour_vision.py checks it."""
+
+PALETTE: tuple[str, ...] = tuple(dict.fromkeys(
+    c.upper() for c in (*COLOUR_VISION_SAFE, *qualitative.D3, *qualitative.Dark24) if c.upper() != "#222A2A"
+))
+"""Strong colours that read well on white, :data:`COLOUR_VISION_SAFE` first; near-black is left
+out (it marks outlines)."""
 
 INK = "#222222"  # outlines, knee, entered-sample rings
 MUTED = "#9E9E9E"
@@ -103,6 +112,31 @@ def label_color(label: int) -> str:
         A ``#RRGGBB`` colour.
     """
     return PALETTE[int(label) % len(PALETTE)]
+
+
+CLUSTER_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "triangle-down", "pentagon", "star", "hexagon")
+"""Marker shapes of aligned labels 0-7 (then again): a second cue beside the colour (the centroids are x's)."""
+CLUSTER_SYMBOLS_3D = ("circle", "square", "diamond", "cross", "circle-open", "square-open", "diamond-open")
+"""The same for 3-D scatters, whose markers know fewer shapes (the centroids are diamonds there)."""
+
+
+def label_symbol(label: int, three_d: bool = False) -> str:
+    """Marker shape of one aligned cluster label (wraps around like :func:`label_color`).
+
+    Parameters
+    ----------
+    label : int
+        Aligned label (non-negative).
+    three_d : bool, default=False
+        For a 3-D scatter.
+
+    Returns
+    -------
+    str
+        A plotly marker symbol.
+    """
+    symbols = CLUSTER_SYMBOLS_3D if three_d else CLUSTER_SYMBOLS
+    return symbols[int(label) % len(symbols)]
 
 
 def cluster_colors(n: int) -> list[str]:
