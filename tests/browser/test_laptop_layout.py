@@ -28,7 +28,10 @@ FIRST_SCREEN = """(run) => {
         .find(b => b.textContent.trim() === run);
     const status = [...document.querySelectorAll('.ercot-nb-message')].filter(visible)[0];
     const slider = [...document.querySelectorAll('.widget-slider')].filter(visible)[0];
-    return JSON.stringify({partition: plot && rect(plot.querySelector('.main-svg')),
+    const wide = [...document.querySelectorAll('.js-plotly-plot')].filter(visible)
+        .filter(p => p.getBoundingClientRect().right > innerWidth + 0.5)
+        .map(p => (p.querySelector('.gtitle')?.textContent ?? '') + ' ' + p.getBoundingClientRect().right);
+    return JSON.stringify({partition: plot && rect(plot.querySelector('.main-svg')), wide,
                            run: button && rect(button), status: status && rect(status),
                            slider: slider && rect(slider),
                            viewport: {width: innerWidth, height: innerHeight}});
@@ -69,15 +72,18 @@ def _check_first_screen(page, run: str) -> None:
     screen = json.loads(page.evaluate(FIRST_SCREEN, run))
     viewport = screen.pop("viewport")
     assert viewport == LAPTOP
+    assert screen.pop("wide") == [], "a figure runs past the right edge of the window"
     outside = {name: box for name, box in screen.items() if not _inside(box, viewport)}
     assert not outside, f"not on the first 1280×720 screen: {outside}"
     assert page.evaluate(OVERFLOW) == [], "text cut at its box's edge"
 
 
-def test_explorer_first_screen_on_a_laptop(app_url, browser_context, console_errors, shot):
+@pytest.mark.parametrize("dataset", ["syn3", "video_mo"])
+def test_explorer_first_screen_on_a_laptop(dataset, app, browser_context, console_errors, shot):
+    _, port, _ = app(["--dataset", dataset])
     context = browser_context(height=720)
     context.pages[0].set_viewport_size(LAPTOP)
-    page = open_app(context, app_url)
+    page = open_app(context, f"http://127.0.0.1:{port}/")
     try:
         _wait_status(page, "finished", timeout=180_000)
         page.wait_for_timeout(500)  # the progress text follows the last step

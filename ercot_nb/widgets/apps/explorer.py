@@ -45,6 +45,7 @@ under its key (e.g. ``"sizes"``).  Each is one Plotly figure.
 
 _PANEL = dict(border="1px solid #DDDDDD", padding="6px 10px", margin="0 8px 8px 0")
 _SIDE_WIDTH = "420px"  # a 1280 px laptop keeps 820 px for the views beside it
+_VIEWS_WIDTH = 800  # the widest figure in that column (a video's three panels)
 
 
 def _panel(title: str, body: W.Widget, width: str | None = None) -> W.VBox:
@@ -195,6 +196,8 @@ class Explorer(W.VBox):
         # views first: they say which data they cannot show before the picker loads any
         self._ends = [end for end in ends if end.name in views]
         self._views: dict[str, Any] = {end.name: end.make(state) for end in self._ends}
+        if hasattr(self._views.get("partition"), "video_options"):  # a video's panels fit the views' column
+            self._views["partition"].video_options.setdefault("max_width", _VIEWS_WIDTH)
         self.picker = DatasetPicker(dataset, seed=data_seed, params=data_params, state=state)
         self.run_panel = RunPanel(algorithm, params, state=state, runner=self.runner,
                                   precheck=lambda: self.picker.pending)

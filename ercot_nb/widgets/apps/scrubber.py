@@ -70,8 +70,9 @@ class TimeScrubber(W.HBox):
         n = max(len(times), 2)  # noUiSlider needs a non-empty range
         self.play = W.Play(value=0, min=0, max=n - 1, interval=interval, description="play",
                            tooltip="play the steps in order", show_repeat=False)
-        self.slider = W.IntSlider(value=0, min=0, max=n - 1, description="",
-                                  continuous_update=True, readout=False,
+        self.slider = W.IntSlider(value=0, min=0, max=n - 1, description="", continuous_update=True,
+                                  readout=False, tooltip="time step: drag, or focus it and use the "
+                                                         "arrow keys",
                                   style={"description_width": "0px"},
                                   layout=W.Layout(width="420px"))
         self.time_label = W.HTML()
