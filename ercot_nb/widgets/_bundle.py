@@ -33,9 +33,12 @@ and a model that misses them never applies a later message from the kernel
 new blob URL per figure, so the browser evaluated 5 MB of JavaScript once
 per figure, one figure after another (0.5 to 6 s each on two cores, by
 load): the Explorer's later figures, or all of them, froze on plain Voila
-and in JupyterLab.  :data:`SHARED_MODULE` initialises at once; while the
-bundle evaluates, the kernel's changes reach no listener, so once it is
-ready the module asks the kernel for the figure as it is now (a custom
+and in JupyterLab.  :data:`SHARED_MODULE` initialises at once and starts
+the one evaluation when the page is idle after a figure's first view is
+drawn (the evaluation holds the page's only thread: any model still loading
+its module then would miss its 2 s); while the bundle evaluates, the
+kernel's changes reach no listener, so once it is ready the module asks
+the kernel for the figure as it is now (a custom
 message ``{"ercot_nb": "resync"}``, answered by :class:`SyncedFigureWidget
 <ercot_nb.widgets.views._figure_widget.SyncedFigureWidget>` with the current
 traces and layout and then ``{"ercot_nb": "resynced"}``) and only then starts
@@ -124,24 +127,35 @@ RESYNCED = {"ercot_nb": "resynced"}
 SHARED_MODULE = """// plotly's widget bundle, evaluated once per page (ercot_nb/widgets/_bundle.py says why)
 const key = Symbol.for("ercot-nb: plotly's widget bundle");
 const shared = (globalThis[key] ??= { loads: new Map() });
+const whenIdle = globalThis.requestIdleCallback
+  ? (task) => globalThis.requestIdleCallback(task, { timeout: 1000 })
+  : (task) => setTimeout(task, 200);
 
-function evaluated(code) {
-  let load = shared.loads.get(code.length + ":" + code.slice(-256));
+function bundle(code) {  // its evaluation starts when a figure is first drawn (start)
+  const id = code.length + ":" + code.slice(-256);
+  let load = shared.loads.get(id);
   if (!load) {
-    load = { module: null };
-    load.promise = import(URL.createObjectURL(new Blob([code], { type: "text/javascript" })))
-      .then((module) => (load.module = module));
-    shared.loads.set(code.length + ":" + code.slice(-256), load);
+    load = { module: null, started: false };
+    load.promise = new Promise((resolve, reject) => {
+      load.start = () => {
+        if (load.started) return;
+        load.started = true;
+        import(URL.createObjectURL(new Blob([code], { type: "text/javascript" })))
+          .then((module) => resolve((load.module = module)), reject);
+      };
+    });
+    shared.loads.set(id, load);
   }
   return load;
 }
 
 export default () => {
+  let load = null;
   let widget = null;
   let started = null;
   return {
     initialize(context) {
-      const load = evaluated(context.model.get("%(trait)s"));
+      load = bundle(context.model.get("%(trait)s"));
       if (load.module) {
         widget = load.module.default();
         return widget.initialize(context);
@@ -160,6 +174,9 @@ export default () => {
       }));
     },
     async render(context) {
+      // Evaluating the bundle holds the page's only thread for seconds: not while other
+      // models of the page still load their modules (each within anywidget's 2 s).
+      if (!load.started) whenIdle(() => load.start());
       await started;
       return widget.render(context);
     },

@@ -88,6 +88,8 @@ def explorer_server(kind: str, tmp_path: Path) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}/lab/tree/explorer.ipynb"
 
 
+CELL_RAN = """() => /\\[(\\*|\\d+)\\]/.test(
+    document.querySelector('.jp-Notebook .jp-Cell .jp-InputPrompt')?.textContent ?? '')"""
 EXPLORER_DRAWN = f"() => document.querySelectorAll('.js-plotly-plot').length === {EXPLORER_PLOTS}"
 
 
@@ -100,7 +102,13 @@ def open_explorer(context, url: str, kind: str, timeout: float = 240_000):
         page.wait_for_function(  # the notebook's kernel started
             "() => document.querySelector('.jp-Notebook-ExecutionIndicator')"
             "?.getAttribute('data-status') === 'idle'", timeout=timeout)
-        page.locator(".jp-Notebook .jp-Cell .cm-content").first.click()
-        page.keyboard.press("Control+Enter")
+        for _ in range(3):  # run the cell (again, if the key press came before the kernel took it)
+            page.locator(".jp-Notebook .jp-Cell .cm-content").first.click()
+            page.keyboard.press("Control+Enter")
+            try:
+                page.wait_for_function(CELL_RAN, timeout=30_000)
+                break
+            except Exception:  # playwright's TimeoutError
+                continue
     page.wait_for_function(EXPLORER_DRAWN, timeout=timeout)
     return page

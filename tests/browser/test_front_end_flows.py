@@ -65,8 +65,10 @@ def test_the_views_follow_the_data_on_every_front_end(front_end, tmp_path, brows
     started = time.monotonic()
     shot = tmp_path / f"explorer-{front_end}.png"
     with explorer_server(front_end, tmp_path) as url:
-        page = open_explorer(browser_context(height=2300), url, front_end)
+        context = browser_context(height=2300)
+        page = context.new_page()
         try:
+            page = open_explorer(context, url, front_end)
             _wait_status(page, "finished", timeout=240_000)  # the first run, started when shown
             views_follow(page, "syn3", ran=True)
             # the first row: a video, then a 2-D scenario, then Run
