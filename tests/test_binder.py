@@ -172,3 +172,13 @@ def test_first_fit_check_fails_on_a_cold_cache_and_passes_after_warmup(tmp_path)
     assert report["dispatcher_cache_misses"] == 0 and report["numba_debug_cache"]["data_saved"] == 0
     assert report["dispatcher_cache_hits"] > 0 and report["numba_debug_cache"]["data_loaded"] > 0
     assert report["import_and_first_fit_s"] < cold_report["import_and_first_fit_s"] / 2
+
+
+def test_plain_voila_loads_the_lab_extensions_of_the_app():
+    """Binder and `voila widgets/explorer.ipynb` read the repository's voila.json (Voila reads it
+    from the folder it runs in): the same lab extensions as `ercot-nb app`, not nbgrader's or
+    notebook 7's, which fail in a Voila page (module-federation errors in the console)."""
+    from ercot_nb.widgets.serve.app_server import APP_LAB_EXTENSIONS
+
+    config = json.loads((ROOT / "voila.json").read_text())
+    assert config["VoilaConfiguration"]["extension_allowlist"] == list(APP_LAB_EXTENSIONS)

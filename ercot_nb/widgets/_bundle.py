@@ -21,11 +21,32 @@ When the environment variable :data:`SHARED_BUNDLE_ENV` is ``"1"`` (set by
   server on 127.0.0.1 in a daemon thread of the kernel, serving the bundle
   file and nothing else.
 
-Otherwise it returns None and figures embed the bundle as usual
-(JupyterLab, Binder, remote servers).
+Otherwise it returns None (JupyterLab, plain Voila, Binder, remote
+servers): each figure then carries the bundle's text in a trait
+(:data:`BUNDLE_TRAIT`) and imports :data:`SHARED_MODULE`, which evaluates the
+bundle once per page and hands each figure plotly's widget.
+
+Why not plotly's own ``_esm`` (the bundle's text): anywidget (0.9 to 0.11)
+gives a model 2 s from its creation to import and initialise its module,
+and a model that misses them never applies a later message from the kernel
+(its figure stays as first drawn).  anywidget imports a text ``_esm`` from a
+new blob URL per figure, so the browser evaluated 5 MB of JavaScript once
+per figure, one figure after another (0.5 to 6 s each on two cores, by
+load): the Explorer's later figures, or all of them, froze on plain Voila
+and in JupyterLab.  :data:`SHARED_MODULE` initialises at once and starts
+the one evaluation when the page is idle after a figure's first view is
+drawn (the evaluation holds the page's only thread: any model still loading
+its module then would miss its 2 s); while the bundle evaluates, the
+kernel's changes reach no listener, so once it is ready the module asks
+the kernel for the figure as it is now (a custom
+message ``{"ercot_nb": "resync"}``, answered by :class:`SyncedFigureWidget
+<ercot_nb.widgets.views._figure_widget.SyncedFigureWidget>` with the current
+traces and layout and then ``{"ercot_nb": "resynced"}``) and only then starts
+plotly's model and views.
 """
 from __future__ import annotations
 
+import functools
 import http.server
 import importlib.util
 import os
@@ -33,7 +54,8 @@ import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
-__all__ = ["SHARED_BUNDLE_ENV", "BUNDLE_PATH_ENV", "BUNDLE_ROUTE", "bundle_file", "shared_bundle_url"]
+__all__ = ["SHARED_BUNDLE_ENV", "BUNDLE_PATH_ENV", "BUNDLE_ROUTE", "BUNDLE_TRAIT", "SHARED_MODULE",
+           "RESYNC", "RESYNCED", "bundle_file", "bundle_text", "shared_bundle_url"]
 
 SHARED_BUNDLE_ENV = "ERCOT_NB_SHARED_BUNDLE"
 BUNDLE_PATH_ENV = "ERCOT_NB_BUNDLE_PATH"
@@ -93,3 +115,96 @@ def shared_bundle_url() -> str | None:
                              daemon=True).start()
             _url = f"http://127.0.0.1:{server.server_address[1]}/widgetbundle.js"
     return _url
+
+
+BUNDLE_TRAIT = "_ercot_nb_plotly_bundle"
+"""The figure trait that carries the bundle's text to :data:`SHARED_MODULE` (empty with a URL)."""
+RESYNC = {"ercot_nb": "resync"}
+"""The message :data:`SHARED_MODULE` sends once the bundle is evaluated, if it was not at first."""
+RESYNCED = {"ercot_nb": "resynced"}
+"""The kernel's answer, sent after the figure's current traces and layout."""
+
+SHARED_MODULE = """// plotly's widget bundle, evaluated once per page (ercot_nb/widgets/_bundle.py says why)
+const key = Symbol.for("ercot-nb: plotly's widget bundle");
+const shared = (globalThis[key] ??= { loads: new Map() });
+const whenIdle = globalThis.requestIdleCallback
+  ? (task) => globalThis.requestIdleCallback(task, { timeout: 1000 })
+  : (task) => setTimeout(task, 200);
+
+function bundle(code) {  // its evaluation starts when a figure is first drawn (start)
+  const id = code.length + ":" + code.slice(-256);
+  let load = shared.loads.get(id);
+  if (!load) {
+    load = { module: null, started: false };
+    load.promise = new Promise((resolve, reject) => {
+      load.start = () => {
+        if (load.started) return;
+        load.started = true;
+        import(URL.createObjectURL(new Blob([code], { type: "text/javascript" })))
+          .then((module) => resolve((load.module = module)), reject);
+      };
+    });
+    shared.loads.set(id, load);
+  }
+  return load;
+}
+
+export default () => {
+  let load = null;
+  let widget = null;
+  let started = null;
+  return {
+    initialize(context) {
+      load = bundle(context.model.get("%(trait)s"));
+      if (load.module) {
+        widget = load.module.default();
+        return widget.initialize(context);
+      }
+      const { model } = context;
+      started = load.promise.then(() => new Promise((resolve) => {
+        const answer = (message) => {
+          if (message?.ercot_nb !== "resynced") return;
+          model.off("msg:custom", answer);
+          widget = load.module.default();
+          widget.initialize(context);
+          resolve();
+        };
+        model.on("msg:custom", answer);
+        model.send({ ercot_nb: "resync" });
+      }));
+    },
+    async render(context) {
+      // Evaluating the bundle holds the page's only thread for seconds: not while other
+      // models of the page still load their modules (each within anywidget's 2 s).
+      if (!load.started) whenIdle(() => load.start());
+      await started;
+      return widget.render(context);
+    },
+  };
+};
+""" % {"trait": BUNDLE_TRAIT}
+"""The ``_esm`` of figures without a bundle URL: see the module docstring."""
+
+
+@functools.lru_cache(maxsize=2)
+def _read(path: str, mtime_ns: int) -> str:
+    return Path(path).read_text(encoding="utf-8")
+
+
+def bundle_text() -> str:
+    """plotly's widget bundle, as text (read once per file version).
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    FileNotFoundError
+        When plotly's bundle is missing (plotly without its widget).
+    """
+    path = bundle_file()
+    if not path.is_file():
+        raise FileNotFoundError(f"plotly's widget bundle {path} is missing; reinstall plotly "
+                                "(pip install --force-reinstall plotly)")
+    return _read(str(path), path.stat().st_mtime_ns)

@@ -51,10 +51,21 @@ BUNDLE_LOADS = """() => {
 }"""
 
 
+PORTS_ENV = "ERCOT_NB_TEST_PORTS"
+"""``FIRST-LAST``: the ports the test servers may use (default: any free one)."""
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A free port on 127.0.0.1: any, or one of ``$ERCOT_NB_TEST_PORTS`` (``FIRST-LAST``) when set."""
+    first, _, last = os.environ.get(PORTS_ENV, "0-0").partition("-")
+    for port in range(int(first), int(last or first) + 1):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return probe.getsockname()[1]
+    raise RuntimeError(f"no free port in {PORTS_ENV}={os.environ[PORTS_ENV]}")
 
 
 def wait_for_port(port: int, process: subprocess.Popen, timeout: float, host: str = "127.0.0.1") -> None:

@@ -78,7 +78,9 @@ _defer_nbformat()
 import plotly.graph_objects as go
 from plotly.basedatatypes import BasePlotlyType, BaseTraceType
 
-from .._bundle import shared_bundle_url
+import traitlets
+
+from .._bundle import BUNDLE_TRAIT, RESYNC, RESYNCED, SHARED_MODULE, bundle_text, shared_bundle_url
 
 __all__ = ["SyncedFigureWidget", "replace_content", "trace_values", "apply_values"]
 
@@ -86,8 +88,10 @@ __all__ = ["SyncedFigureWidget", "replace_content", "trace_values", "apply_value
 class SyncedFigureWidget(go.FigureWidget):
     """``go.FigureWidget`` that sends its current traces and layout to new front ends.
 
-    In local apps (see :mod:`._bundle`) it also loads plotly's front-end
-    code from one shared URL instead of embedding it.
+    Its front-end module evaluates plotly's ~5 MB bundle once per page, not
+    once per figure, and answers the module's request for the current figure
+    once the bundle is ready (:mod:`.._bundle` says why); in local apps it
+    loads the bundle from one shared URL instead.
 
     A figure updated from another thread (a live run) is given that
     thread's lock with :meth:`use_lock`: plotly changes the figure first and
@@ -98,6 +102,15 @@ class SyncedFigureWidget(go.FigureWidget):
     """
 
     _update_lock: threading.RLock | None = None
+    _ercot_nb_plotly_bundle = traitlets.Unicode("").tag(sync=True)  # _bundle.BUNDLE_TRAIT
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.on_msg(self._answer_resync)
+
+    @traitlets.default(BUNDLE_TRAIT)
+    def _bundle_default(self) -> str:  # read when the first state is sent
+        return "" if shared_bundle_url() is not None else bundle_text()
 
     def use_lock(self, lock: threading.RLock | None) -> None:
         """Take the full state (for a new front end) only while holding ``lock``.
@@ -120,7 +133,7 @@ class SyncedFigureWidget(go.FigureWidget):
         swap fails in the page ("indices must be valid indices for gd.data").
         """
         url = shared_bundle_url()
-        return url if url is not None else go.FigureWidget._esm
+        return url if url is not None else SHARED_MODULE
 
     def get_state(self, key: Any = None, drop_defaults: bool = False) -> dict[str, Any]:
         """The widget state; a full-state request carries the current figure.
@@ -139,14 +152,29 @@ class SyncedFigureWidget(go.FigureWidget):
         dict
         """
         if key is None and "_layout_obj" in self.__dict__:  # not while plotly builds the figure
-            # no update half done (changed here, its message not yet sent) in the state taken
-            with self._update_lock if self._update_lock is not None else contextlib.nullcontext():
-                # Written past traitlets on purpose: a notification would send the
-                # whole figure again to the views that already have it.
-                self._trait_values["_widget_data"] = deepcopy(self._data)
-                self._trait_values["_widget_layout"] = deepcopy(self._layout_obj._props)
+            with self._locked():
+                self._refresh_figure_state()
                 return super().get_state(key=key, drop_defaults=drop_defaults)
         return super().get_state(key=key, drop_defaults=drop_defaults)
+
+    def _locked(self) -> contextlib.AbstractContextManager:
+        """No update half done (changed here, its message not yet sent) while held."""
+        return self._update_lock if self._update_lock is not None else contextlib.nullcontext()
+
+    def _refresh_figure_state(self) -> None:
+        # Written past traitlets on purpose: a notification would send the
+        # whole figure again to the views that already have it.
+        self._trait_values["_widget_data"] = deepcopy(self._data)
+        self._trait_values["_widget_layout"] = deepcopy(self._layout_obj._props)
+
+    def _answer_resync(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        """The front end's module missed changes while plotly's bundle evaluated: send the figure now."""
+        if content != RESYNC:
+            return
+        with self._locked():  # no change between the state and the answer
+            self._refresh_figure_state()
+            self.send_state(["_widget_data", "_widget_layout"])
+            self.send(RESYNCED)
 
 
 def _props(plotly_object: Any) -> dict[str, Any]:
