@@ -409,7 +409,7 @@ def _run_outputs(args: argparse.Namespace) -> dict[str, Path]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ._files import atomic_write
+    from ._files import OutputError, atomic_write
 
     outputs = _run_outputs(args)
     dataset = _prepared_data(args)
@@ -440,6 +440,9 @@ def _run(args: argparse.Namespace) -> int:
             print(f"labels written to {outputs['--out']}")
         if "--save-result" in outputs:
             print(f"result saved to {result.save(outputs['--save-result'], overwrite=args.overwrite)}")
+    except OutputError as exc:  # another writer took the path meanwhile, or a full disk (one line)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
     except OSError as exc:
         print(f"{PROG}: error: could not write output: {exc}", file=sys.stderr)
         return EXIT_FAILURE
@@ -454,10 +457,19 @@ def _run(args: argparse.Namespace) -> int:
 def _experiments(args: argparse.Namespace) -> int:
     from .experiments import run_from_args
 
+    from ._files import WriteLimitError, write_error
+
     try:
         return run_from_args(args)
+    except WriteLimitError as exc:  # a full disk: the output, not the input, is the problem
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
     except ValueError as exc:
         raise _InputError(str(exc)) from None
+    except OSError as exc:
+        limit = write_error(getattr(exc, "filename", None) or args.out, exc)
+        print(f"{PROG}: error: {limit or f'could not write the report in {args.out}: {exc}'}", file=sys.stderr)
+        return EXIT_FAILURE
 
 
 def _app(args: argparse.Namespace) -> int:
