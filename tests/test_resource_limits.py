@@ -166,3 +166,118 @@ def test_a_full_numba_cache_compiles_in_memory_with_one_warning(tmp_path):
     assert done.stdout.split() == ["45.0", "6.0"]
     warnings = [line for line in done.stderr.splitlines() if "cannot write the numba cache" in line]
     assert len(warnings) == 1 and "disk is full" in warnings[0] and "Traceback" not in done.stderr
+
+
+# ---------------------------------------------------------------------------
+# memory caps: the limit that applies to this process, not the machine's free memory
+# ---------------------------------------------------------------------------
+
+# A fit planned at about 6 GiB: within a machine's free memory, not within a 3 GB cap.
+_BIG_FIT = textwrap.dedent("""
+    import numpy as np
+    from ercot_nb import StaticEC, TemporalDataset
+    rng = np.random.default_rng(0)
+    data = TemporalDataset.from_arrays([rng.random((1000, 2))], times=[0])
+    try:
+        StaticEC(pop_size=20000, max_clusters=1000, n_evaluations=40000, seed=0, progress=False).fit(data)
+    except ValueError as exc:
+        print("REFUSED", exc)
+    else:
+        print("FITTED")
+""")
+BIG_FIT_BYTES = 6 * 2**30
+
+
+def _run_capped(preexec, env_extra=None):
+    env = {**os.environ, "PYTHONPATH": str(REPO), **(env_extra or {})}
+    return subprocess.run([sys.executable, "-c", _BIG_FIT], env=env, capture_output=True, text=True,
+                          timeout=300, preexec_fn=preexec)
+
+
+def test_the_memory_check_reads_the_address_space_limit():
+    from ercot_nb.evolution._memory import available_memory
+
+    machine = available_memory()
+    if machine is None or machine < 1.3 * BIG_FIT_BYTES:
+        pytest.skip("the machine itself has too little free memory for the comparison")
+    resource = pytest.importorskip("resource")
+    cap = 3 * 10**9
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+    done = _run_capped(limit)
+    print(done.stdout.strip(), done.stderr[-500:])
+    assert done.returncode == 0 and "Traceback" not in done.stderr and "MemoryError" not in done.stderr
+    line = done.stdout.strip()
+    assert line.startswith("REFUSED") and "\n" not in line
+    assert "address-space limit (RLIMIT_AS" in line and "2.79 GiB" in line and "pop_size=20000" in line
+
+
+def test_the_memory_check_reads_the_cgroup_limit():
+    """A real cgroup (v1 or v2) with a 2 GiB cap, where this machine lets root make one."""
+    from ercot_nb.evolution._memory import available_memory
+
+    machine = available_memory()
+    if machine is None or machine < 1.3 * BIG_FIT_BYTES:
+        pytest.skip("the machine itself has too little free memory for the comparison")
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip("making a cgroup needs root")
+    name = f"ercot-nb-test-{uuid.uuid4().hex[:8]}"
+    candidates = [(Path("/sys/fs/cgroup/memory") / name, "memory.limit_in_bytes"),
+                  (Path("/sys/fs/cgroup") / name, "memory.max")]
+    for folder, limit_file in candidates:
+        try:
+            folder.mkdir()
+        except OSError:
+            continue
+        try:
+            (folder / limit_file).write_text(str(2 * 2**30))
+        except OSError:
+            folder.rmdir()
+            continue
+        break
+    else:
+        pytest.skip("cannot make a memory cgroup here")
+    procs = str(folder / "cgroup.procs")
+    try:
+        def enter():
+            with open(procs, "w") as file:
+                file.write(str(os.getpid()))
+
+        done = _run_capped(enter)
+    finally:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+    print(done.stdout.strip(), done.stderr[-500:])
+    line = done.stdout.strip()
+    assert line.startswith("REFUSED") and "\n" not in line and "cgroup memory limit" in line, done.stderr[-500:]
+    assert "of 2 GiB" in line
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_the_cgroup_limit_is_read_from_the_cgroup_and_its_parents(tmp_path, monkeypatch, version):
+    from ercot_nb.evolution import _memory
+
+    proc = tmp_path / "cgroup"
+    root = tmp_path / "sys"
+    if version == "v2":
+        proc.write_text("0::/slice/job\n")
+        (root / "slice" / "job").mkdir(parents=True)
+        (root / "slice" / "job" / "memory.max").write_text("max\n")
+        (root / "slice" / "memory.max").write_text(f"{2**30}\n")
+        (root / "slice" / "memory.current").write_text(f"{2**28}\n")
+        where = "slice/memory.max"
+    else:
+        proc.write_text("4:memory:/job\n3:cpu:/elsewhere\n")
+        (root / "memory" / "job").mkdir(parents=True)
+        (root / "memory" / "job" / "memory.limit_in_bytes").write_text(f"{2**30}\n")
+        (root / "memory" / "job" / "memory.usage_in_bytes").write_text(f"{2**28}\n")
+        (root / "memory" / "memory.limit_in_bytes").write_text("9223372036854771712\n")  # no limit
+        where = "job/memory.limit_in_bytes"
+    monkeypatch.setattr(_memory, "_PROC_CGROUP", proc)
+    monkeypatch.setattr(_memory, "_CGROUP_ROOT", root)
+    monkeypatch.setattr(_memory, "_machine_available", lambda: 20 * 2**30)
+    assert _memory.available_memory() == 2**30 - 2**28
+    with pytest.raises(ValueError, match=f"under the cgroup memory limit .*{where}.* of 1 GiB, 256 MiB in use"):
+        _memory.check_fit_memory("ERCOT", pop_size=20000, n_max=200, n_samples=100, n_features=2)
