@@ -416,11 +416,14 @@ def _run(args: argparse.Namespace) -> int:
     estimator = _estimator(args)
     started = time.perf_counter()
 
-    def preview(step) -> None:  # a fresh install: step 0 by the NumPy twins while numba compiles
+    def preview(step) -> None:  # step 0 by the NumPy twins while numba is imported, loads or compiles
         import numpy as np
 
+        # No claim that anything compiles: with a warm cache the kernels only load (importing numba and
+        # loading them takes seconds too), and which of the two happens is not known this early.
         sizes = np.bincount(step.labels) if len(step.labels) else np.zeros(0, dtype=np.int64)
-        print(f"step 0 (preview while the fast kernels compile, {time.perf_counter() - started:.1f} s): "
+        print(f"step 0 (a preview by the NumPy kernels while the fast kernels get ready, "
+              f"{time.perf_counter() - started:.1f} s): "
               f"{len(sizes)} clusters of {', '.join(str(int(size)) for size in sizes)} samples; "
               "the run's own steps follow", file=sys.stderr, flush=True)
 

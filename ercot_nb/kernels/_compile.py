@@ -156,3 +156,4 @@ def _guard_cache_writes() -> None:
 
 
 _guard_cache_writes()
+
