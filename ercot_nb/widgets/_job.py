@@ -25,6 +25,7 @@ from ..data import TemporalDataset
 from ..result import ClusteringResult, StepResult
 from ._messages import explain
 from ._pace import RateLimit
+from ._redraw import LiveRedraw
 from ._state import RUN_NUMBER, AppState, Status
 
 __all__ = ["FitJob", "Runner", "supports_step_callback", "supports_preview", "unnumbered",
@@ -313,11 +314,7 @@ class Runner:
         self._done_listeners: list[Callable[[Runner], None]] = []
         self._dropped = ""  # the note about a run dropped by a load, until the load's answer has it
         self._drop_note = ""  # the note of the queue going on, once dropped
-        # live redraws run in their own thread (_draw_loop), never in the fit's
-        self._draw_wanted = threading.Event()
-        self._draw_name: str | None = None
-        self._draw_quit = False
-        self._drawer: threading.Thread | None = None
+        self.redraw = LiveRedraw(state, self.lock, self.pace)  # a growing run's views, apart from the fit
         state.observe(self._on_dataset, names="dataset")
         state.observe(self._on_status, names="status")
 
@@ -436,20 +433,18 @@ class Runner:
 
     # -- worker -----------------------------------------------------------------------------------
     def _run_all(self) -> None:
-        self._draw_quit = False
-        self._drawer = threading.Thread(target=self._draw_loop, name="ercot_nb-redraw", daemon=True)
-        self._drawer.start()
         try:
             for job in self.jobs:
                 if self._stop.is_set() or not self.current(job):
                     break
                 self.job = job
                 self.pace.reset()
+                self.redraw.reset()
                 for listener in self._start_listeners:
                     listener(job)
                 job.run()  # a failure is recorded; the fits after it still run
         finally:
-            self._stop_drawing()
+            self.redraw.stop()
             with self.lock:
                 self.state.running = False
                 for listener in self._done_listeners:
@@ -514,7 +509,7 @@ class Runner:
         if known and not self.lock.acquire(blocking=False):  # busy (a redraw): a shown run's step goes on
             if not self.current(job):
                 return job.stop()
-            self._want_redraw(job.run_name)
+            self.redraw.want(job.run_name)
             for listener in self._step_listeners:
                 listener(job, step)
             return None
@@ -527,43 +522,9 @@ class Runner:
             known = job.run_name is not None and not self.previewing(job)
             name = self._record(job)
             if name is not None and known:
-                self._want_redraw(name)
+                self.redraw.show(name, job.n_done)
             for listener in self._step_listeners:
                 listener(job, step)
-
-    def _want_redraw(self, name: str) -> None:  # shown by the drawing thread when the pace allows
-        self._draw_name = name
-        self._draw_wanted.set()
-
-    def _draw_loop(self) -> None:
-        """Show the growing run at :attr:`pace`, apart from the fit: a redraw of every step so far
-        (tens of seconds after thousands of steps) held the fit's step for as long before."""
-        while True:
-            self._draw_wanted.wait()
-            while not (self._draw_quit or self.pace.ready()):
-                time.sleep(0.02)
-            self._draw_wanted.clear()
-            got = False
-            while not (self._draw_quit or got):  # waiting for the lock never blocks the queue's end
-                got = self.lock.acquire(timeout=0.05)
-            if not got:
-                return
-            try:
-                with self.pace.track():  # the views redraw inside: their cost sets the pace
-                    if self._draw_name in self.state.runs:
-                        self.state.grow(self._draw_name)
-            except Exception as exc:  # noqa: BLE001 - shown in the UI
-                self.state.status = explain(exc, "showing the run")
-            finally:
-                self.lock.release()
-
-    def _stop_drawing(self) -> None:  # after the redraw it may be doing
-        self._draw_quit = True
-        self._draw_wanted.set()
-        drawer, self._drawer = self._drawer, None
-        if drawer is not None and drawer is not threading.current_thread():
-            drawer.join()
-        self._draw_wanted.clear()
 
     def _finished(self, job: FitJob) -> None:
         with self.lock:
@@ -573,7 +534,7 @@ class Runner:
                 if self.previewing(job):  # no real step came (failed or stopped at once)
                     self._end_preview(job, job.run_name)
                 if job.state != "failed":
-                    self._draw_wanted.clear()  # the whole run is shown below: no live redraw is due
+                    self.redraw.cancel()  # the whole run is shown below: no live redraw is due
                     known = job.run_name is not None
                     name = self._record(job)  # algorithms without live steps arrive now
                     if name is not None and known:
