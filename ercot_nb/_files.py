@@ -30,12 +30,24 @@ Every writer of the package (``ercot-nb run --out/--save-result``,
 5. **Every write is atomic**: the content goes to a temporary file in the
    target's folder, which is then renamed over the target, so an interrupted
    write leaves the old file whole (at worst a stray ``.<name>.*.tmp``).
+6. **Two writers of one new file never both win**: a file that must not
+   exist (no ``--overwrite``, not listed in a manifest) is created by a hard
+   link of the finished temporary file, which fails when the name is taken
+   (or, on a file system without hard links, by claiming the name with
+   ``O_EXCL`` first): of several processes writing the same new path at once
+   exactly one succeeds, the others get an :class:`OutputError` and nothing
+   is replaced.  :func:`check_outputs` marks such paths, and
+   :func:`atomic_write` honours the mark.
+7. **A full disk is one line**: an ``ENOSPC``/``EDQUOT``/``EFBIG``/``EROFS``
+   while writing raises :class:`OutputError` naming the file and the limit;
+   the temporary file is removed.
 
 Refusals are :class:`OutputError` (a ``ValueError``) with a one-line message
 naming the file and what to do; the command line prints it and exits with 2.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -43,7 +55,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["OutputError", "atomic_write", "atomic_write_text", "check_outputs", "same_file",
+__all__ = ["OutputError", "atomic_write", "atomic_write_text", "check_outputs", "same_file", "write_error",
+           "WriteLimitError",
            "read_manifest", "write_manifest", "MANIFEST_NAME"]
 
 MANIFEST_NAME = ".ercot-nb-manifest.json"
@@ -52,6 +65,61 @@ MANIFEST_NAME = ".ercot-nb-manifest.json"
 
 class OutputError(ValueError):
     """An output path that the rule above refuses (one-line message)."""
+
+
+class WriteLimitError(OutputError, OSError):
+    """A resource limit hit while writing (full disk, quota, file size, read-only): one line.
+
+    Both an :class:`OutputError` (a ``ValueError``) and an ``OSError``, so
+    callers that catch either see it.
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class _MarkedPath(type(Path())):  # type: ignore[misc]
+    """A path that can carry rule 6's mark (paths derived from it do not: ``parent``, ``/`` ...)."""
+
+
+def _must_be_new(path: str | os.PathLike[str]) -> Path:
+    """``path`` marked as found free by :func:`check_outputs`: :func:`atomic_write` keeps it so."""
+    marked = _MarkedPath(path)
+    marked.must_be_new = True
+    return marked
+
+
+_LIMIT_ERRNOS = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is exceeded",
+    errno.EFBIG: "the file size limit is exceeded",
+    errno.EROFS: "the file system is read-only",
+}
+
+
+def write_error(path: str | os.PathLike[str], exc: OSError) -> WriteLimitError | None:
+    """A one-line :class:`WriteLimitError` for a resource limit hit while writing ``path``, else ``None``.
+
+    Parameters
+    ----------
+    path : path
+        The file being written.
+    exc : OSError
+        What the write raised.
+
+    Returns
+    -------
+    WriteLimitError or None
+        For a full disk, an exceeded quota or file size limit, or a read-only
+        file system: the message names the file and the limit.
+    """
+    reason = _LIMIT_ERRNOS.get(getattr(exc, "errno", None))
+    if reason is None:
+        return None
+    error = WriteLimitError(f"could not write {path}: {reason} ([Errno {exc.errno}] {exc.strerror}); "
+                            "free some space or write elsewhere (nothing was replaced)")
+    error.errno, error.strerror = exc.errno, exc.strerror
+    return error
 
 
 def _umask() -> int:
@@ -149,14 +217,17 @@ def check_outputs(
         existing = next((p for p in (parent, *parent.parents) if p.exists()), None)
         if existing is not None and not existing.is_dir():
             raise OutputError(f"{name} {path}: {existing} is a file, not a folder; choose another path")
-        if (path.exists() or path.is_symlink()) and not overwrite \
-                and not any(same_file(path, mine) for mine in owned_paths):
+        taken = path.exists() or path.is_symlink()
+        if taken and not overwrite and not any(same_file(path, mine) for mine in owned_paths):
             raise OutputError(f"{name} {path} already exists; choose another path or pass "
                               f"{overwrite_hint} to replace it")
+        if not taken and not overwrite:
+            paths[name] = _must_be_new(path)  # rule 6: still free when written, or refused
     return paths
 
 
-def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], Any]) -> Path:
+def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], Any], *,
+                 overwrite: bool | None = None) -> Path:
     """Write ``path`` through a temporary file in its folder, then rename it over ``path``.
 
     Parameters
@@ -165,6 +236,12 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], Any]
         The target; its folder must exist.
     write : callable
         Called with a binary file object open on the temporary file.
+    overwrite : bool, optional
+        ``False``: ``path`` must not exist when the content is in place (rule
+        6: of concurrent writers exactly one wins, the others get an
+        :class:`OutputError`); ``True``: replace it.  By default, ``False``
+        for a path that :func:`check_outputs` found free without
+        ``overwrite``, otherwise ``True``.
 
     Returns
     -------
@@ -175,10 +252,16 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], Any]
     -----
     The temporary file gets the mode a new file would get (umask applied), or
     the mode of the file it replaces.  On any error it is removed and the old
-    file is left as it was.
+    file is left as it was; a full disk (or quota, file size limit, read-only
+    file system) is an :class:`OutputError` naming the file (rule 7).
     """
+    if overwrite is None:
+        overwrite = not getattr(path, "must_be_new", False)
     path = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise (write_error(path, exc) or exc) from None
     try:
         with os.fdopen(handle, "wb") as file:
             write(file)
@@ -189,19 +272,57 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], Any]
         except OSError:
             mode = _FILE_MODE
         os.chmod(temporary, mode)
-        os.replace(temporary, path)
+        if overwrite:
+            os.replace(temporary, path)
+        else:
+            _create(temporary, path)
+    except OSError as exc:
+        _discard(temporary)
+        limit = write_error(path, exc)
+        if limit is None:
+            raise
+        raise limit from None
     except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
+        _discard(temporary)
         raise
     return path
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
+def _discard(temporary: str) -> None:
+    try:
+        os.unlink(temporary)
+    except OSError:
+        pass
+
+
+def _taken(path: Path) -> OutputError:
+    return OutputError(f"{path} was created by another writer meanwhile; nothing was replaced: choose "
+                       "another path, or pass --overwrite / overwrite=True to replace it")
+
+
+def _create(temporary: str, path: Path) -> None:
+    """Put the finished ``temporary`` at ``path`` only if no file is there (rule 6)."""
+    try:
+        os.link(temporary, path)
+    except FileExistsError:
+        raise _taken(path) from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK,
+                             errno.ENOSYS):
+            raise
+        # no hard links here: claim the name first, then rename over the claim
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            raise _taken(path) from None
+        os.replace(temporary, path)
+        return
+    os.unlink(temporary)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str, *, overwrite: bool | None = None) -> Path:
     """:func:`atomic_write` of UTF-8 text."""
-    return atomic_write(path, lambda file: file.write(text.encode("utf-8")))
+    return atomic_write(path, lambda file: file.write(text.encode("utf-8")), overwrite=overwrite)
 
 
 def read_manifest(folder: str | os.PathLike[str]) -> list[Path]:

@@ -419,18 +419,21 @@ def _run_outputs(args: argparse.Namespace) -> dict[str, Path]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ._files import atomic_write
+    from ._files import OutputError, atomic_write
 
     outputs = _run_outputs(args)
     dataset = _prepared_data(args)
     estimator = _estimator(args)
     started = time.perf_counter()
 
-    def preview(step) -> None:  # a fresh install: step 0 by the NumPy twins while numba compiles
+    def preview(step) -> None:  # step 0 by the NumPy twins while numba is imported, loads or compiles
         import numpy as np
 
+        # No claim that anything compiles: with a warm cache the kernels only load (importing numba and
+        # loading them takes seconds too), and which of the two happens is not known this early.
         sizes = np.bincount(step.labels) if len(step.labels) else np.zeros(0, dtype=np.int64)
-        print(f"step 0 (preview while the fast kernels compile, {time.perf_counter() - started:.1f} s): "
+        print(f"step 0 (a preview by the NumPy kernels while the fast kernels get ready, "
+              f"{time.perf_counter() - started:.1f} s): "
               f"{len(sizes)} clusters of {', '.join(str(int(size)) for size in sizes)} samples; "
               "the run's own steps follow", file=sys.stderr, flush=True)
 
@@ -459,6 +462,9 @@ def _run(args: argparse.Namespace) -> int:
             except ValueError as exc:  # an unknown view, fps <= 0, a file that appeared meanwhile
                 raise _InputError(str(exc)) from None
             print(f"movie written to {movie} ({movie.stat().st_size / 1e6:.2f} MB)")
+    except OutputError as exc:  # another writer took the path meanwhile, or a full disk (one line)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
     except OSError as exc:
         print(f"{PROG}: error: could not write output: {exc}", file=sys.stderr)
         return EXIT_FAILURE
@@ -473,10 +479,19 @@ def _run(args: argparse.Namespace) -> int:
 def _experiments(args: argparse.Namespace) -> int:
     from .experiments import run_from_args
 
+    from ._files import WriteLimitError, write_error
+
     try:
         return run_from_args(args)
+    except WriteLimitError as exc:  # a full disk: the output, not the input, is the problem
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
     except ValueError as exc:
         raise _InputError(str(exc)) from None
+    except OSError as exc:
+        limit = write_error(getattr(exc, "filename", None) or args.out, exc)
+        print(f"{PROG}: error: {limit or f'could not write the report in {args.out}: {exc}'}", file=sys.stderr)
+        return EXIT_FAILURE
 
 
 def _app(args: argparse.Namespace) -> int:

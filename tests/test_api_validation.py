@@ -223,7 +223,7 @@ def test_the_issue_s_huge_fit_is_refused_before_allocating_naming_parameters_and
 
     from ercot_nb.evolution import _memory
 
-    monkeypatch.setattr(_memory, "available_memory", lambda: 16 * 2**30)
+    monkeypatch.setattr(_memory, "memory_limit", lambda: (16 * 2**30, "the available memory"))
     X = np.random.default_rng(0).normal(size=(2000, 50))
     model = ERCOT(max_clusters=1000, pop_size=100000, n_evaluations=200000, backend="numpy")
     with pytest.raises(ValueError, match=r"ERCOT: this fit needs about \d+ GiB of memory but 16 GiB is available"
@@ -240,7 +240,7 @@ def test_fits_beyond_a_small_available_memory_are_refused(monkeypatch, params, s
 
     from ercot_nb.evolution import _memory
 
-    monkeypatch.setattr(_memory, "available_memory", lambda: 8 * 2**20)  # a fake 8 MiB machine
+    monkeypatch.setattr(_memory, "memory_limit", lambda: (8 * 2**20, "the available memory"))  # a fake 8 MiB machine
     data = [np.random.default_rng(t).normal(size=shape) for t in range(n_steps)]
     model = StaticEC(**params, n_evaluations=2 * params["pop_size"], backend="numpy")
     with pytest.raises(ValueError, match=rf"MiB is available.*{slots}"):
@@ -258,9 +258,9 @@ def test_a_fit_within_the_available_memory_runs_and_the_estimate_grows_with_ever
     size = _memory.estimate_fit_bytes(**base)
     for name in base:
         assert _memory.estimate_fit_bytes(**{**base, name: base[name] * 10}) > size, name
-    monkeypatch.setattr(_memory, "available_memory", lambda: 2 * size)
+    monkeypatch.setattr(_memory, "memory_limit", lambda: (2 * size, "the available memory"))
     StaticEC(pop_size=10, n_evaluations=20, backend="numpy").fit([np.zeros((20, 3)) + np.arange(20)[:, None]])
-    monkeypatch.setattr(_memory, "available_memory", lambda: None)  # unknown: nothing refused
+    monkeypatch.setattr(_memory, "memory_limit", lambda: None)  # unknown: nothing refused
     StaticEC(pop_size=10, n_evaluations=20, backend="numpy").fit([np.zeros((20, 3)) + np.arange(20)[:, None]])
 
 

@@ -226,6 +226,8 @@ def test_experiments_out_that_is_not_a_folder_is_one_line(tmp_path, capsys, kind
                         "--datasets", "syn1", "--no-progress", "--workers", "1"], capsys)
     print(f"[{kind}] exit {code}: {err.strip()}")
     assert code == 2 and one_line_error(err)
+    if kind == "under_a_file":  # the file in the way is named as a file, not as a missing folder
+        assert f"{some_file} is a file, not a folder" in err and "does not exist" not in err
     assert some_file.read_text() == "x"
 
 

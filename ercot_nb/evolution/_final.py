@@ -113,6 +113,11 @@ def _held_out_partition(engine: Engine, X: np.ndarray, labels: np.ndarray, centr
                                 merge=front is not None, **HELD_OUT_SETTINGS)
     if choice is None:  # too few samples for any candidate's mixture: the paper's labels
         return labels, centroids, None
+    scored = np.isfinite(choice.held_out)
+    if not scored[0] and scored.sum() < 2:
+        # The knee's own partition has too many parameters for the samples and a single other one could
+        # be scored: it would win uncontested (one cluster for three blobs of 90 points); nothing was judged.
+        return labels, centroids, None
     mixture = choice.mixture
     used, labels = np.unique(mixture.labels, return_inverse=True)
     return labels.astype(np.int64), mixture.means[used].copy(), (mixture, used)

@@ -238,6 +238,28 @@ class HeldOutChoice:
     merged: int
 
 
+def _grouped_split(X: np.ndarray, n_train: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Training and held-out samples, ``min(n_train, n_points // 2)`` each, one per distinct point.
+
+    Copies of a point (equal rows) carry no new evidence about the segments:
+    with copies on both sides, a component shrunk onto a repeated point
+    scored its own copies, and held-out likelihood rewarded splitting (3
+    blobs of points repeated 10 times gave 4-6 clusters).  So distinct
+    points are drawn, each standing for its copies, and repeating every
+    sample k times changes nothing.  Without repeats this is a plain draw of
+    samples.
+    """
+    n = len(X)
+    _, first = np.unique(X, axis=0, return_index=True)
+    if len(first) == n:  # no repeated point
+        half = max(1, min(n_train, n // 2))
+        order = rng.permutation(n)
+        return np.sort(order[:half]), np.sort(order[half:2 * half])
+    half = max(1, min(n_train, len(first) // 2))
+    order = first[rng.permutation(len(first))]
+    return np.sort(order[:half]), np.sort(order[half:2 * half])
+
+
 def choose_by_held_out(X: np.ndarray, partitions: list[np.ndarray], rng: np.random.Generator, *,
                        n_train: int = 800, n_iter: int = 5, final_iter: int = 15, final_samples: int = 2000,
                        reg: float = 1e-6, merge: bool = True,
@@ -245,7 +267,9 @@ def choose_by_held_out(X: np.ndarray, partitions: list[np.ndarray], rng: np.rand
     """Choose a partition (and merge its components) by a mixture's likelihood on held-out samples.
 
     1. A seeded draw splits ``2 * n_train`` samples (at most all of them)
-       into a training and a held-out half.
+       into a training and a held-out half; where points repeat (equal
+       rows), distinct points are drawn instead, one sample each (a held-out
+       copy of a training sample is no test, see :func:`_grouped_split`).
     2. Each partition starts a full-covariance mixture (its clusters'
        weights, means and covariances), fitted by ``n_iter`` EM iterations
        on the training half and scored by its log-likelihood on the held-out
@@ -294,9 +318,8 @@ def choose_by_held_out(X: np.ndarray, partitions: list[np.ndarray], rng: np.rand
         raise ValueError("choose_by_held_out: no partition to choose from")
     if any(len(p) != n for p in partitions):
         raise ValueError(f"choose_by_held_out: every partition must label the {n} samples")
-    half = max(1, min(int(n_train), n // 2))
-    order = rng.permutation(n)
-    train, test = np.sort(order[:half]), np.sort(order[half:2 * half])
+    train, test = _grouped_split(X, int(n_train), rng)
+    half = len(train)
     X_train, X_test = X[train], X[test]
     scores = np.full(len(partitions), -np.inf)
     log_dens: dict[int, np.ndarray] = {}

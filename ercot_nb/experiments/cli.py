@@ -111,6 +111,9 @@ def run_from_args(args: argparse.Namespace) -> int:
     runs_dir = out / "runs"
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a folder; give a folder for the report")
+    blocking = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
+    if not out.exists() and blocking is not None:
+        raise ValueError(f"--out {out}: {blocking} is a file, not a folder; choose another path")
     if not out.exists() and not out.parent.is_dir():
         raise ValueError(f"--out {out}: the folder {out.parent} does not exist; create it first "
                          "(only the report folder itself is created)")

@@ -107,3 +107,53 @@ def lean_pipeline(vectorize: bool = True) -> type:
 
     LeanCompiler.__name__ = LeanCompiler.__qualname__ = f"LeanCompiler{'' if vectorize else 'Plain'}"
     return LeanCompiler
+
+
+# ---------------------------------------------------------------------------
+# The on-disk cache must never stop a fit
+# ---------------------------------------------------------------------------
+
+_CACHE_WRITES_FAILED: list[str] = []  # the first failure's message; later saves are skipped
+
+
+def _guard_cache_writes() -> None:
+    """Make numba's cache writes best-effort: a full disk compiles in memory, with one warning.
+
+    numba writes each compiled kernel to its cache (``NUMBA_CACHE_DIR`` or
+    ``__pycache__``) right after compiling it, and lets any ``OSError`` of
+    that write escape, so a full disk (or quota) failed every fit although
+    the machine code was already in memory.  Here a failed write warns once
+    (naming the folder and the limit), and the process stops writing to the
+    cache: the kernels are compiled in memory, and again in the next session.
+    A read-only cache folder is handled by numba itself (it picks another).
+    """
+    import errno
+    import warnings
+
+    from numba.core import caching
+
+    original = caching.Cache.save_overload
+    if getattr(original, "_ercot_guarded", False):
+        return
+    reasons = {errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is exceeded",
+               errno.EFBIG: "the file size limit is exceeded", errno.EROFS: "the file system is read-only"}
+
+    def save_overload(self, sig, data):
+        if _CACHE_WRITES_FAILED:
+            return
+        try:
+            original(self, sig, data)
+        except OSError as exc:
+            folder = getattr(self, "_cache_path", None) or "the numba cache folder"
+            reason = reasons.get(exc.errno, f"{type(exc).__name__}: {exc}")
+            message = (f"cannot write the numba cache in {folder}: {reason}; compiling the fast kernels in "
+                       "memory for this session (set NUMBA_CACHE_DIR to a folder with free space to keep them)")
+            _CACHE_WRITES_FAILED.append(message)
+            warnings.warn(message, RuntimeWarning, stacklevel=2)
+
+    save_overload._ercot_guarded = True  # type: ignore[attr-defined]
+    caching.Cache.save_overload = save_overload
+
+
+_guard_cache_writes()
+

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import lzma
 import math
 import numbers
 import re
+import struct
 import zipfile
+import zlib
 from dataclasses import fields
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .._files import atomic_write, check_outputs
+from ._checks import MAX_LABEL, check_header_types, check_step_arrays, check_step_scalars
 
 __all__ = ["encode_scalar", "decode_scalar", "encode_object_array", "decode_object_array",
            "read_npz", "DEFAULT_MAX_BYTES", "MAX_HEADER_DEPTH", "save_result", "load_result",
@@ -158,8 +162,27 @@ def read_npz(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, np.nda
         archive = zipfile.ZipFile(path)
     except FileNotFoundError:
         raise
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+    except _ZIP_ERRORS as exc:
         raise fail(f"not a zip/npz file ({type(exc).__name__}: {exc})") from None
+    try:
+        return _read_archive(archive, max_bytes, fail)
+    except ValueError as exc:
+        if str(exc).startswith(f"'{path}'"):
+            raise
+        raise fail(f"{type(exc).__name__}: {exc}") from None
+    except _ZIP_ERRORS as exc:  # a damaged stream, an unsupported zip feature: named, one line
+        raise fail(f"{type(exc).__name__}: {exc}") from None
+
+
+# What reading a damaged or unusual zip file can raise (zlib/lzma/bz2 stream errors, zip features
+# this Python lacks: NotImplementedError, encrypted members: RuntimeError).
+_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, OSError, EOFError, ValueError, KeyError,
+               NotImplementedError, RuntimeError, UnicodeDecodeError, struct.error, OverflowError, IndexError,
+               TypeError)
+
+
+def _read_archive(archive: zipfile.ZipFile, max_bytes: int, fail) -> dict[str, np.ndarray]:
+    """The body of :func:`read_npz` once the zip directory is read."""
     with archive:
         members = [info for info in archive.infolist() if info.filename.endswith(".npy")]
         if not members:
@@ -193,10 +216,10 @@ def read_npz(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, np.nda
             try:
                 array = _read_member(archive, info, shape, fortran, dtype, offset, fail)
             except ValueError as exc:
-                if str(exc).startswith(f"'{path}'"):
+                if str(exc).startswith(f"'{archive.filename}'"):
                     raise
                 raise fail(f"member {info.filename!r}: {exc}") from None
-            except (zipfile.BadZipFile, OSError, EOFError, KeyError) as exc:
+            except _ZIP_ERRORS as exc:
                 raise fail(f"member {info.filename!r}: {type(exc).__name__}: {exc}") from None
             arrays[info.filename[: -len(".npy")]] = array
         return arrays
@@ -214,7 +237,7 @@ def _member_layout(archive: zipfile.ZipFile, info: zipfile.ZipInfo, fail) -> tup
             offset = handle.tell()
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError) as exc:
         raise fail(f"member {info.filename!r} has no valid array header ({type(exc).__name__}: {exc})") from None
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+    except _ZIP_ERRORS as exc:
         raise fail(f"member {info.filename!r}: {type(exc).__name__}: {exc}") from None
     if dtype.hasobject:
         raise fail(f"member {info.filename!r} holds Python objects (pickle)")
@@ -354,7 +377,7 @@ def load_result(cls, step_class, path, max_bytes: int = DEFAULT_MAX_BYTES):
         )
     where = "format 1, " if version == 1 else ""
     try:
-        _check_header_types(header)
+        check_header_types(header)
         as_int = version == 1 and format_1_texts_are_ints(
             [data[f"{meta['t']}/{name[: -len('__was_object')]}"]
              for meta in header["steps"] for name in meta if name.endswith("__was_object") and meta[name]])
@@ -375,46 +398,23 @@ def load_result(cls, step_class, path, max_bytes: int = DEFAULT_MAX_BYTES):
                     if meta.get(f"{f.name}__was_object"):  # format 1: object arrays stored as text
                         value = decode_format_1_text(value, as_int)
                     kwargs[f.name] = value
-            _check_step_scalars(kwargs, t)
+            check_step_scalars(kwargs, t)
             step = step_class(**kwargs)
-            _check_step_shapes(step, t)
+            check_step_arrays(step, t)
             result.steps.append(step)
         kinds = {type(step.time) for step in result.steps}
         if len(kinds) > 1:
             raise TypeError(f"the steps' time labels mix types ({', '.join(sorted(k.__name__ for k in kinds))})")
-        if not 0 <= header["next_label"] < 2**62:
+        if not 0 <= header["next_label"] < MAX_LABEL:
             raise ValueError(f"next_label {header['next_label']} is out of range")
+        top = max((int(step.aligned_labels.max()) for step in result.steps if step.aligned_labels.size), default=-1)
+        if top >= header["next_label"]:
+            raise ValueError(f"aligned_labels reach {top} but next_label is {header['next_label']}")
         result._next_label = int(header["next_label"])
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
         raise ValueError(f"'{path}': not a consistent saved result ({where}{type(exc).__name__}: "
                          f"{str(exc)[:300]})") from None
     return result
-
-
-def _check_header_types(header: dict) -> None:
-    """Refuse a header whose entries have the wrong JSON types (TypeError naming the entry)."""
-    def need(value, kind, what):
-        if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
-            raise TypeError(f"{what} is {type(value).__name__} {value!r:.60}, expected {kind.__name__}")
-
-    for key in ("algorithm", "params", "next_label", "steps"):
-        if key not in header:
-            raise KeyError(f"the header has no {key!r}")
-    need(header["algorithm"], str, "algorithm")
-    need(header["params"], dict, "params")
-    need(header["next_label"], int, "next_label")
-    need(header["steps"], list, "steps")
-    for t, meta in enumerate(header["steps"]):
-        need(meta, dict, f"step {t}")
-        need(meta.get("t"), int, f"step {t}: t")
-        for name, value in meta.items():
-            if name.endswith("__object"):
-                need(value, dict, f"step {t}: {name}")
-                need(value.get("object"), str, f"step {t}: {name}['object']")
-                if value["object"] == "json":
-                    need(value.get("values"), list, f"step {t}: {name}['values']")
-                elif value["object"] not in ("str", "int", "float"):
-                    raise ValueError(f"step {t}: {name} has unknown kind {value['object']!r:.60}")
 
 
 _FORMAT_1_REPRS = [  # how format 1 wrote time labels: repr() of the value
@@ -478,64 +478,6 @@ def decode_format_1_text(stored: np.ndarray, as_int: bool) -> np.ndarray:
     values = stored.astype(str).ravel().tolist()
     out.ravel()[:] = [int(v) for v in values] if as_int else values
     return out
-
-
-_TIME_TYPES = (numbers.Integral, numbers.Real, str, pd.Timestamp, np.datetime64, pd.Timedelta, np.timedelta64,
-               _dt.date, _dt.timedelta, tuple)
-
-
-def _check_step_scalars(kwargs: dict, t: int) -> None:
-    """Refuse a loaded step whose scalars have the wrong types or values (TypeError/ValueError)."""
-    for name in ("t", "knee", "n_max"):
-        value = kwargs.get(name)
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise TypeError(f"step {t}: {name} is {type(value).__name__} {value!r:.60}, expected an int")
-    for name in ("alpha", "seconds"):
-        value = kwargs.get(name)
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or math.isinf(value):
-            raise TypeError(f"step {t}: {name} is {type(value).__name__} {value!r:.60}, expected a finite "
-                            "number or nan")
-    if kwargs["n_max"] < 0 or kwargs["knee"] < -1 or (kwargs["seconds"] < 0):
-        raise ValueError(f"step {t}: n_max={kwargs['n_max']}, knee={kwargs['knee']} or "
-                         f"seconds={kwargs['seconds']} is negative")
-    time = kwargs.get("time")
-    if (isinstance(time, bool) or not isinstance(time, _TIME_TYPES)
-            or isinstance(time, float) and not math.isfinite(time)):
-        raise TypeError(f"step {t}: time label {time!r:.60} ({type(time).__name__}) is not a number, string, "
-                        "date or time")
-
-
-def _check_step_shapes(step, t: int) -> None:
-    """Refuse a loaded step whose arrays do not fit together."""
-    n = len(step.ids)
-    problems = []
-    if step.ids.ndim != 1:
-        problems.append(f"ids has shape {step.ids.shape}")
-    for name in ("labels", "aligned_labels"):
-        value = getattr(step, name)
-        if value.shape != (n,) or value.dtype.kind not in "iu":
-            problems.append(f"{name} has shape {value.shape} and dtype {value.dtype}, expected ({n},) ints")
-    if step.centroids.ndim != 2:
-        problems.append(f"centroids has shape {step.centroids.shape}")
-    elif n and step.labels.shape == (n,) and step.labels.dtype.kind in "iu" and (
-            step.labels.min() < 0 or step.labels.max() >= len(step.centroids)):
-        problems.append(f"labels reach {int(step.labels.max())} but there are {len(step.centroids)} centroids")
-    P = len(step.population)
-    for name, shape in (("objectives", (P, 2)), ("objectives_accumulated", (P, 2)),
-                        ("population_n_clusters", (P,)), ("population_n_active", (P,)),
-                        ("first_front", (P,))):
-        value = getattr(step, name)
-        if P and value.shape != shape:
-            problems.append(f"{name} has shape {value.shape}, expected {shape}")
-    if step.population.ndim != 2:
-        problems.append(f"population has shape {step.population.shape}")
-    elif P and not step.knee < P:
-        problems.append(f"knee {step.knee} is not one of the {P} population members")
-    elif P and step.centroids.ndim == 2 and step.population.shape[1] != step.n_max * (1 + step.centroids.shape[1]):
-        problems.append(f"population has {step.population.shape[1]} genes, expected n_max * (1 + features) = "
-                        f"{step.n_max * (1 + step.centroids.shape[1])}")
-    if problems:
-        raise ValueError(f"step {t}: " + "; ".join(problems))
 
 
 def _jsonable(value: Any) -> Any:

@@ -25,6 +25,7 @@ from ..data import TemporalDataset
 from ..result import ClusteringResult, StepResult
 from ._messages import explain
 from ._pace import RateLimit
+from ._redraw import LiveRedraw
 from ._state import RUN_NUMBER, AppState, Status
 
 __all__ = ["FitJob", "Runner", "supports_step_callback", "supports_preview", "unnumbered",
@@ -331,6 +332,7 @@ class Runner:
         self._done_listeners: list[Callable[[Runner], None]] = []
         self._dropped = ""  # the note about a run dropped by a load, until the load's answer has it
         self._drop_note = ""  # the note of the queue going on, once dropped
+        self.redraw = LiveRedraw(state, self.lock, self.pace)  # a growing run's views, apart from the fit
         state.observe(self._on_dataset, names="dataset")
         state.observe(self._on_status, names="status")
 
@@ -455,10 +457,12 @@ class Runner:
                     break
                 self.job = job
                 self.pace.reset()
+                self.redraw.reset()
                 for listener in self._start_listeners:
                     listener(job)
                 job.run()  # a failure is recorded; the fits after it still run
         finally:
+            self.redraw.stop()
             with self.lock:
                 self.state.running = False
                 for listener in self._done_listeners:
@@ -533,15 +537,24 @@ class Runner:
         return name
 
     def _step_done(self, job: FitJob, step: StepResult) -> None:
+        known = job.run_name is not None and not self.previewing(job)
+        if known and not self.lock.acquire(blocking=False):  # busy (a redraw): a shown run's step goes on
+            if not self.current(job):
+                return job.stop()
+            self.redraw.want(job.run_name)
+            for listener in self._step_listeners:
+                listener(job, step)
+            return None
+        if known:
+            self.lock.release()  # taken again below, re-entrantly
         with self.lock:
             if not self.current(job):
                 job.stop()  # the data changed under the run: its steps belong to nothing shown
                 return
             known = job.run_name is not None and not self.previewing(job)
             name = self._record(job)
-            if name is not None and known and self.pace.ready():
-                with self.pace.track():  # the views redraw inside: their cost sets the pace
-                    self.state.grow(name)
+            if name is not None and known:
+                self.redraw.show(name, job.n_done)
             for listener in self._step_listeners:
                 listener(job, step)
 
@@ -553,6 +566,7 @@ class Runner:
                 if self.previewing(job):  # no real step came (failed or stopped at once)
                     self._end_preview(job, job.run_name)
                 if job.state != "failed":
+                    self.redraw.cancel()  # the whole run is shown below: no live redraw is due
                     known = job.run_name is not None
                     name = self._record(job)  # algorithms without live steps arrive now
                     if name is not None and known:

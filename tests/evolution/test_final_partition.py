@@ -180,3 +180,21 @@ def test_cv_mixture_keeps_the_paper_labels_where_samples_are_too_few_to_judge():
     for a, b in zip(nearest.labels_, model.labels_):
         np.testing.assert_array_equal(a, b)
     assert all(m is None for m in model._mixtures)
+
+
+def _repeated_blobs(data_seed: int, per_blob: int, repeats: int) -> TemporalDataset:
+    """Three blobs of ``per_blob`` points each, every point repeated ``repeats`` times (issue 35)."""
+    rng = np.random.default_rng(data_seed)
+    means = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
+    points = np.concatenate([m + 0.4 * rng.normal(size=(per_blob, 2)) for m in means])
+    X = np.repeat(points, repeats, axis=0)
+    return TemporalDataset.from_arrays([X], ids=[np.arange(len(X))])
+
+
+@pytest.mark.parametrize("data_seed, per_blob, repeats", [(0, 30, 10), (1, 30, 10), (2, 100, 10)])
+def test_cv_mixture_on_repeated_points_finds_the_three_blobs(data_seed, per_blob, repeats):
+    """Copies of a point on both sides of the held-out split rewarded splitting: 4-7 clusters before."""
+    data = _repeated_blobs(data_seed, per_blob, repeats)
+    found = [int(ERCOT(seed=seed, final_partition="cv_mixture", pop_size=20, n_evaluations=200,
+                       progress=False).fit(data).n_clusters_[0]) for seed in range(4)]
+    assert found == [3, 3, 3, 3]

@@ -179,3 +179,24 @@ def test_a_cluster_missing_from_the_subsample_stays_a_harmless_empty_component()
     mixture = fit_mixture(X, labels, n_iter=3, reg=1e-8, max_samples=200)
     assert np.all(np.linalg.eigvalsh(mixture.covariances) > 0)
     assert mixture.weights[2] < 1e-12 and set(np.unique(mixture.labels)) <= {0, 1, 2}
+
+
+def test_held_out_split_never_puts_copies_of_a_point_on_both_sides():
+    from ercot_nb.evolution._mixture import _grouped_split
+
+    rng = np.random.default_rng(0)
+    points = rng.normal(size=(120, 2))
+    counts = rng.integers(1, 12, size=120)  # uneven repeats
+    X = np.repeat(points, counts, axis=0)[rng.permutation(counts.sum())]
+    for seed in range(5):
+        train, test = _grouped_split(X, 800, np.random.default_rng(seed))
+        rows_train = {tuple(r) for r in X[train]}
+        rows_test = {tuple(r) for r in X[test]}
+        assert not rows_train & rows_test
+        assert len(rows_train) == len(train) == 60 == len(test)  # one sample per distinct point, half each
+    # repeating every sample k times changes nothing the choice sees
+    X1 = points
+    X10 = np.repeat(points, 10, axis=0)
+    a, _ = _grouped_split(X1, 800, np.random.default_rng(3))
+    b, _ = _grouped_split(X10, 800, np.random.default_rng(3))
+    assert len(a) == len(b) == 60
