@@ -152,12 +152,19 @@ def solution_cells(nb: Any) -> list[str]:
     return cells
 
 
+_EXPECTED: dict[tuple[Any, ...], list[float | None]] = {}  # the teacher's values, once per grading run
+
+
 def verify_part(exercise: str, part: str, student_cells: Sequence[str], reference_cells: Sequence[str],
                 *, seed: int | None, timeout: float) -> tuple[bool, str]:
     """Grade one function part in clean processes: (passed, one-line reason)."""
     spec = VERIFIED[(exercise, part)]
     cases = spec.cases(seed)
-    expected, _, _ = call_in_clean_process(reference_cells, spec.function, cases, timeout=max(60.0, timeout))
+    key = (exercise, part, seed, tuple(reference_cells))
+    if key not in _EXPECTED:
+        _EXPECTED[key] = call_in_clean_process(reference_cells, spec.function, cases,
+                                               timeout=max(60.0, timeout))[0]
+    expected = _EXPECTED[key]
     try:
         got, errors, _ = call_in_clean_process(student_cells, spec.function, cases, timeout=timeout)
     except CleanRunTimeout as exc:
@@ -195,7 +202,7 @@ def _clean_outputs(cell: Any, grade_cell: bool) -> None:
 # -- flags ---------------------------------------------------------------------------------------
 
 def _meta(nb: Any) -> dict[str, Any]:
-    return nb.setdefault("metadata", {}).setdefault("ercot_nb_grading", {"flags": [], "timeouts": []})
+    return nb.setdefault("metadata", {}).setdefault("ercot_nb_grading", {"flags": []})
 
 
 def _flag(nb: Any, kind: str, detail: str) -> None:
@@ -253,9 +260,10 @@ def _nbgrader_classes() -> dict[str, type]:
 
         def preprocess(self, nb, resources):
             info = resources["nbgrader"]
-            nb.metadata["ercot_nb_grading"] = {"flags": [], "timeouts": []}  # never the student's
+            nb.metadata["ercot_nb_grading"] = {"flags": []}  # never the student's
             who = f"{info['student']}/{info['assignment']}"
-            if not any("nbgrader" in cell.get("metadata", {}) for cell in nb.cells):
+            wrong_copy = not any("nbgrader" in cell.get("metadata", {}) for cell in nb.cells)
+            if wrong_copy:
                 mapped = 0
                 for cell in nb.cells:
                     key = cell.get("metadata", {}).get("exercise", {}).get("solution")
@@ -299,8 +307,9 @@ def _nbgrader_classes() -> dict[str, type]:
                                  default=len(nb.cells) - 1)
                         nb.cells.insert(at + 1, restored)
                         present[name] = restored
-                        _flag(nb, "test-cell-missing", name)
-                        self.log.warning("%s: test cell %s was missing; put back and run", who, name)
+                        if not wrong_copy:  # a wrong copy has none: its flag says so
+                            _flag(nb, "test-cell-missing", name)
+                            self.log.warning("%s: test cell %s was missing; put back and run", who, name)
             return nb, resources
 
     class TimedExecute(Execute):
@@ -316,18 +325,7 @@ def _nbgrader_classes() -> dict[str, type]:
             course_only = {c.get("id") for c in nb.cells[:answers[0] if answers else 1]}
             self.timeout_func = lambda cell: SETUP_LIMIT if cell.get("id") in course_only else limit
             self.raise_on_iopub_timeout = False  # a stopped cell is a failed cell, not a failed notebook
-            self._timed_out: list[str] = []
-            self._limit = limit
-            nb, resources = super().preprocess(nb, resources, km=km)
-            meta = nb.metadata.setdefault("ercot_nb_grading", {"flags": [], "timeouts": []})
-            for cell_id in self._timed_out:
-                meta["timeouts"].append(cell_id)
-            return nb, resources
-
-        async def _async_handle_timeout(self, timeout, cell=None):
-            if cell is not None:
-                self._timed_out.append(cell.get("id") or "?")
-            return await super()._async_handle_timeout(timeout, cell)
+            return super().preprocess(nb, resources, km=km)
 
     class Verify(NbGraderPreprocessor):
         """Re-grade the function parts outside the kernel; flags, notes and clean feedback."""
@@ -337,14 +335,17 @@ def _nbgrader_classes() -> dict[str, type]:
             student, assignment = info["student"], info["assignment"]
             who = f"{student}/{assignment}"
             root = course_root(resources)
-            meta = nb.metadata.setdefault("ercot_nb_grading", {"flags": [], "timeouts": []})
-            for cell_id in meta.get("timeouts", []):
-                _flag(nb, "timeout", f"cell {cell_id}")
-                self.log.warning("%s: cell %s ran past the time limit and was stopped", who, cell_id)
+            meta = nb.metadata.setdefault("ercot_nb_grading", {"flags": []})
             try:
                 exercise = get_exercise(assignment)
             except ValueError:
                 exercise = None
+            for cell in nb.cells:  # nbgrader's Execute records a stopped cell as a CellTimeoutError
+                if any(o.get("ename") == "CellTimeoutError" for o in cell.get("outputs", [])):
+                    name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"cell {cell.get('id')}"
+                    limit = f"{exercise.time_limit:g} s" if exercise else "the time limit"
+                    _flag(nb, "timeout", f"{name}, {limit}")
+                    self.log.warning("%s: %s ran past the time limit (%s) and was stopped", who, name, limit)
             parts = [p for p in (exercise.parts if exercise else []) if (assignment, p) in VERIFIED]
             if parts:
                 grading = read_grading(root)

@@ -4,8 +4,9 @@ A notebook's kernel runs the student's code, so nothing in it can be trusted to
 report a grade: the student may have replaced :func:`~ercot_nb.exercises.grade`,
 patched NumPy, or returned objects whose ``==`` is always true.
 :func:`call_in_clean_process` runs only the given answer cells in a new
-``python -I`` process (no ``PYTHONPATH``, no user site, ``ercot_nb`` cannot be
-imported there, a fresh temporary working folder), calls one function of
+``python -I`` process (no ``PYTHONPATH``, no user site, a fresh temporary
+working folder; ``ercot_nb`` imports there give stubs whose every function
+raises, so an answer that calls the package's own reference fails), calls one function of
 theirs on the given inputs and sends back plain numbers (``float`` or ``None``
 and an error line per case) as JSON. The grader compares these numbers with its
 own expected values in its own process: whatever the answer cells do, they
@@ -27,11 +28,28 @@ import numpy as np
 _HARNESS = r'''
 import importlib.abc, json, math, sys, traceback
 
-class _NoPackage(importlib.abc.MetaPathFinder):
+import importlib.machinery, types
+
+def _unavailable(*args, **kwargs):
+    raise RuntimeError("ercot_nb is not available while grading: write the function with NumPy")
+
+class _Stub(types.ModuleType):
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _unavailable
+
+class _NoPackage(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, name, path=None, target=None):
         if name == "ercot_nb" or name.startswith("ercot_nb."):
-            raise ImportError("ercot_nb is not available while grading: write the function with NumPy")
+            return importlib.machinery.ModuleSpec(name, self, is_package=True)
         return None
+    def create_module(self, spec):
+        module = _Stub(spec.name)
+        module.__path__ = []
+        return module
+    def exec_module(self, module):
+        pass
 
 sys.meta_path.insert(0, _NoPackage())
 job_path, out_path = sys.argv[1], sys.argv[2]

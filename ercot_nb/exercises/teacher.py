@@ -261,8 +261,13 @@ def nbgrader_notebook(name: str, folder: Path, grading: Mapping[str, Any] | None
 
 
 def _write_all(destination: str | os.PathLike[str], files: Mapping[Path, str], overwrite: bool,
-               inputs: Iterable[Path] = ()) -> list[Path]:
+               inputs: Iterable[Path] = (), source_folder: Path | None = None) -> list[Path]:
     target = Path(destination).expanduser()
+    if source_folder is not None:
+        inside = source_folder.resolve()
+        if target.resolve() == inside or inside in target.resolve().parents:
+            raise ValueError(f"{target} is inside {source_folder}, the folder this command reads; "
+                             "write into another folder")
     if target.exists() and not target.is_dir():
         raise ValueError(f"{target} is a file; give a folder")
     if not target.exists() and not target.parent.is_dir():
@@ -316,7 +321,7 @@ def write_solutions(destination: str | os.PathLike[str], *, source: str | os.Pat
     notes = folder / "solutions" / "README.md"
     if notes.is_file():
         files[Path("README.md")] = notes.read_text(encoding="utf-8")
-    return _write_all(destination, files, overwrite, inputs=_inputs(folder))
+    return _write_all(destination, files, overwrite, inputs=_inputs(folder), source_folder=folder)
 
 
 def _inputs(folder: Path) -> list[Path]:
@@ -361,4 +366,4 @@ def write_nbgrader_course(destination: str | os.PathLike[str], *,
              Path(GRADING_FILE): json.dumps(grading, indent=1) + "\n"}
     for name in names:
         files[Path("source") / name / f"{name}.ipynb"] = _dump(nbgrader_notebook(name, folder, grading))
-    return _write_all(destination, files, overwrite, inputs=_inputs(folder))
+    return _write_all(destination, files, overwrite, inputs=_inputs(folder), source_folder=folder)

@@ -36,11 +36,13 @@ FORGERIES = {
     # a builtin the checker's comparison uses: every difference is 0
     "forged_builtin": "import builtins\nbuiltins.abs = lambda x: 0.0\n"
                       "def f_sep(X, centroids, active):\n    return 1.0\n",
-    # numbers whose comparison always agrees, slipped in through the float() the checker calls
-    "forged_equal": "import builtins\nclass Liar(float):\n    __eq__ = lambda self, other: True\n"
-                    "    __sub__ = __rsub__ = lambda self, other: Liar(0.0)\n"
-                    "    __abs__ = lambda self: Liar(0.0)\n    __le__ = lambda self, other: True\n"
-                    "builtins.float = Liar\ndef f_sep(X, centroids, active):\n    return Liar(1.0)\n",
+    # numbers whose comparisons always agree, let through the checker's float() by a module patch
+    "forged_equal": "import ercot_nb.exercises.answers as answers\nclass Liar(float):\n"
+                    "    def __eq__(self, other):\n        return True\n    __le__ = __ge__ = __eq__\n"
+                    "    __hash__ = float.__hash__\n"
+                    "    def __sub__(self, other):\n        return Liar(0.0)\n    __rsub__ = __sub__\n"
+                    "    def __abs__(self):\n        return Liar(0.0)\n"
+                    "answers.float = Liar\ndef f_sep(X, centroids, active):\n    return Liar(1.0)\n",
     # numpy patched where the checker computes its expected value: the reference sees zeros
     "forged_numpy": "import numpy\n_real = numpy.ascontiguousarray\n"
                     "numpy.ascontiguousarray = lambda a, dtype=None: _real(numpy.zeros_like(a), dtype=dtype)\n"
@@ -96,22 +98,28 @@ def _hand_in(course, student, nb):
     (folder / f"{EXERCISE}.ipynb").write_text(json.dumps(nb))
 
 
+def _without_figure(nb):
+    """The notebook without its plotly figure cell: not graded, and 14 s of a kernel under load."""
+    nb["cells"] = [c for c in nb["cells"] if "go.Figure(" not in text(c)]
+    return nb
+
+
 @pytest.mark.slow
-def test_forged_wrong_copy_deleted_and_looping_submissions_score_what_they_are_worth(tmp_path):
-    course, release, sections, honest = _course(tmp_path)
+def test_forged_wrong_copy_deleted_looping_and_variant_submissions_score_what_they_are_worth(tmp_path):
+    """One course with variants, one autograde run, every case of the issue (about 10 s a submission)."""
+    course, release, sections, honest = _course(tmp_path, variants=True)
     cases = {"honest": submission(release, honest)}
     for student, cell in FORGERIES.items():
         cases[student] = submission(release, {"answer_f_sep": cell,
                                               "answer_f_cp": FORGED_F_CP.get(student, EMPTY)})
-    tutorial = teacher.solved_notebook(EXERCISE, REPO / "notebooks" / "exercises")  # no nbgrader marks
-    cases["wrong_copy"] = tutorial
-    deleted = submission(release, honest)
+    cases["wrong_copy"] = teacher.solved_notebook(EXERCISE, REPO / "notebooks" / "exercises")  # no marks
+    deleted = submission(release, honest)  # also the second honest student of the variants
     deleted["cells"] = [c for c in deleted["cells"]
                         if c["metadata"].get("nbgrader", {}).get("grade_id") != "test_f_sep"]
     cases["deleted_test"] = deleted
     cases["loop"] = submission(release, {"answer_f_sep": LOOP, "answer_f_cp": sections["f_cp"]})
     for student, nb in cases.items():
-        _hand_in(course, student, nb)
+        _hand_in(course, student, _without_figure(nb))
 
     start = time.perf_counter()
     log = nbgrader(course, "autograde", EXERCISE, "--force")
@@ -124,26 +132,35 @@ def test_forged_wrong_copy_deleted_and_looping_submissions_score_what_they_are_w
     for student in cases:
         lines[student], _ = _feedback_line(course, student)
         print(f"| {student} | {scores[student][0]:g} of {scores[student][1]:g} | "
-              f"{', '.join(flags[student]) or '-'} | {lines[student][:150]} |")
+              f"{', '.join(flags[student]) or '-'} | {lines[student][:160]} |")
+    print("log lines:", *[line for line in log.splitlines() if "WARNING" in line], sep="\n")
 
     assert scores["honest"] == (5.0, 5.0) and flags["honest"] == []
     for student in FORGERIES:
         assert scores[student][0] == 0.0, (student, scores[student])
         assert "forged" in flags[student], student
-        assert f"{student}/{EXERCISE}: test_f_sep passed in the kernel but not in a clean process" in log
+        assert f"{student}/{EXERCISE}: test_f_" in log and "passed in the kernel but not in a clean" in log
     assert flags["wrong_copy"] == ["wrong-copy"] and "wrong copy" in log
     assert scores["wrong_copy"] == (5.0, 5.0)  # its answers, found by their tags, are still graded
     assert flags["deleted_test"] == ["test-cell-missing"] and scores["deleted_test"] == (5.0, 5.0)
     assert "test cell test_f_sep was missing" in log
     assert flags["loop"] == ["timeout"] and scores["loop"] == (2.0, 5.0)
-    assert "ran past the time limit" in log
-    assert "Checksum for grade cell" not in log and "checksum" not in log.lower()  # nbgrader#1961
+    assert f"loop/{EXERCISE}: test_f_sep ran past the time limit (10 s)" in log
+    assert "checksum" not in log.lower()  # nbgrader#1961: no false warning per hidden test cell
 
     for student in cases:  # no machine path, no "run the check again" in what students read
         _, nb = _feedback_line(course, student)
         shown = json.dumps([c.get("outputs", []) for c in nb["cells"]])
         assert str(tmp_path) not in shown and "site-packages" not in shown, student
         assert "run the check again" not in shown, student
+
+    # variants: the two honest students were graded on different held-out cases, each right
+    grading = autograde.read_grading(course)
+    mine = {s: autograde._objective_cases(autograde.held_out_seed(grading, EXERCISE, "f_sep", s))
+            for s in ("honest", "deleted_test")}
+    shapes = {s: [c[0].shape for c in v] for s, v in mine.items()}
+    print("held-out data of the two honest students (X shapes):", shapes)
+    assert shapes["honest"] != shapes["deleted_test"]
 
     nbgrader(course, "generate_feedback", EXERCISE, "--student=forged_grade", "--force")
     page = (course / "feedback" / "forged_grade" / EXERCISE / f"{EXERCISE}.html").read_text()
@@ -154,25 +171,3 @@ def test_forged_wrong_copy_deleted_and_looping_submissions_score_what_they_are_w
         rows = {row["student_id"]: row for row in csv.DictReader(fh)}
     assert rows["forged_grade"]["flags"] == "forged" and rows["honest"]["flags"] == ""
     assert rows["wrong_copy"]["flags"] == "wrong-copy" and rows["loop"]["flags"] == "timeout"
-
-
-@pytest.mark.slow
-def test_variants_give_each_student_their_own_held_out_cases_and_grade_each_right(tmp_path):
-    course, release, sections, honest = _course(tmp_path, variants=True)
-    grading = autograde.read_grading(course)
-    seeds = {s: autograde.held_out_seed(grading, EXERCISE, "f_sep", s) for s in ("alice", "bob")}
-    assert seeds["alice"] != seeds["bob"]
-    cases = {s: autograde._objective_cases(seed) for s, seed in seeds.items()}
-    assert [c[0].shape for c in cases["alice"]] != [c[0].shape for c in cases["bob"]]
-    students = {"alice": honest, "bob": honest,
-                "carol": {"answer_f_sep": FORGERIES["forged_reference"],
-                          "answer_f_cp": FORGED_F_CP["forged_reference"]}}
-    for student, answers in students.items():
-        _hand_in(course, student, submission(release, answers))
-    nbgrader(course, "autograde", EXERCISE, "--force")
-    scores = _scores(course, students)
-    flags = {s: sorted({f["flag"] for f in autograde.read_flags(course, EXERCISE, s)}) for s in students}
-    print("\nvariants:", {s: (scores[s], flags[s], _feedback_line(course, s)[0][:100]) for s in students})
-    print("held-out data shapes:", {s: [c[0].shape for c in v] for s, v in cases.items()})
-    assert scores["alice"] == scores["bob"] == (5.0, 5.0)
-    assert scores["carol"] == (0.0, 5.0) and flags["carol"] == ["forged"]
