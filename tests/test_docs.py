@@ -106,6 +106,30 @@ def broken_internal_links(site: Path) -> list[str]:
     return broken
 
 
+def test_tutorial_gallery_has_a_thumbnail_a_launch_and_a_download_per_tutorial(tmp_path):
+    import re
+
+    import shutil
+
+    (tmp_path / "notebooks").mkdir()
+    for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"):
+        shutil.copy(path, tmp_path / "notebooks" / path.name)
+    notebooks = sorted((tmp_path / "notebooks").glob("*.ipynb"))
+    binder = "https://mybinder.org/v2/gh/O/r/HEAD?urlpath=lab/tree/notebooks/01_quickstart.ipynb"
+    thumbs = tmp_path / "notebooks" / "_thumbs"
+    table = ercot_docs.gallery_markdown(notebooks, thumbs, tmp_path, binder)
+    rows = table.splitlines()[2:]
+    assert len(rows) == len(notebooks) >= 9
+    for notebook, row in zip(notebooks, rows):
+        assert row.startswith(f"| ![{notebook.stem}](notebooks/_thumbs/{notebook.stem}.svg) | [")
+        assert f"urlpath=lab/tree/notebooks/{notebook.name})" in row
+        assert f"{{download}}`download <notebooks/{notebook.name}>`" in row
+        svg = (thumbs / f"{notebook.stem}.svg").read_text()
+        assert svg.startswith("<svg") and re.search(r"<(circle|polyline|text)", svg)
+    evil = ercot_docs.thumbnail_svg(None, '<script>"x"</script>')
+    assert "<script>" not in evil and "&lt;script&gt;" in evil
+
+
 def _guide_table(heading: str) -> list[list[str]]:
     """Rows of the first Markdown table under ``## heading`` of the teacher's guide."""
     text = (DOCS / "grading.md").read_text(encoding="utf-8").split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
