@@ -394,15 +394,20 @@ def _nbgrader_classes() -> dict[str, type]:
         def export(self, gradebook):
             super().export(gradebook)
             dest = Path(self.to or "grades.csv")
-            root = Path(gradebook.db_url[len("sqlite:///"):]).parent if gradebook.db_url.startswith(
-                "sqlite:///") else Path.cwd()
-            lines = dest.read_text(encoding="utf-8").splitlines()
-            out = [lines[0] + ",flags"]
-            for line in lines[1:]:
-                fields = line.split(",")
-                flags = read_flags(root, fields[0], fields[3])
-                out.append(line + "," + ";".join(sorted({f["flag"] for f in flags})))
-            atomic_write_text(dest, "\n".join(out) + "\n")
+            coursedir = getattr(self.parent, "coursedir", None)
+            root = Path(coursedir.root) if coursedir is not None else Path.cwd()
+            import csv
+            import io
+
+            rows = list(csv.DictReader(io.StringIO(dest.read_text(encoding="utf-8"))))
+            out = io.StringIO()
+            writer = csv.DictWriter(out, [*(rows[0].keys() if rows else ["assignment", "student_id"]), "flags"],
+                                    lineterminator="\n")
+            writer.writeheader()
+            for row in rows:
+                flags = read_flags(root, row["assignment"], row["student_id"])
+                writer.writerow({**row, "flags": ";".join(sorted({f["flag"] for f in flags}))})
+            atomic_write_text(dest, out.getvalue())
 
     del MissingEntry
     return {"Inspect": Inspect, "TimedExecute": TimedExecute, "Verify": Verify,
