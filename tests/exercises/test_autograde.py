@@ -171,3 +171,23 @@ def test_forged_wrong_copy_deleted_looping_and_variant_submissions_score_what_th
         rows = {row["student_id"]: row for row in csv.DictReader(fh)}
     assert rows["forged_grade"]["flags"] == "forged" and rows["honest"]["flags"] == ""
     assert rows["wrong_copy"]["flags"] == "wrong-copy" and rows["loop"]["flags"] == "timeout"
+
+
+def test_clean_process_grades_only_what_the_function_returns():
+    """The fast core of the slow test: forgeries in the answer cells cannot change the verdict."""
+    sections = teacher.solution_sections(EXERCISE, REPO / "notebooks" / "exercises")
+    reference = [sections["f_sep"]]
+    seed = autograde.derived_seed("ab" * 32, "test")
+    assert autograde.verify_part(EXERCISE, "f_sep", [sections["f_sep"]], reference, seed=seed, timeout=30)[0]
+    for name in ("forged_grade", "forged_equal", "forged_reference"):
+        passed, why = autograde.verify_part(EXERCISE, "f_sep", [FORGERIES[name]], reference, seed=seed, timeout=30)
+        assert not passed and why.startswith("case 1 of 5"), (name, why)
+    passed, why = autograde.verify_part(EXERCISE, "f_sep", [LOOP], reference, seed=None, timeout=3)
+    assert not passed and why.startswith("timeout")
+
+
+def test_feedback_loses_machine_paths():
+    line = 'File "/home/teacher/course/.venv/lib/python3.11/site-packages/ercot_nb/exercises/registry.py", line 9'
+    assert autograde.without_paths(line) == 'File "registry.py", line 9'
+    assert autograde.without_paths(r"C:\Users\t\course\x.py failed") == "x.py failed"
+    assert autograde.without_paths("1/2 of the cases, f_cp/f_sep") == "1/2 of the cases, f_cp/f_sep"
