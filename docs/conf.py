@@ -58,7 +58,7 @@ def _mirror_notebooks() -> None:
             copy.parent.mkdir(parents=True, exist_ok=True)
             copy.write_bytes(content)
     for copy in [p for p in target.rglob("*") if p.is_file()]:
-        if copy.relative_to(target) not in wanted:
+        if copy.relative_to(target) not in wanted and copy.parent.name != "_thumbs":
             copy.unlink()
 
 
@@ -106,6 +106,19 @@ def _binder_links() -> dict[str, str]:
 
 
 myst_substitutions = _binder_links()
+
+
+def _tutorial_gallery() -> str:
+    """The gallery table of tutorials.md (thumbnails into docs/notebooks/_thumbs/, a build folder)."""
+    import ercot_docs
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    binder = re.search(r"^\[binder-tutorials\]:\s*(\S+)\s*$", text, re.M).group(1)
+    notebooks = sorted((DOCS / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    return ercot_docs.gallery_markdown(notebooks, DOCS / "notebooks" / "_thumbs", DOCS, binder)
+
+
+myst_substitutions["tutorial_gallery"] = _tutorial_gallery()
 
 # -- API reference -------------------------------------------------------------
 autodoc_typehints = "none"  # numpydoc's Parameters sections carry the types

@@ -265,6 +265,9 @@ def build_parser(algorithm: str | None = None) -> argparse.ArgumentParser:
                          help="root of a clone or unpacked sdist holding notebooks/exercises/solutions/ "
                               "(default: the tree this package runs from)")
     teacher.add_argument("--overwrite", action="store_true", help="replace existing files")
+    teacher.add_argument("--variants", action="store_true",
+                         help="nbgrader: grade each student on held-out cases of their own, seeded from "
+                              "their student id by the course secret")
     teacher.set_defaults(handler=_teacher)
     return parser
 
@@ -526,9 +529,14 @@ def _tutorials(args: argparse.Namespace) -> int:
 def _teacher(args: argparse.Namespace) -> int:
     from .exercises import teacher
 
-    write = teacher.write_solutions if args.what == "solutions" else teacher.write_nbgrader_course
     try:
-        written = write(args.dir, source=args.source, overwrite=args.overwrite)
+        if args.what == "solutions":
+            if args.variants:
+                raise _InputError("--variants is an option of teacher nbgrader, not of teacher solutions")
+            written = teacher.write_solutions(args.dir, source=args.source, overwrite=args.overwrite)
+        else:
+            written = teacher.write_nbgrader_course(args.dir, source=args.source, overwrite=args.overwrite,
+                                                    variants=args.variants)
     except ValueError as exc:
         raise _InputError(str(exc)) from None
     except OSError as exc:

@@ -106,6 +106,68 @@ def broken_internal_links(site: Path) -> list[str]:
     return broken
 
 
+def test_tutorial_gallery_has_a_thumbnail_a_launch_and_a_download_per_tutorial(tmp_path):
+    import re
+
+    import shutil
+
+    (tmp_path / "notebooks").mkdir()
+    for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"):
+        shutil.copy(path, tmp_path / "notebooks" / path.name)
+    notebooks = sorted((tmp_path / "notebooks").glob("*.ipynb"))
+    binder = "https://mybinder.org/v2/gh/O/r/HEAD?urlpath=lab/tree/notebooks/01_quickstart.ipynb"
+    thumbs = tmp_path / "notebooks" / "_thumbs"
+    table = ercot_docs.gallery_markdown(notebooks, thumbs, tmp_path, binder)
+    rows = table.splitlines()[2:]
+    assert len(rows) == len(notebooks) >= 9
+    for notebook, row in zip(notebooks, rows):
+        assert row.startswith(f"| ![{notebook.stem}](notebooks/_thumbs/{notebook.stem}.svg) | [")
+        assert f"urlpath=lab/tree/notebooks/{notebook.name})" in row
+        assert f"{{download}}`download <notebooks/{notebook.name}>`" in row
+        svg = (thumbs / f"{notebook.stem}.svg").read_text()
+        assert svg.startswith("<svg") and re.search(r"<(circle|polyline|text)", svg)
+    evil = ercot_docs.thumbnail_svg(None, '<script>"x"</script>')
+    assert "<script>" not in evil and "&lt;script&gt;" in evil
+
+
+def _guide_table(heading: str) -> list[list[str]]:
+    """Rows of the first Markdown table under ``## heading`` of the teacher's guide."""
+    text = (DOCS / "grading.md").read_text(encoding="utf-8").split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line.strip("|").split("|") for line in text.splitlines() if line.startswith("|")]
+    return [[cell.strip() for cell in row] for row in rows[2:]]
+
+
+def test_teachers_guide_points_limits_and_flags_are_those_the_grader_uses(tmp_path):
+    """The guide's points table is nbgrader's count of the course; limits and flags are the grader's."""
+    import re
+
+    from ercot_nb.exercises import autograde, list_exercises, teacher
+    from ercot_nb.exercises.registry import get_exercise
+
+    teacher.write_nbgrader_course(tmp_path, source=ROOT)
+    counted = {}
+    for name in list_exercises():
+        nb = json.loads((tmp_path / "source" / name / f"{name}.ipynb").read_text(encoding="utf-8"))
+        counted[name] = sum(c["metadata"]["nbgrader"].get("points", 0) for c in nb["cells"]
+                            if c["metadata"].get("nbgrader", {}).get("grade"))
+    rows = {row[0]: row for row in _guide_table("Points")}
+    assert {name: int(rows[name][3]) for name in list_exercises()} == counted
+    assert int(rows["all four"][3]) == sum(counted.values()) == 19
+    for name in list_exercises():
+        visible = dict(re.findall(r"(\w+) (\d+)", rows[name][1]))
+        hidden = dict(re.findall(r"(\w+) (\d+)", rows[name][2]))
+        exercise = get_exercise(name)
+        assert {k: int(v) for k, v in visible.items()} == exercise.points
+        assert {k: int(v) for k, v in hidden.items()} == exercise.hidden_points
+    limits = {row[0]: row[1] for row in _guide_table("Time limits")}
+    assert limits == {name: f"{get_exercise(name).time_limit:g} s" for name in list_exercises()}
+    assert f"get {autograde.SETUP_LIMIT} s" in (DOCS / "grading.md").read_text(encoding="utf-8")
+    flags = {row[0].strip("`") for row in _guide_table("Flags")}
+    assert flags == set(autograde.FLAGS)
+    solutions_notes = (ROOT / "notebooks" / "exercises" / "solutions" / "README.md").read_text(encoding="utf-8")
+    assert "19 points in all" in solutions_notes and "16 in all" not in solutions_notes
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     out = Path(os.environ.get("ERCOT_NB_DOCS_OUT") or tmp_path_factory.mktemp("docs") / "html")

@@ -147,6 +147,106 @@ def _add_plotly_scripts(app: Any, pagename: str, templatename: str, context: dic
         app.add_js_file("ercot-plotly.js")
 
 
+# -- the tutorial gallery ----------------------------------------------------------------------
+_THUMB_W, _THUMB_H, _THUMB_PAD = 160, 100, 6
+_THUMB_COLORS = ("#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a", "#19d3f3")
+
+
+def _numbers(values: Any) -> list[float] | None:
+    """A trace's x or y as floats (plain lists or plotly's base64 typed arrays), else None."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(values, dict) and "bdata" in values:
+        array = np.frombuffer(base64.b64decode(values["bdata"]), dtype=np.dtype(values.get("dtype", "f8")))
+        return [float(v) for v in array.ravel()]
+    if isinstance(values, list) and values and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                   for v in values):
+        return [float(v) for v in values]
+    return None
+
+
+def first_figure(notebook: Path) -> dict[str, Any] | None:
+    """The first Plotly figure stored in a notebook's outputs, else None."""
+    data = json.loads(Path(notebook).read_text(encoding="utf-8"))
+    for cell in data.get("cells", []):
+        for output in cell.get("outputs", []):
+            figure = output.get("data", {}).get(PLOTLY_MIME)
+            if isinstance(figure, dict) and any(_numbers(t.get("x")) and _numbers(t.get("y"))
+                                                for t in figure.get("data", []) if isinstance(t, dict)):
+                return figure
+    return None
+
+
+def thumbnail_svg(figure: dict[str, Any] | None, label: str) -> str:
+    """A small SVG sketch of a figure's x-y traces (points or lines); a lettered tile without one."""
+    import html as _html
+
+    head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{_THUMB_W}" height="{_THUMB_H}" '
+            f'viewBox="0 0 {_THUMB_W} {_THUMB_H}" role="img" aria-label="{_html.escape(label)}">'
+            f'<rect width="{_THUMB_W}" height="{_THUMB_H}" rx="6" fill="#f7f7fb" stroke="#d0d0e0"/>')
+    traces = []
+    for trace in (figure or {}).get("data", []):
+        x, y = _numbers(trace.get("x")), _numbers(trace.get("y"))
+        if x and y and len(x) == len(y):
+            traces.append((trace.get("mode", "markers") or "markers", x[:400], y[:400]))
+    points = [(a, b) for _, xs, ys in traces for a, b in zip(xs, ys)
+              if a == a and b == b and abs(a) != float("inf") and abs(b) != float("inf")]
+    if not points:
+        return head + (f'<text x="50%" y="55%" text-anchor="middle" font-family="sans-serif" font-size="14" '
+                       f'fill="#555">{_html.escape(label)}</text></svg>\n')
+    x0, x1 = min(p[0] for p in points), max(p[0] for p in points)
+    y0, y1 = min(p[1] for p in points), max(p[1] for p in points)
+
+    def at(a: float, b: float) -> str:
+        px = _THUMB_PAD + (a - x0) / ((x1 - x0) or 1.0) * (_THUMB_W - 2 * _THUMB_PAD)
+        py = _THUMB_H - _THUMB_PAD - (b - y0) / ((y1 - y0) or 1.0) * (_THUMB_H - 2 * _THUMB_PAD)
+        return f"{px:.1f},{py:.1f}"
+
+    body = []
+    for index, (mode, xs, ys) in enumerate(traces[:12]):
+        color = _THUMB_COLORS[index % len(_THUMB_COLORS)]
+        pairs = [(a, b) for a, b in zip(xs, ys) if (a, b) in set(points)]
+        if "lines" in mode:
+            body.append(f'<polyline fill="none" stroke="{color}" stroke-width="1.5" '
+                        f'points="{" ".join(at(a, b) for a, b in pairs)}"/>')
+        else:
+            body += [f'<circle cx="{at(a, b).split(",")[0]}" cy="{at(a, b).split(",")[1]}" r="1.8" '
+                     f'fill="{color}" fill-opacity="0.8"/>' for a, b in pairs]
+    return head + "".join(body) + "</svg>\n"
+
+
+def gallery_markdown(notebooks: list[Path], thumbs: Path, docs: Path, binder: str) -> str:
+    """A Markdown table of the tutorials: thumbnail, title, Binder launch and download links.
+
+    ``binder`` is the README's Binder link of the first tutorial; each row's launch link opens
+    its own notebook. The thumbnails are written into ``thumbs`` (a build folder).
+    """
+    thumbs.mkdir(parents=True, exist_ok=True)
+    first = re.search(r"notebooks/[^/&?]+\.ipynb", binder)
+    if first is None:
+        raise ValueError(f"the Binder link {binder} does not open a notebook of notebooks/")
+    rows = ["| | tutorial | run it |", "|---|---|---|"]
+    for notebook in notebooks:
+        data = json.loads(notebook.read_text(encoding="utf-8"))
+        title = next((line.lstrip("# ").strip() for cell in data.get("cells", [])
+                      if cell.get("cell_type") == "markdown"
+                      for line in "".join(cell.get("source", "")).splitlines() if line.startswith("# ")),
+                     notebook.stem)
+        svg = thumbs / f"{notebook.stem}.svg"
+        content = thumbnail_svg(first_figure(notebook), notebook.stem[:2])
+        if not svg.is_file() or svg.read_text(encoding="utf-8") != content:
+            svg.write_text(content, encoding="utf-8")
+        where = notebook.relative_to(docs).as_posix()
+        launch = binder.replace(first.group(), f"notebooks/{notebook.name}")
+        title = title.replace("|", "\\|").replace("[", "\\[").replace("]", "\\]")
+        rows.append(f"| ![{notebook.stem}]({svg.relative_to(docs).as_posix()}) | "
+                    f"[{title}]({where}) | [launch on Binder]({launch}) · "
+                    f"{{download}}`download <{where}>` |")
+    return "\n".join(rows) + "\n"
+
+
 def setup(app: Any) -> dict[str, Any]:
     """Register the plotly.js copy and the per-page scripts."""
     app.connect("build-finished", _copy_plotly_js)

@@ -22,6 +22,10 @@ from .ex04_vanishing import check_compare, check_ex4_statements, check_true_coun
 from .feedback import Feedback, Mistake, NotAttempted
 
 
+KEEP_GOING = "\nKeep going: fix this and run the check again."
+GRADED_EMPTY = ("Nothing was handed in for this part: the answer cell still holds its starter "
+                "(None), so this test scores 0.")
+
 _Checker = Callable[[Any, Mapping[str, Any], int], str]
 
 
@@ -31,7 +35,9 @@ class Exercise:
 
     ``points[part]`` is what a grader (nbgrader) gives for a passed part;
     ``hidden[part]`` checks the same answer on cases the student never sees,
-    worth ``hidden_points[part]``.
+    worth ``hidden_points[part]``. ``time_limit`` is the seconds a cell of the
+    graded notebook may run (nbgrader's autograde of the course stops it after
+    that and flags ``timeout``): sized from the reference run, see the teacher's guide.
     """
 
     title: str
@@ -39,6 +45,7 @@ class Exercise:
     points: dict[str, int]
     hidden: dict[str, _Checker] = field(default_factory=dict)
     hidden_points: dict[str, int] = field(default_factory=dict)
+    time_limit: float = 120.0
 
 
 EXERCISES: dict[str, Exercise] = {
@@ -48,6 +55,7 @@ EXERCISES: dict[str, Exercise] = {
         points={"f_sep": 2, "f_cp": 1},
         hidden={"f_sep": check_f_sep_held_out, "f_cp": check_f_cp_held_out},
         hidden_points={"f_sep": 1, "f_cp": 1},
+        time_limit=10.0,
     ),
     "02_predict_the_knee": Exercise(
         "Predict the knee of a Pareto front, then implement the knee rule",
@@ -55,6 +63,7 @@ EXERCISES: dict[str, Exercise] = {
         points={"predict": 1, "knee_rule": 2},
         hidden={"knee_rule": check_knee_rule_held_out},
         hidden_points={"knee_rule": 1},
+        time_limit=60.0,
     ),
     "03_explain_the_weight_syn3": Exercise(
         "Tune nothing, explain the weight: alpha on Syn3",
@@ -220,7 +229,7 @@ class Session:
         except Mistake as mistake:
             if mistake.counts:
                 self._attempts[key] += 1
-            tail = "\nKeep going: fix this and run the check again." if mistake.counts else ""
+            tail = KEEP_GOING if mistake.counts else ""
             feedback = Feedback(name, part, passed=False, attempted=True, message=f"{mistake}{tail}")
         except Exception as error:  # an answer of a shape no checker foresaw: still no traceback
             feedback = Feedback(
@@ -298,5 +307,8 @@ def grade(name: str, answer: Any, *, part: str | None = None, hidden: bool = Fal
     """
     feedback = Session().check(name, answer, part=part, hidden=hidden, **context)
     if not feedback.passed:
-        raise AssertionError(f"[{feedback.status}] {feedback.exercise} / {feedback.part}\n{feedback.message}")
+        message = feedback.message.replace(KEEP_GOING, "")
+        if not feedback.attempted:
+            message = GRADED_EMPTY
+        raise AssertionError(f"[{feedback.status}] {feedback.exercise} / {feedback.part}\n{message}")
     return feedback

@@ -23,11 +23,13 @@ import ast
 import json
 import os
 import re
-from collections.abc import Mapping
+import secrets
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from .._files import atomic_write_text
+from .autograde import GRADING_FILE, held_out_seed, read_grading
 from .registry import get_exercise, list_exercises
 
 EXERCISES_IN_SOURCE = Path("notebooks") / "exercises"
@@ -36,14 +38,19 @@ EXERCISES_IN_SOURCE = Path("notebooks") / "exercises"
 _SECTION = re.compile(r"^# %% solution: (\S+)[ \t]*$", flags=re.MULTILINE)
 
 NBGRADER_CONFIG = '''"""nbgrader configuration of the ERCOT exercises (from `ercot-nb teacher nbgrader`)."""
+from ercot_nb.exercises.autograde import configure
+
 c = get_config()  # noqa: F821 (nbgrader defines it)
 
 c.CourseDirectory.course_id = "ercot-nb-exercises"
 # A student's cell keeps its starter line (``x = None  # YOUR CODE HERE``); the solution
 # region below it becomes this comment, so an empty submission runs and scores zero.
 c.ClearSolutions.code_stub = {"python": "# (write your answer in place of the None above)"}
-# Exercises 2 to 4 fit ERCOT once or twice (a few seconds each).
-c.Execute.timeout = 300
+# The course's grading steps (ercot_nb.exercises.autograde): per-exercise time limits, the
+# function parts graded again in a clean process (held-out cases from ercot_grading.json,
+# the course secret: keep it out of the students' reach), flags for forged grades, wrong
+# copies, deleted or edited test cells and timeouts, and a flags column in `nbgrader export`.
+configure(c)
 '''
 
 
@@ -86,6 +93,13 @@ def solution_sections(name: str, folder: Path) -> dict[str, str]:
     text = (folder / "solutions" / f"{name}.py").read_text(encoding="utf-8")
     pieces = _SECTION.split(text)
     return {key: body.strip() + "\n" for key, body in zip(pieces[1::2], pieces[2::2])}
+
+
+def _section(sections: Mapping[str, str], key: str, name: str, folder: Path) -> str:
+    if key not in sections:
+        raise ValueError(f"{folder / 'solutions' / (name + '.py')} has no '# %% solution: {key}' section "
+                         f"(the notebook's answer cell {key!r} needs one); add it")
+    return sections[key]
 
 
 def _read_notebook(path: Path) -> dict[str, Any]:
@@ -148,7 +162,7 @@ def solved_notebook(name: str, folder: Path) -> dict[str, Any]:
     for cell in nb["cells"]:
         key = _solution_key(cell)
         if key is not None:
-            cell["source"] = sections[key]
+            cell["source"] = _section(sections, key, name, folder)
         elif cell["cell_type"] == "markdown":
             cell["source"] = _OUTSIDE_LINK.sub(r"\1 (tutorial `\2`)", cell["source"])
         _clear(cell)
@@ -168,7 +182,7 @@ def _code_cell(source: str, metadata: dict[str, Any]) -> dict[str, Any]:
             "source": source}
 
 
-def nbgrader_notebook(name: str, folder: Path) -> dict[str, Any]:
+def nbgrader_notebook(name: str, folder: Path, grading: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Exercise ``name`` in nbgrader's source format.
 
     Starter cells become solution cells (starter line, then the solution between
@@ -184,6 +198,10 @@ def nbgrader_notebook(name: str, folder: Path) -> dict[str, Any]:
         An exercise from :func:`~ercot_nb.exercises.list_exercises`.
     folder : pathlib.Path
         The exercises folder of a source tree (:func:`exercises_folder`).
+    grading : mapping, optional
+        The course's grading file (:func:`~ercot_nb.exercises.autograde.read_grading`): the
+        hidden test cells pass a ``held_out_seed`` derived from its secret, so their cases
+        are not the package's. Default: the package's fixed held-out cases.
 
     Returns
     -------
@@ -204,7 +222,8 @@ def nbgrader_notebook(name: str, folder: Path) -> dict[str, Any]:
         key = _solution_key(cell)
         call = _check_call(cell)
         if key is not None:
-            source = (f"{cell['source'].rstrip()}\n### BEGIN SOLUTION\n{sections[key].rstrip()}\n"
+            body = _section(sections, key, name, folder)
+            source = (f"{cell['source'].rstrip()}\n### BEGIN SOLUTION\n{body.rstrip()}\n"
                       "### END SOLUTION")
             meta = dict(cell["metadata"])
             meta["nbgrader"] = _nbgrader_meta(f"answer_{key}", solution=True, grade=False)
@@ -220,6 +239,9 @@ def nbgrader_notebook(name: str, folder: Path) -> dict[str, Any]:
                                             points=exercise.points[part])}))
             if part in exercise.hidden:
                 call.keywords.append(ast.keyword("hidden", ast.Constant(True)))
+                if grading is not None:
+                    seed = held_out_seed(dict(grading), name, part)
+                    call.keywords.append(ast.keyword("held_out_seed", ast.Constant(seed)))
                 cells.append(_code_cell(
                     "# Hidden test: the same check on held-out cases (graded, not shown to students).\n"
                     "### BEGIN HIDDEN TESTS\nfrom IPython.display import display\n\n"
@@ -238,10 +260,24 @@ def nbgrader_notebook(name: str, folder: Path) -> dict[str, Any]:
     return nb
 
 
-def _write_all(destination: str | os.PathLike[str], files: Mapping[Path, str], overwrite: bool) -> list[Path]:
+def _write_all(destination: str | os.PathLike[str], files: Mapping[Path, str], overwrite: bool,
+               inputs: Iterable[Path] = (), source_folder: Path | None = None) -> list[Path]:
     target = Path(destination).expanduser()
+    if source_folder is not None:
+        inside = source_folder.resolve()
+        if target.resolve() == inside or inside in target.resolve().parents:
+            raise ValueError(f"{target} is inside {source_folder}, the folder this command reads; "
+                             "write into another folder")
     if target.exists() and not target.is_dir():
         raise ValueError(f"{target} is a file; give a folder")
+    if not target.exists() and not target.parent.is_dir():
+        raise ValueError(f"the folder {target.parent} does not exist; create it first or give a folder "
+                         "inside an existing one")
+    read = {path.resolve() for path in inputs}
+    clash = [target / relative for relative in files if (target / relative).resolve() in read]
+    if clash:
+        raise ValueError(f"{clash[0]} is one of the files this command reads ({len(clash)} in all); "
+                         "write into another folder")
     existing = [target / relative for relative in files if (target / relative).exists()]
     if existing and not overwrite:
         raise ValueError(f"{existing[0]} exists ({len(existing)} file(s) would be replaced); "
@@ -285,12 +321,17 @@ def write_solutions(destination: str | os.PathLike[str], *, source: str | os.Pat
     notes = folder / "solutions" / "README.md"
     if notes.is_file():
         files[Path("README.md")] = notes.read_text(encoding="utf-8")
-    return _write_all(destination, files, overwrite)
+    return _write_all(destination, files, overwrite, inputs=_inputs(folder), source_folder=folder)
+
+
+def _inputs(folder: Path) -> list[Path]:
+    """Every file of the exercises folder (and its solutions/): the commands' inputs, never replaced."""
+    return [path for path in [*folder.glob("*"), *(folder / "solutions").glob("*")] if path.is_file()]
 
 
 def write_nbgrader_course(destination: str | os.PathLike[str], *,
                           source: str | os.PathLike[str] | None = None,
-                          overwrite: bool = False) -> list[Path]:
+                          overwrite: bool = False, variants: bool = False) -> list[Path]:
     """Write an nbgrader course folder: ``nbgrader_config.py`` and ``source/<exercise>/``.
 
     Then, in that folder: ``nbgrader generate_assignment <exercise>`` makes the
@@ -304,7 +345,11 @@ def write_nbgrader_course(destination: str | os.PathLike[str], *,
     source : path, optional
         Source tree holding the solutions (see :func:`exercises_folder`).
     overwrite : bool, default=False
-        Replace files that exist; by default an existing file is an error.
+        Replace files that exist; by default an existing file is an error. The
+        course secret (``ercot_grading.json``) of an existing course is kept.
+    variants : bool, default=False
+        Grade each student on held-out cases of their own, seeded from their
+        student id by the course secret.
 
     Returns
     -------
@@ -313,7 +358,12 @@ def write_nbgrader_course(destination: str | os.PathLike[str], *,
     """
     folder = exercises_folder(source)
     names = list_exercises()
-    files = {Path("nbgrader_config.py"): NBGRADER_CONFIG}
+    target = Path(destination).expanduser()
+    grading = {"secret": secrets.token_hex(32), "variants": bool(variants)}
+    if (target / GRADING_FILE).is_file():
+        grading["secret"] = read_grading(target)["secret"]  # a course keeps its secret
+    files = {Path("nbgrader_config.py"): NBGRADER_CONFIG,
+             Path(GRADING_FILE): json.dumps(grading, indent=1) + "\n"}
     for name in names:
-        files[Path("source") / name / f"{name}.ipynb"] = _dump(nbgrader_notebook(name, folder))
-    return _write_all(destination, files, overwrite)
+        files[Path("source") / name / f"{name}.ipynb"] = _dump(nbgrader_notebook(name, folder, grading))
+    return _write_all(destination, files, overwrite, inputs=_inputs(folder), source_folder=folder)
