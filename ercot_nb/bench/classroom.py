@@ -84,7 +84,7 @@ class ClassReport:
 
     students: int
     pages: list[StudentPage]
-    kernel_mib: list[float]
+    kernel_mib: list[tuple[float, float]]
     kernels_left: int
     load_before: tuple[float, float, float]
     load_after: tuple[float, float, float]
@@ -124,13 +124,16 @@ def _kernel_processes(launcher_pid: int) -> list:
     return found
 
 
-def _rss_mib(processes: list) -> list[float]:
+def _rss_mib(processes: list) -> list[tuple[float, float]]:
+    """(resident, unique) MiB of each process: unique is what it alone holds (psutil's USS),
+    resident also counts the libraries' pages that every kernel shares."""
     import psutil
 
     sizes = []
     for process in processes:
         with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
-            sizes.append(process.memory_info().rss / 2**20)
+            info = process.memory_full_info()
+            sizes.append((info.rss / 2**20, info.uss / 2**20))
     return sizes
 
 
@@ -175,7 +178,8 @@ async def _student(browser, number: int, url: str, timeout: float, start: asynci
 
 
 def run_class(students: int, *, timeout: float = 300.0, server_args: list[str] | None = None,
-              chromium: str = CHROMIUM, settle: float = 30.0, port: int | None = None) -> ClassReport:
+              chromium: str = CHROMIUM, settle: float = 30.0, port: int | None = None,
+              server_path: Path | None = None) -> ClassReport:
     """Open the app in ``students`` browser contexts at once and report what each page showed.
 
     Parameters
@@ -191,6 +195,9 @@ def run_class(students: int, *, timeout: float = 300.0, server_args: list[str] |
         Seconds to wait, after the pages closed, for their kernels to shut down.
     port : int, optional
         Port of 127.0.0.1 to serve on (default: a free one).
+    server_path : path, optional
+        Serve the app from this source tree (put first on ``PYTHONPATH``): another checkout
+        of the package, to compare with (default: the package imported here).
 
     Returns
     -------
@@ -205,6 +212,10 @@ def run_class(students: int, *, timeout: float = 300.0, server_args: list[str] |
     scratch = Path(tempfile.mkdtemp(prefix="ercot-nb-class-"))
     (scratch / "home").mkdir()
     env = {**os.environ, "HOME": str(scratch / "home")}
+    if server_path is not None:
+        if not (Path(server_path) / "ercot_nb" / "cli.py").is_file():
+            raise ValueError(f"--server-path {server_path} holds no ercot_nb package; give a checkout's root folder")
+        env["PYTHONPATH"] = os.pathsep.join([str(Path(server_path).resolve()), env.get("PYTHONPATH", "")])
     log_path = scratch / "server.log"
     load_before = os.getloadavg()
     with open(log_path, "wb") as log:
@@ -212,7 +223,7 @@ def run_class(students: int, *, timeout: float = 300.0, server_args: list[str] |
             [sys.executable, "-m", "ercot_nb.cli", "app", "--no-browser", "--port", str(port), *server_args],
             env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
-    kernel_mib: list[float] = []
+    kernel_mib: list[tuple[float, float]] = []
     try:
         _wait_for_port(port, process, timeout=120)
         loop = asyncio.new_event_loop()
@@ -234,7 +245,7 @@ def run_class(students: int, *, timeout: float = 300.0, server_args: list[str] |
 
 
 async def _class_session(students: int, url: str, timeout: float, chromium: str, launcher_pid: int,
-                         settle: float) -> tuple[list[StudentPage], list[float], int]:
+                         settle: float) -> tuple[list[StudentPage], list[tuple[float, float]], int]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as playwright:
@@ -273,8 +284,10 @@ def format_report(report: ClassReport) -> str:
     firsts = [page.first_partition for page in ok if page.first_partition is not None]
     finished = [page.finished for page in ok if page.finished is not None]
     waited = [page for page in pages if page.told_to_wait]
-    memory = (f"{statistics.median(report.kernel_mib):.0f} / {max(report.kernel_mib):.0f} MiB "
-              f"({len(report.kernel_mib)} kernels)" if report.kernel_mib else "-")
+    rss = [resident for resident, _ in report.kernel_mib]
+    uss = [unique for _, unique in report.kernel_mib]
+    memory = (f"{statistics.median(rss):.0f} / {max(rss):.0f} MiB resident, {statistics.median(uss):.0f} / "
+              f"{max(uss):.0f} MiB its own ({len(rss)} kernels)" if rss else "-")
     off = sorted({url for page in pages for url in page.off_machine})
     load = "load {:.1f} {:.1f} {:.1f}".format
     lines = [
@@ -282,7 +295,7 @@ def format_report(report: ClassReport) -> str:
         f"{' '.join(report.server_args) or '(defaults)'}; {os.cpu_count()} cores; "
         f"{load(*report.load_before)} before, {load(*report.load_after)} after",
         "| students | ok | told to wait (then ok) | blank | first partition median / max | finished | "
-        "memory per kernel median / max | kernels left after close |",
+        "memory per kernel median / max (resident; its own: USS) | kernels left after close |",
         "|---|---|---|---|---|---|---|---|",
         f"| {report.students} | {len(ok)} | {len(waited)} ({sum(p.outcome == 'ok' for p in waited)}) | "
         f"{report.count('blank')} | {_stat(firsts)} | {len(finished)} ({_stat(finished)}) | {memory} | "
@@ -308,11 +321,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds, after the pages close, for their kernels to shut down (default 30)")
     parser.add_argument("--port", type=int, default=None, help="port on 127.0.0.1 (default: a free one)")
     parser.add_argument("--chromium", default=CHROMIUM, help=f"Chromium executable (default {CHROMIUM})")
+    parser.add_argument("--server-path", type=Path, default=None,
+                        help="serve the app from this checkout of the package (to compare with another version)")
     parser.add_argument("--json", type=Path, default=None, help="also write every page's timings here (JSON)")
     args, server_args = parser.parse_known_args(argv)
     try:
         report = run_class(args.students, timeout=args.timeout, server_args=server_args,
-                           chromium=args.chromium, settle=args.settle, port=args.port)
+                           chromium=args.chromium, settle=args.settle, port=args.port,
+                           server_path=args.server_path)
     except ValueError as exc:
         print(f"ercot-nb bench class: error: {exc}", file=sys.stderr)
         return 2
