@@ -162,3 +162,36 @@ def test_the_culler_leaves_a_starting_kernel_alone(monkeypatch, caplog):
     asyncio.run(scenario())
     problems = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert not problems, problems
+
+
+def test_a_kernel_whose_page_is_still_loading_is_not_culled(monkeypatch):
+    """Under load a page's scripts take minutes; its kernel (started, never connected) was
+    culled after --cull-idle and the page stayed blank.  Once connected and left, it is culled."""
+    import datetime
+
+    from ercot_nb.widgets.serve.app_server import CappedKernelManager
+
+    async def scenario():
+        release = asyncio.Event()
+        release.set()
+        _fake_start(monkeypatch, release)
+        manager = CappedKernelManager()
+        manager.cull_idle_timeout = 1
+        shut: list[str] = []
+
+        async def shutdown_kernel(kernel_id, *args, **kwargs):
+            shut.append(kernel_id)
+        monkeypatch.setattr(manager, "shutdown_kernel", shutdown_kernel)
+        kernel_id = await manager.start_kernel()
+        manager._kernel_connections[kernel_id] = 0
+        kernel = manager.get_kernel(kernel_id)
+        kernel.execution_state = "idle"
+        kernel.last_activity = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=300)
+        await manager.cull_kernel_if_idle(kernel_id)
+        assert shut == [], "the kernel of a page still loading was culled"
+        manager.notify_connect(kernel_id)
+        manager.notify_disconnect(kernel_id)  # the page connected, then went away
+        await manager.cull_kernel_if_idle(kernel_id)
+        assert shut == [kernel_id]
+
+    asyncio.run(scenario())

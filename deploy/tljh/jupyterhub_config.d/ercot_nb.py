@@ -12,7 +12,6 @@ c.Spawner.environment = {
     # the numba kernels compiled once by install.sh, loaded by every student's kernel
     "NUMBA_CACHE_DIR": "/opt/ercot-nb/numba-cache",
     "NUMBA_CPU_NAME": "generic",
-    "MALLOC_ARENA_MAX": "2",
 }
 # Starting many servers at once: bounded, the others wait with a message (JupyterHub's own queue).
 c.JupyterHub.concurrent_spawn_limit = 4

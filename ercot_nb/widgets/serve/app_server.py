@@ -48,6 +48,7 @@ import posixpath
 import re
 import socket
 import tempfile
+import time
 import uuid
 from collections.abc import Iterable
 from pathlib import Path
@@ -183,11 +184,20 @@ class CappedKernelManager(AsyncMappingKernelManager):
     """
 
     max_kernels = Integer(0, config=True, help="most kernels at once; 0: no cap")
+    first_connect_grace = Integer(
+        600, config=True, help="seconds a kernel whose page never connected yet is kept from the culler "
+                               "(a page still loading on a busy machine); then cull_idle_timeout applies")
 
     def __init__(self, **kwargs) -> None:  # noqa: ANN003 - forwarded to jupyter_server
         super().__init__(**kwargs)
         self._starting: set[str] = set()
         self._closing: set[str] = set()
+        self._started_at: dict[str, float] = {}  # kernel id -> when it started, until its page connects
+
+    def notify_connect(self, kernel_id: str) -> None:
+        """A page connected to the kernel: from now on the culler's idle timeout applies."""
+        self._started_at.pop(kernel_id, None)
+        super().notify_connect(kernel_id)
 
     def live_kernels(self) -> int:
         """Kernels starting or running, not shutting down."""
@@ -200,6 +210,7 @@ class CappedKernelManager(AsyncMappingKernelManager):
             await super().shutdown_kernel(kernel_id, *args, **kwargs)
         finally:
             self._closing.discard(kernel_id)
+            self._started_at.pop(kernel_id, None)
 
     async def cull_kernel_if_idle(self, kernel_id: str) -> None:
         """Cull an idle kernel, skipping one that is still starting, or is (or was) shut down
@@ -207,6 +218,9 @@ class CappedKernelManager(AsyncMappingKernelManager):
         traceback for it, or shut it down twice."""
         if kernel_id in self._closing or kernel_id in self._starting or kernel_id not in self:
             return
+        started = self._started_at.get(kernel_id)
+        if started is not None and time.monotonic() - started < self.first_connect_grace:
+            return  # its page has not connected yet: under load, the page's scripts load slowly
         await super().cull_kernel_if_idle(kernel_id)
 
     async def start_kernel(self, *args, **kwargs) -> str:  # noqa: ANN002, ANN003
@@ -219,7 +233,9 @@ class CappedKernelManager(AsyncMappingKernelManager):
         kwargs["kernel_id"] = kernel_id
         self._starting.add(kernel_id)  # counted before the first await: no race between page loads
         try:
-            return await super().start_kernel(*args, **kwargs)
+            started = await super().start_kernel(*args, **kwargs)
+            self._started_at[started] = time.monotonic()
+            return started
         finally:
             self._starting.discard(kernel_id)
 
