@@ -84,7 +84,7 @@ class ClassReport:
 
     students: int
     pages: list[StudentPage]
-    kernel_mib: list[tuple[float, float]]
+    kernel_mib: list[tuple[float, float, float]]
     kernels_left: int
     load_before: tuple[float, float, float]
     load_after: tuple[float, float, float]
@@ -124,16 +124,17 @@ def _kernel_processes(launcher_pid: int) -> list:
     return found
 
 
-def _rss_mib(processes: list) -> list[tuple[float, float]]:
-    """(resident, unique) MiB of each process: unique is what it alone holds (psutil's USS),
-    resident also counts the libraries' pages that every kernel shares."""
+def _rss_mib(processes: list) -> list[tuple[float, float, float]]:
+    """(resident MiB, unique MiB, CPU seconds) of each process: unique is what it alone holds
+    (psutil's USS), resident also counts the libraries' pages that every kernel shares."""
     import psutil
 
     sizes = []
     for process in processes:
         with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
             info = process.memory_full_info()
-            sizes.append((info.rss / 2**20, info.uss / 2**20))
+            cpu = process.cpu_times()
+            sizes.append((info.rss / 2**20, info.uss / 2**20, cpu.user + cpu.system))
     return sizes
 
 
@@ -223,7 +224,7 @@ def run_class(students: int, *, timeout: float = 300.0, server_args: list[str] |
             [sys.executable, "-m", "ercot_nb.cli", "app", "--no-browser", "--port", str(port), *server_args],
             env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
-    kernel_mib: list[tuple[float, float]] = []
+    kernel_mib: list[tuple[float, float, float]] = []
     try:
         _wait_for_port(port, process, timeout=120)
         loop = asyncio.new_event_loop()
@@ -245,7 +246,7 @@ def run_class(students: int, *, timeout: float = 300.0, server_args: list[str] |
 
 
 async def _class_session(students: int, url: str, timeout: float, chromium: str, launcher_pid: int,
-                         settle: float) -> tuple[list[StudentPage], list[tuple[float, float]], int]:
+                         settle: float) -> tuple[list[StudentPage], list[tuple[float, float, float]], int]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as playwright:
@@ -284,8 +285,9 @@ def format_report(report: ClassReport) -> str:
     firsts = [page.first_partition for page in ok if page.first_partition is not None]
     finished = [page.finished for page in ok if page.finished is not None]
     waited = [page for page in pages if page.told_to_wait]
-    rss = [resident for resident, _ in report.kernel_mib]
-    uss = [unique for _, unique in report.kernel_mib]
+    rss = [sizes[0] for sizes in report.kernel_mib]
+    uss = [sizes[1] for sizes in report.kernel_mib]
+    cpu = [sizes[2] for sizes in report.kernel_mib if len(sizes) > 2]
     memory = (f"{statistics.median(rss):.0f} / {max(rss):.0f} MiB resident, {statistics.median(uss):.0f} / "
               f"{max(uss):.0f} MiB its own ({len(rss)} kernels)" if rss else "-")
     off = sorted({url for page in pages for url in page.off_machine})
@@ -300,6 +302,7 @@ def format_report(report: ClassReport) -> str:
         f"| {report.students} | {len(ok)} | {len(waited)} ({sum(p.outcome == 'ok' for p in waited)}) | "
         f"{report.count('blank')} | {_stat(firsts)} | {len(finished)} ({_stat(finished)}) | {memory} | "
         f"{report.kernels_left} |",
+        f"CPU per kernel until then (median / max): {_stat(cpu)}" if cpu else "CPU per kernel: -",
         f"requests leaving 127.0.0.1: {len(off)}" + (f" ({', '.join(off[:5])})" if off else ""),
     ]
     for page in pages:

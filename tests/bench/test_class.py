@@ -14,7 +14,7 @@ def test_the_table_counts_each_outcome_and_names_what_left_the_machine():
                          told_to_wait="You are number 1 in the queue", waited=1.0),
              StudentPage(3, told_to_wait="Server full: you are number 2 in the queue", waited=2.0),
              StudentPage(4, off_machine=["https://cdn.example/x.css"])]
-    report = ClassReport(4, pages, [(300.0, 180.0), (310.0, 190.0)], 1, (1.0, 1.0, 1.0), (2.0, 2.0, 2.0), [])
+    report = ClassReport(4, pages, [(300.0, 180.0, 20.0), (310.0, 190.0, 30.0)], 1, (1.0, 1.0, 1.0), (2.0, 2.0, 2.0), [])
     table = format_report(report)
     assert "| 4 | 2 | 2 (1) | 1 | 45 / 70 s | 2 (65 / 90 s) |" in table
     assert "305 / 310 MiB resident, 185 / 190 MiB its own (2 kernels) | 1 |" in table
