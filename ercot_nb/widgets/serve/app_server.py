@@ -10,9 +10,15 @@
   when it is bound to all interfaces (``0.0.0.0``/``::``) together with the
   machine's host names, and the names in ``ErcotVoila.allowed_hosts``
   (``ercot-nb app --allow-host NAME``; ``*`` turns the check off).
-* **Kernel cap.**  At most ``ErcotVoila.max_kernels`` app kernels run at once
-  (one per open page); one more page load gets a 503 "server busy, try
-  again" page instead of a new kernel.
+* **A queue, and a kernel cap.**  At most ``ErcotVoila.max_starting`` pages
+  start (kernel start and notebook run) at once and at most
+  ``ErcotVoila.max_kernels`` kernels live (starting or running, one per open
+  page); every other page gets a short page saying its place in the queue
+  (or that the server is full), which opens the app by itself when its turn
+  comes (:mod:`.admission`).  nbclient's timeouts are raised
+  (:data:`EXECUTOR_TIMEOUTS`): its 4 s wait for a cell's outputs dropped the
+  app's own output under load, a blank page.  A kernel whose page has not
+  connected yet is kept from the culler (``first_connect_grace``).
 * **Token from the environment.**  A token in :data:`TOKEN_ENV` protects the
   server (``ercot-nb app --ip`` sets one); it is removed from the
   environment before kernels start, and never appears in a process list.
