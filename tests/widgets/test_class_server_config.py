@@ -95,3 +95,51 @@ def test_every_file_the_image_and_the_install_copy_exists():
         for path in paths:
             base = REPO if not path.startswith("../") else DEPLOY / "image"
             assert (base / path).is_file(), f"{script.name} copies {path}, which is missing"
+
+
+def test_plain_voila_with_the_shipped_config_serves_a_page_without_a_cdn(tmp_path):
+    """As the hub's image installs them: deploy/voila.json where Voila reads its config, the
+    template in a Jupyter data folder; plain `voila NOTEBOOK` then serves a page with no CDN link."""
+    import shutil
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    import nbformat
+
+    template = tmp_path / "share" / "voila" / "templates" / "ercot-nb"
+    template.mkdir(parents=True)
+    shutil.copy(DEPLOY / "voila-template" / "ercot-nb" / "conf.json", template)
+    shutil.copy(REPO / "ercot_nb" / "widgets" / "serve" / "templates" / "index.html.j2", template)
+    folder = tmp_path / "app"
+    folder.mkdir()
+    shutil.copy(DEPLOY / "voila.json", folder)
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("print('plain voila page')")]
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, folder / "app.ipynb")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    (tmp_path / "home").mkdir()
+    env = {**__import__("os").environ, "JUPYTER_PATH": str(tmp_path / "share"), "HOME": str(tmp_path / "home")}
+    server = subprocess.Popen([sys.executable, "-m", "voila", "app.ipynb", f"--port={port}", "--no-browser",
+                               "--Voila.ip=127.0.0.1"], cwd=folder, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=120).read().decode()
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.5)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert "plain voila page" in page
+    assert "fontawesome" not in page and "cdn.jsdelivr" not in page
