@@ -39,8 +39,11 @@ def test_a_class_at_once_starts_two_by_two_and_the_others_keep_their_place():
     assert admission.ask(waiting[1].ticket).place == 2  # not first: still waits
     assert admission.ask(waiting[0].ticket).admitted
     assert admission.ask(waiting[1].ticket).place == 1
-    clock.now += 31  # the first in the queue closed its tab: forgotten
-    assert admission.ask(waiting[2].ticket).place == 1
+    clock.now += 40
+    assert admission.ask(waiting[2].ticket).place == 2  # still asking: keeps its place
+    clock.now += 21  # the first in the queue closed its tab 61 s ago: forgotten
+    decision = admission.ask(waiting[2].ticket)
+    assert decision.place == 1 and decision.ticket == waiting[2].ticket
 
 
 def test_a_full_server_says_so_and_admits_when_a_kernel_goes():

@@ -61,13 +61,13 @@ class Admission:
         Most pages starting (kernel start and notebook run) at once; 0: no limit.
     max_kernels : int
         Most kernels live at once; 0: no limit.
-    forget_after : float, default=30
+    forget_after : float, default=60
         Seconds after which a ticket not asked about leaves the queue.
     clock : callable, default=time.monotonic
     """
 
     def __init__(self, live_kernels: Callable[[], int], max_starting: int, max_kernels: int,
-                 forget_after: float = 30.0, clock: Callable[[], float] = time.monotonic) -> None:
+                 forget_after: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.live_kernels = live_kernels
         self.max_starting = max_starting
         self.max_kernels = max_kernels
