@@ -138,8 +138,8 @@ def _rss_mib(processes: list) -> list[tuple[float, float, float]]:
     return sizes
 
 
-async def _student(browser, number: int, url: str, timeout: float, start: asyncio.Event,
-                   done: asyncio.Event | None = None) -> tuple[StudentPage, object]:
+async def _student(browser, number: int, url: str, timeout: float,
+                   start: asyncio.Event) -> tuple[StudentPage, object]:
     """One student: a fresh context, the page opened at the signal, watched until finished."""
     seen_page = StudentPage(number)
     context = await browser.new_context(viewport={"width": 1300, "height": 1600})
@@ -152,6 +152,15 @@ async def _student(browser, number: int, url: str, timeout: float, start: asynci
             seen_page.off_machine.append(request.url)
 
     page.on("request", record)
+    started = time.monotonic()
+
+    def waiting(response) -> None:  # a wait page (it reloads itself: its text may be missed)
+        if response.request.resource_type == "document" and response.headers.get("retry-after") \
+                and not seen_page.told_to_wait:
+            seen_page.told_to_wait = f"(a page to wait, HTTP {response.status})"
+            seen_page.waited = time.monotonic() - started
+
+    page.on("response", waiting)
     await start.wait()
     started = time.monotonic()
     try:
@@ -162,9 +171,9 @@ async def _student(browser, number: int, url: str, timeout: float, start: asynci
             except Exception:  # noqa: BLE001 - a page navigating (the wait page reloads) answers later
                 await asyncio.sleep(0.5)
                 continue
-            if seen["wait"] and not seen_page.told_to_wait:
-                seen_page.told_to_wait = " ".join(seen["wait"].split())[:160]
-                seen_page.waited = now
+            if seen["wait"] and (not seen_page.told_to_wait or seen_page.told_to_wait.startswith("(")):
+                seen_page.told_to_wait = " ".join(seen["wait"].split())[:160]  # its words
+                seen_page.waited = seen_page.waited if seen_page.waited is not None else now
             if seen["plots"] and seen_page.explorer is None:
                 seen_page.explorer = now
             if "partition" in seen["title"] and seen_page.first_partition is None:
