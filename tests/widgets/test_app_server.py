@@ -129,5 +129,5 @@ def test_a_remote_app_keeps_voila_page_and_serves_no_bundle(tmp_path, monkeypatc
     app = ErcotVoila()
     app.initialize(["--no-browser", "--port=0", str(tmp_path)])
     assert _bundle.BUNDLE_PATH_ENV not in os.environ
-    assert str(TEMPLATES) not in app.template_paths
+    assert app.template_paths[0] == str(TEMPLATES)  # the lab page without a CDN, and no bundle import
     assert "ercot_nb_bundle" not in app.config.VoilaConfiguration.get("resources", {})

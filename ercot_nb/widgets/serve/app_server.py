@@ -10,9 +10,15 @@
   when it is bound to all interfaces (``0.0.0.0``/``::``) together with the
   machine's host names, and the names in ``ErcotVoila.allowed_hosts``
   (``ercot-nb app --allow-host NAME``; ``*`` turns the check off).
-* **Kernel cap.**  At most ``ErcotVoila.max_kernels`` app kernels run at once
-  (one per open page); one more page load gets a 503 "server busy, try
-  again" page instead of a new kernel.
+* **A queue, and a kernel cap.**  At most ``ErcotVoila.max_starting`` pages
+  start (kernel start and notebook run) at once and at most
+  ``ErcotVoila.max_kernels`` kernels live (starting or running, one per open
+  page); every other page gets a short page saying its place in the queue
+  (or that the server is full), which opens the app by itself when its turn
+  comes (:mod:`.admission`).  nbclient's timeouts are raised
+  (:data:`EXECUTOR_TIMEOUTS`): its 4 s wait for a cell's outputs dropped the
+  app's own output under load, a blank page.  A kernel whose page has not
+  connected yet is kept from the culler (``first_connect_grace``).
 * **Token from the environment.**  A token in :data:`TOKEN_ENV` protects the
   server (``ercot-nb app --ip`` sets one); it is removed from the
   environment before kernels start, and never appears in a process list.
@@ -48,8 +54,11 @@ import posixpath
 import re
 import socket
 import tempfile
+import time
+import uuid
 from collections.abc import Iterable
 from pathlib import Path
+from urllib.parse import urlencode
 
 import tornado.web
 from jupyter_server.log import log_request
@@ -61,6 +70,7 @@ from voila.tornado.handler import TornadoVoilaHandler
 
 from .._bundle import BUNDLE_PATH_ENV, BUNDLE_ROUTE, SHARED_BUNDLE_ENV, bundle_file
 from .._limits import APP_MESSAGE_LIMIT, MESSAGE_LIMIT_ENV
+from .admission import TICKET_ARG, Admission, Decision
 
 __all__ = ["TOKEN_ENV", "ServerBusy", "HostRule", "CappedKernelManager", "ErcotVoila", "main"]
 
@@ -76,8 +86,13 @@ APP_LAB_EXTENSIONS = (
     "@jupyter-widgets/jupyterlab-manager", "anywidget", "jupyterlab-plotly", "jupyterlab_pygments",
 )
 
-# Voila's "lab" page, whose head also imports plotly's bundle (resources.ercot_nb_bundle).
+# Voila's "lab" page without Font Awesome's CSS from a CDN; its head also imports plotly's bundle
+# (resources.ercot_nb_bundle) in a local app.
 TEMPLATES = Path(__file__).with_name("templates")
+
+EXECUTOR_TIMEOUTS = {"iopub_timeout": 300, "startup_timeout": 300}
+"""Seconds ``VoilaExecutor`` (nbclient) waits for a cell's outputs and for a kernel to start,
+unless set on the command line (``--VoilaExecutor.iopub_timeout=...``)."""
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>
@@ -161,20 +176,38 @@ class _HostCheckedApplication(tornado.web.Application):
 
 
 class CappedKernelManager(AsyncMappingKernelManager):
-    """jupyter_server's kernel manager with a cap on concurrent kernels.
+    """jupyter_server's kernel manager with a cap on live kernels.
+
+    Live: starting or running, not being shut down.  A starting kernel is in
+    jupyter_server's list before its start returns: it is counted once (by its id,
+    chosen here), and the culler leaves it alone until it started (jupyter_server sets
+    its ``last_activity`` only then: reading it earlier raised a ``TraitError``).
 
     Attributes
     ----------
     max_kernels : int
-        Most kernels running (or starting) at once; 0 means no cap.
+        Most kernels live at once; 0 means no cap.
     """
 
     max_kernels = Integer(0, config=True, help="most kernels at once; 0: no cap")
+    first_connect_grace = Integer(
+        600, config=True, help="seconds a kernel whose page never connected yet is kept from the culler "
+                               "(a page still loading on a busy machine); then cull_idle_timeout applies")
 
     def __init__(self, **kwargs) -> None:  # noqa: ANN003 - forwarded to jupyter_server
         super().__init__(**kwargs)
-        self._starting = 0
+        self._starting: set[str] = set()
         self._closing: set[str] = set()
+        self._started_at: dict[str, float] = {}  # kernel id -> when it started, until its page connects
+
+    def notify_connect(self, kernel_id: str) -> None:
+        """A page connected to the kernel: from now on the culler's idle timeout applies."""
+        self._started_at.pop(kernel_id, None)
+        super().notify_connect(kernel_id)
+
+    def live_kernels(self) -> int:
+        """Kernels starting or running, not shutting down."""
+        return len((set(self.list_kernel_ids()) | self._starting) - self._closing)
 
     async def shutdown_kernel(self, kernel_id: str, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
         """Shut a kernel down (a closed page's beacon, the culler), remembering it meanwhile."""
@@ -183,52 +216,92 @@ class CappedKernelManager(AsyncMappingKernelManager):
             await super().shutdown_kernel(kernel_id, *args, **kwargs)
         finally:
             self._closing.discard(kernel_id)
+            self._started_at.pop(kernel_id, None)
 
     async def cull_kernel_if_idle(self, kernel_id: str) -> None:
-        """Cull an idle kernel, skipping one that is (or was) shut down since the culler
-        listed the kernels: jupyter_server would log a KeyError traceback for it, or shut it
-        down twice."""
-        if kernel_id in self._closing or kernel_id not in self:
+        """Cull an idle kernel, skipping one that is still starting, or is (or was) shut down
+        since the culler listed the kernels: jupyter_server would log a TraitError or KeyError
+        traceback for it, or shut it down twice."""
+        if kernel_id in self._closing or kernel_id in self._starting or kernel_id not in self:
             return
+        started = self._started_at.get(kernel_id)
+        if started is not None and time.monotonic() - started < self.first_connect_grace:
+            return  # its page has not connected yet: under load, the page's scripts load slowly
         await super().cull_kernel_if_idle(kernel_id)
 
     async def start_kernel(self, *args, **kwargs) -> str:  # noqa: ANN002, ANN003
         """Start a kernel, or raise :class:`ServerBusy` at the cap."""
-        running = len(self.list_kernel_ids()) + self._starting
-        if self.max_kernels and running >= self.max_kernels:
-            self.log.warning("kernel cap reached (%d running): page refused", running)
-            raise ServerBusy(running)
-        self._starting += 1  # counted before the first await: no race between page loads
+        live = self.live_kernels()
+        if self.max_kernels and live >= self.max_kernels:
+            self.log.warning("kernel cap reached (%d live): page refused", live)
+            raise ServerBusy(live)
+        kernel_id = kwargs.get("kernel_id") or str(uuid.uuid4())
+        kwargs["kernel_id"] = kernel_id
+        self._starting.add(kernel_id)  # counted before the first await: no race between page loads
         try:
-            return await super().start_kernel(*args, **kwargs)
+            started = await super().start_kernel(*args, **kwargs)
+            self._started_at[started] = time.monotonic()
+            return started
         finally:
-            self._starting -= 1
+            self._starting.discard(kernel_id)
+
+
+def _wait_page(decision: Decision, path: str, max_kernels: int) -> tuple[int, int, str]:
+    """(status, seconds to the next check, HTML) of the page of a student in the queue."""
+    again = 5 if decision.full else 2
+    if decision.full:
+        title = "Server full: you are in the queue"
+        text = (f"All {max_kernels} Explorer pages this server runs at once are open. You are number "
+                f"{decision.place} in the queue: the Explorer opens here by itself as soon as a page is "
+                f"closed (this page checks every {again} s). Keep this tab open. If this keeps happening, "
+                "ask the person running the server to raise ercot-nb app --max-kernels.")
+    else:
+        title = "The Explorer is starting: you are in the queue"
+        text = (f"The Explorer is starting for {decision.starting} other students. You are number "
+                f"{decision.place} in the queue: it opens here by itself (this page checks every "
+                f"{again} s). Keep this tab open.")
+    target = f"{path}?{urlencode({TICKET_ARG: decision.ticket})}"
+    head = f'<meta http-equiv="refresh" content="{again}; url={html.escape(target)}">'
+    body = (f'<p data-ercot-nb-wait="{"full" if decision.full else "queue"}" role="status">'
+            f"{html.escape(text)}</p>")
+    page = _PAGE.format(title=html.escape(title), text="").replace("<p></p>", body)
+    return (503 if decision.full else 200), again, page.replace("</title>", "</title>" + head, 1)
 
 
 class _AppPageHandler(TornadoVoilaHandler):
-    """Voila's page handler, answering 503 "server busy" at the kernel cap."""
+    """Voila's page handler, behind the queue (:class:`~.admission.Admission`)."""
+
+    def _wait(self, decision: Decision) -> None:
+        status, again, page = _wait_page(decision, self.request.path, self.settings["ercot_nb_max_kernels"])
+        self.set_status(status)
+        self.set_header("Retry-After", str(again))
+        self.set_header("Cache-Control", "no-store")
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.finish(page)
 
     async def get(self, path=None):  # noqa: ANN001 - tornado's signature
         # Voila's page posts a shutdown beacon with the `_xsrf` cookie when it is closed;
         # its own handler never sets that cookie, so the beacon was refused (403) and the
         # kernel of every closed page lived on.  Reading the token sets the cookie.
         self.xsrf_token  # noqa: B018 - read for its side effect
+        admission: Admission = self.settings["ercot_nb_admission"]
+        ticket = self.get_argument(TICKET_ARG, None)
+        decision = admission.ask(ticket)
+        if not decision.admitted:
+            self._wait(decision)
+            return
+        finished = False
         try:
             await super().get(path)
         except ServerBusy:
             if self._headers_written:  # cannot happen: the kernel starts before any output
                 raise
+            finished = True
             self.clear()
-            self.set_status(503)
-            self.set_header("Retry-After", "60")
-            self.set_header("Content-Type", "text/html; charset=utf-8")
-            self.finish(_page(
-                "Server busy, try again",
-                "Every app session this server runs at once is in use. Try again in a minute "
-                "(close app tabs you no longer use: that frees their session). If this keeps "
-                "happening, ask the person running the server to raise ercot-nb app "
-                "--max-kernels.",
-            ))
+            self._wait(admission.requeue(ticket))
+        finally:
+            if not finished:
+                admission.done()
 
 
 class ErcotVoila(Voila):
@@ -237,6 +310,8 @@ class ErcotVoila(Voila):
     name = "ercot-nb-app"
     allowed_hosts = List(Unicode(), config=True, help="more allowed Host names ('*': any)")
     max_kernels = Integer(10, config=True, help="most app kernels at once; 0: no cap")
+    max_starting = Integer(2, config=True, help="most pages starting (kernel start and notebook run) at "
+                                                "once, the others queue; 0: no limit")
     own_app = Bool(False, config=True, help="the notebook is one of the package's apps, whose "
                                             "figures are anywidgets: jupyterlab-plotly is not loaded")
 
@@ -260,11 +335,20 @@ class ErcotVoila(Voila):
                 name for name in APP_LAB_EXTENSIONS if not (self.own_app and name == "jupyterlab-plotly")]
         if token:
             self.token = token
+        # nbclient waits 4 s (iopub_timeout) for a cell's outputs after its reply, then drops those
+        # not yet read: under load that was the app's own output, a blank page; and 60 s for a kernel
+        # to start.  Each page waits its turn in the queue instead, so these only bound a stuck kernel.
+        for name, seconds in EXECUTOR_TIMEOUTS.items():
+            if name not in self.config.VoilaExecutor:
+                setattr(self.config.VoilaExecutor, name, seconds)
         self.voila_configuration.multi_kernel_manager_class = CappedKernelManager
 
     def init_settings(self) -> dict:
         settings = super().init_settings()
         self.kernel_manager.max_kernels = self.max_kernels
+        settings["ercot_nb_max_kernels"] = self.max_kernels
+        settings["ercot_nb_admission"] = Admission(self.kernel_manager.live_kernels, self.max_starting,
+                                                   self.max_kernels)
         settings["ercot_nb_log"] = self.log
         settings["log_function"] = log_request  # jupyter_server's: tokens scrubbed from the log
         settings["websocket_max_message_size"] = APP_MESSAGE_LIMIT  # uploads (tornado: 10 MiB)
@@ -272,7 +356,7 @@ class ErcotVoila(Voila):
 
     def setup_template_dirs(self) -> None:
         super().setup_template_dirs()
-        if self.shares_bundle() and self.voila_configuration.template == "lab":
+        if self.voila_configuration.template == "lab":
             self.template_paths.insert(0, str(TEMPLATES))  # extends lab/index.html.j2
 
     def init_handlers(self) -> list:

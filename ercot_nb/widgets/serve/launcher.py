@@ -216,6 +216,7 @@ def voila_command(
     cull_idle: int = 300,
     allowed_hosts: Sequence[str] = (),
     own_app: bool = False,
+    max_starting: int = 2,
 ) -> list[str]:
     """The command that serves ``notebook`` with the app server on ``ip:port``.
 
@@ -233,6 +234,9 @@ def voila_command(
     own_app : bool, default=False
         ``notebook`` is one of the package's apps (:data:`APPS`): its page
         loads no plotly lab extension (its figures are anywidgets).
+    max_starting : int, default=2
+        Most pages starting (kernel start and notebook run) at once; the
+        others wait in a queue, told their place; 0: no limit.
 
     Returns
     -------
@@ -241,7 +245,7 @@ def voila_command(
     command = [
         sys.executable, "-m", "ercot_nb.widgets.serve.app_server", str(notebook),
         f"--port={port}", f"--Voila.ip={ip}", "--no-browser", "--Voila.port_retries=0",
-        f"--ErcotVoila.max_kernels={max_kernels}",
+        f"--ErcotVoila.max_kernels={max_kernels}", f"--ErcotVoila.max_starting={max_starting}",
         f"--MappingKernelManager.cull_idle_timeout={cull_idle}",
         f"--MappingKernelManager.cull_interval={max(1, min(60, cull_idle // 4 or 60))}",
         "--MappingKernelManager.cull_connected=False",
@@ -354,6 +358,7 @@ def serve(
     max_kernels: int = 10,
     cull_idle: int = 300,
     extra_args: Sequence[str] = (),
+    max_starting: int = 2,
 ) -> int:
     """Run the app server in the foreground until it stops (Ctrl-C).
 
@@ -380,6 +385,8 @@ def serve(
         Seconds after which the kernel of a page that went away is shut down.
     extra_args : sequence of str
         More Voila options.
+    max_starting : int, default=2
+        Most pages starting at once; the others wait in a queue, told their place.
 
     Returns
     -------
@@ -401,8 +408,8 @@ def serve(
         raise ValueError(f"unknown app {app!r}; available: {', '.join(APPS)}")
     if importlib.util.find_spec("voila") is None:
         raise ValueError("Voila is not installed: pip install 'ercot-nb[notebook]'")
-    if max_kernels < 0 or cull_idle < 0:
-        raise ValueError("--max-kernels and --cull-idle must be 0 or more")
+    if max_kernels < 0 or cull_idle < 0 or max_starting < 0:
+        raise ValueError("--max-kernels, --max-starting and --cull-idle must be 0 or more")
     try:
         path = Path(notebook).resolve() if notebook is not None else find_app_notebook(app)
     except FileNotFoundError as exc:
@@ -430,7 +437,7 @@ def serve(
                   f"Students open:  {url}\n"
                   f"The token is {token}: share it only with your class.")
     command = voila_command(path, port, ip=ip, max_kernels=max_kernels, cull_idle=cull_idle,
-                            allowed_hosts=allowed_hosts, own_app=notebook is None)
+                            allowed_hosts=allowed_hosts, own_app=notebook is None, max_starting=max_starting)
     process = subprocess.Popen([*command, *extra_args], env=env, cwd=path.parent)
     # Ctrl-C and a plain `kill` both stop the server too, never leaving it running alone.
     in_main_thread = threading.current_thread() is threading.main_thread()
