@@ -147,3 +147,43 @@ def test_without_hard_links_the_name_is_claimed_with_o_excl(tmp_path, monkeypatc
     with pytest.raises(OutputError, match="another writer"):
         atomic_write_text(checked, "mine\n")
     assert path.read_text() == "someone else's\n" and sorted(tmp_path.iterdir()) == [path]
+
+
+def test_copying_the_tutorials_never_replaces_a_file_that_appeared_meanwhile(tmp_path, monkeypatch):
+    """`ercot-nb tutorials DIR`: a tutorial another writer created after the command looked is kept."""
+    import shutil
+
+    from ercot_nb.widgets.serve import launcher
+
+    copy = shutil.copyfileobj
+
+    def racing_copy(source, target):  # another writer takes the name while this one copies
+        first = tmp_path / "class" / "01_quickstart.ipynb"
+        if not first.exists():
+            first.write_text("someone else's\n")
+        copy(source, target)
+
+    monkeypatch.setattr(shutil, "copyfileobj", racing_copy)
+    with pytest.raises(OutputError, match="another writer"):
+        launcher.copy_tutorials(tmp_path / "class")
+    assert (tmp_path / "class" / "01_quickstart.ipynb").read_text() == "someone else's\n"
+
+
+def test_the_teacher_commands_never_replace_a_file_that_appeared_meanwhile(tmp_path, monkeypatch):
+    """`ercot-nb teacher ...`: a file created by another writer after the command looked is kept."""
+    from ercot_nb.exercises import teacher
+
+    target = tmp_path / "course"
+    target.mkdir()
+    late = target / "a.txt"
+    write = teacher.atomic_write_text
+
+    def racing_write(path, text, **options):
+        if path == late:
+            late.write_text("someone else's\n")
+        return write(path, text, **options)
+
+    monkeypatch.setattr(teacher, "atomic_write_text", racing_write)
+    with pytest.raises(OutputError, match="another writer"):
+        teacher._write_all(target, {Path("a.txt"): "mine\n"}, False, ())
+    assert late.read_text() == "someone else's\n"

@@ -20,6 +20,16 @@ from .speed import speed_report
 DESCRIPTION = "Benchmarks: speed of the kernels and the algorithm, and quality on Syn1-Syn8."
 
 
+def _write_table(path, table) -> bool:
+    """Write the runs' table; a path another writer took meanwhile, or a full disk, is one line."""
+    try:
+        atomic_write(path, lambda file: table.to_csv(file, index=False))
+    except OutputError as exc:
+        print(f"ercot-nb bench: error: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["class"]:  # its own options, and the rest go to `ercot-nb app`
@@ -91,7 +101,9 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.out:
         try:  # before the runs: the rule of ercot_nb._files
-            check_outputs({"--out": args.out}, overwrite=args.overwrite, overwrite_hint="--overwrite")
+            # the checked path: a file that was free stays new (of two writers, one wins)
+            args.out = check_outputs({"--out": args.out}, overwrite=args.overwrite,
+                                     overwrite_hint="--overwrite")["--out"]
         except OutputError as exc:
             parser.error(str(exc))
     if args.segments:
@@ -112,11 +124,10 @@ def main(argv: list[str] | None = None) -> int:
 
         table = segment_runs(args.runs, args.data_seeds, cases, progress=report,
                              final_partitions=args.final_partitions)
-        if args.out:
-            atomic_write(args.out, lambda file: table.to_csv(file, index=False))
+        written = not args.out or _write_table(args.out, table)  # the table is printed either way
         print(format_segments(segment_summary(table)))
         print(f"\nwall time {time.perf_counter() - started:.1f} s, {len(table)} rows")
-        return 0
+        return 0 if written else 1
 
     settings = {}
     for rule in args.knee:
@@ -128,8 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     table = quality_runs(args.runs, settings, args.datasets, args.algorithms, workers=args.workers,
                          runs_dir=args.runs_dir)
-    if args.out:
-        atomic_write(args.out, lambda file: table.to_csv(file, index=False))
+    written = not args.out or _write_table(args.out, table)  # the table is printed either way
     print(format_quality(quality_summary(table), table))
     print(f"\nwall time {time.perf_counter() - started:.1f} s, {len(table)} runs")
-    return 0
+    return 0 if written else 1

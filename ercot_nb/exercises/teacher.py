@@ -285,8 +285,8 @@ def _write_all(destination: str | os.PathLike[str], files: Mapping[Path, str], o
     written = []
     for relative, text in files.items():
         out = target / relative
-        out.parent.mkdir(parents=True, exist_ok=True)
-        written.append(atomic_write_text(out, text))
+        out.parent.mkdir(parents=True, exist_ok=True)  # a new file stays new: one writer wins
+        written.append(atomic_write_text(out, text, overwrite=out in existing))
     return written
 
 

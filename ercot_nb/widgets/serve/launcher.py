@@ -183,11 +183,12 @@ def copy_tutorials(destination: str | os.PathLike[str], *, overwrite: bool = Fal
     written = []
     for relative in tutorial_files(source):
         out = target / relative
-        if out.exists() and (not overwrite or same_file(out, source / relative)):
+        existed = out.exists()
+        if existed and (not overwrite or same_file(out, source / relative)):
             continue
         out.parent.mkdir(parents=True, exist_ok=True)
-        with (source / relative).open("rb") as original:
-            atomic_write(out, lambda file: shutil.copyfileobj(original, file))
+        with (source / relative).open("rb") as original:  # a new file stays new: one writer wins
+            atomic_write(out, lambda file: shutil.copyfileobj(original, file), overwrite=existed)
         written.append(out)
     return written
 
