@@ -16,6 +16,7 @@ import base64
 import io
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .._files import OutputError, check_outputs
+from .._files import atomic_write, check_outputs
 from ..result import ClusteringResult
 from .protocol import ViewData
 from .style import as_result
@@ -327,9 +328,10 @@ def write_movie(result: Any, dataset: Any, path: str | os.PathLike[str], *, view
 
     Notes
     -----
-    The movie is encoded into a temporary file in the target's folder,
-    then renamed over it (``overwrite``) or linked to it (a new file: of two
-    writers, one wins and the other gets the error).
+    The movie is encoded into a temporary folder, then written with the
+    package's rule (:func:`ercot_nb._files.atomic_write`): atomically, and a
+    file that was new stays new (of two writers, one wins and the other gets
+    a one-line error; a full disk is one line too).
     """
     target = Path(path)
     suffix = target.suffix.lower()
@@ -340,28 +342,11 @@ def write_movie(result: Any, dataset: Any, path: str | os.PathLike[str], *, view
     run = as_result(result)
     if not len(run):
         raise ValueError("movie: the run has no step to draw")
-    target = check_outputs({"path": target}, overwrite=overwrite, create_parents=True)["path"]
+    target = check_outputs({"path": target}, overwrite=overwrite)["path"]
     frames = list(movie_frames(run, dataset, view))
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=suffix)
-    os.close(handle)
-    try:
-        _encode(frames, suffix, fps, Path(temporary))
-        os.chmod(temporary, 0o666 & ~_umask())
-        if overwrite:
-            os.replace(temporary, target)
-        else:
-            try:
-                os.link(temporary, target)  # fails if the file appeared meanwhile: never replaced
-            except FileExistsError:
-                raise OutputError(f"movie {target} already exists; choose another path or pass "
-                                  "overwrite=True to replace it") from None
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+    with tempfile.TemporaryDirectory(prefix="ercot-nb-movie-") as folder:
+        encoded = Path(folder) / f"movie{suffix}"  # ffmpeg writes to a path, not a file object
+        _encode(frames, suffix, fps, encoded)
+        with encoded.open("rb") as movie:  # the package's write rule: atomic, a new file stays new
+            atomic_write(target, lambda file: shutil.copyfileobj(movie, file), overwrite=overwrite or None)
     return target
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

@@ -71,3 +71,23 @@ def test_cli_run_writes_a_movie(tmp_path, capsys):
     assert "movie written to" in out and iio.imread(path, index=None).shape[0] == 2
     code = main(["run", "--dataset", "syn3", "--movie", str(tmp_path / "syn3.png")])
     assert code == 2 and "--movie" in capsys.readouterr().err
+
+
+def test_a_movie_that_another_writer_created_meanwhile_is_kept(run3, tmp_path, monkeypatch):
+    """Of two writers of one new movie, one wins: the late one gets the one-line error."""
+    from ercot_nb.figures import movie
+
+    result, data = run3
+    target = tmp_path / "run.gif"
+    encode = movie._encode
+
+    def racing_encode(frames, suffix, fps, path):
+        target.write_bytes(b"someone else's")
+        encode(frames, suffix, fps, path)
+
+    monkeypatch.setattr(movie, "_encode", racing_encode)
+    with pytest.raises(ValueError, match="another writer"):
+        write_movie(result, data, target, view="n_clusters")
+    assert target.read_bytes() == b"someone else's"
+    with pytest.raises(ValueError, match="does not exist"):
+        write_movie(result, data, tmp_path / "no" / "such" / "run.gif")
