@@ -47,12 +47,13 @@ class Adoption:
 
 
 def ensemble_seeds(estimator: Any, n_seeds: int) -> list[int]:
-    """``n_seeds`` seeds starting at ``estimator``'s own (0 when it has none).
+    """``n_seeds`` seeds other than ``estimator``'s own: the ones after it (0, 1, ... when it has none).
 
-    The first run of the ensemble is then the run the user already has.
+    "How sure?" repeats the shown run with other seeds; the shown run's own
+    seed would only repeat the run the user already has.
     """
-    first = estimator.get_params().get("seed")
-    first = int(first) if first is not None else 0
+    own = estimator.get_params().get("seed")
+    first = int(own) + 1 if own is not None else 0
     return list(range(first, first + int(n_seeds)))
 
 
