@@ -256,3 +256,36 @@ class AdoptSequences(RuleBasedStateMachine):
 
 
 TestAdoptSequences = AdoptSequences.TestCase
+
+
+def test_how_sure_on_an_adopted_run_repeats_the_adoption(syn3):
+    """Each seed's run adopts, at the adopted step, its front member closest to the partition shown."""
+    from ercot_nb.metrics import rand_index
+
+    data, _ = syn3
+    explorer = Explorer(data, params={**FAST, "seed": 7}, views=("partition", "pareto"))
+    explorer.run(wait=True)
+    t = 5
+    step = explorer.result[t]
+    knee_k = int(step.population_n_clusters[step.knee])
+    member = next(int(m) for m in np.flatnonzero(step.first_front)
+                  if int(step.population_n_clusters[m]) != knee_k)
+    explorer.step = t
+    assert explorer.adopt(t, member, wait=True).state == "finished"
+    shown = explorer.result[t].labels
+    job = explorer.run_seeds(2, wait=True)
+    assert job is not None and job.state == "finished"
+    runs = job.estimator.ensemble
+    assert runs.seeds == [8, 9]
+    differs = []
+    for seed, run in zip(runs.seeds, runs.results):
+        plain = ERCOT(**{**FAST, "seed": seed}).fit(data)
+        front = np.flatnonzero(plain.result_[t].first_front)
+        agreement = {int(m): rand_index(shown, plain.result_.labels_of_member(data[t].X, t, int(m))) for m in front}
+        best = max(agreement, key=lambda m: (agreement[m], -m))
+        knee = plain.result_[t].knee
+        again = plain.adopt(t, best).result_
+        for a, b in zip(run, again):
+            np.testing.assert_array_equal(a.labels, b.labels)
+        differs.append(best != knee)
+    assert any(differs)  # the adoption changed at least one seed's run
