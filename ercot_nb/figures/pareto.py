@@ -38,6 +38,11 @@ _HOVER = (
 )
 
 
+def is_mixture(result: ClusteringResult) -> bool:
+    """Whether each step's partition of ``result`` is a mixture fitted from the knee (``final_partition="cv_mixture"``)."""
+    return (result.params or {}).get("final_partition") == "cv_mixture"
+
+
 def k_name(k: int) -> str:
     """Name of the trace of the members with ``k`` clusters."""
     return counted(k, "cluster")
@@ -136,6 +141,7 @@ def _plain_traces(
     k_max: int,
     selected: int | None,
     fixed: bool,
+    mixture: bool = False,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Traces (plain dicts, see :func:`~.style.plain_trace`) and annotations of one step's final population.
 
@@ -144,7 +150,9 @@ def _plain_traces(
     an always-present ``"selected member"`` trace) so that an animation or a
     widget can update it in place.  Otherwise only the k present are drawn
     and the ``"selected member"`` trace appears only when ``selected`` is
-    not the knee.
+    not the knee.  With ``mixture`` (``final_partition="cv_mixture"``) the
+    step's partition is a mixture fitted from the knee's centroids, and the
+    knee's mark says how many clusters it has.
     """
     has_population = len(step.population) > 0 and len(step.objectives) > 0
     raw = np.asarray(
@@ -210,7 +218,9 @@ def _plain_traces(
     traces.extend(_marker_key(has_population))
     if knee_points:
         annotations = [dict(
-            x=F[knee, 0], y=F[knee, 1], text=f"knee: member {knee}, {k_name(n_clusters[knee])}",
+            x=F[knee, 0], y=F[knee, 1],
+            text=(f"knee: mixture of {k_name(step.n_clusters)} from member {knee}" if mixture
+                  else f"knee: member {knee}, {k_name(n_clusters[knee])}"),
             showarrow=True, arrowhead=2, ax=60, ay=-40, bgcolor="rgba(255,255,255,0.8)",
         )]
     else:
@@ -289,7 +299,7 @@ def pareto_plain(
     k_max = _k_max(result) if k_max is None else int(k_max)
     traces, annotations = _plain_traces(
         result[t], accumulated=accumulated, k_values=range(1, k_max + 1) if fixed else None,
-        k_max=k_max, selected=selected, fixed=fixed,
+        k_max=k_max, selected=selected, fixed=fixed, mixture=is_mixture(result),
     )
     layout = _layout(title or _title(result, t, accumulated))
     layout["annotations"] = annotations

@@ -13,14 +13,26 @@ own, with progress and Stop, like any fit:
 from __future__ import annotations
 
 import copy
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from ..data import TemporalDataset
 from ..ensemble import Ensemble, consensus
+from ..metrics import rand_index
 from ..result import ClusteringResult
 
-__all__ = ["Adoption", "SeedEnsemble", "ensemble_seeds"]
+__all__ = ["Adoption", "SeedEnsemble", "adoptions_of", "ensemble_seeds"]
+
+_ADOPTED: "weakref.WeakKeyDictionary[Any, list[tuple[int, np.ndarray]]]" = weakref.WeakKeyDictionary()
+"""Per estimator fitted by an :class:`Adoption`: its adoptions, (step, the labels adopted there), in order."""
+
+
+def adoptions_of(estimator: Any) -> list[tuple[int, np.ndarray]]:
+    """The adoptions that made ``estimator``'s run, in order: (step, the labels adopted); [] for a plain fit."""
+    return list(_ADOPTED.get(estimator, []))
 
 
 class Adoption:
@@ -34,6 +46,7 @@ class Adoption:
     """
 
     def __init__(self, estimator: Any, t: int, member: int) -> None:
+        self._before = adoptions_of(estimator)
         self.estimator = copy.deepcopy(estimator)
         self.t, self.member = int(t), int(member)
 
@@ -42,17 +55,20 @@ class Adoption:
         return getattr(self.estimator, "result_", None)
 
     def fit(self, data: TemporalDataset, *, callback: Any = None) -> "Adoption":
-        self.estimator.adopt(self.t, self.member, callback=callback)
+        result = self.estimator.adopt(self.t, self.member, callback=callback).result_
+        t = self.t % len(result) if len(result) else self.t
+        _ADOPTED[self.estimator] = [*(a for a in self._before if a[0] < t), (t, np.array(result[t].labels))]
         return self
 
 
 def ensemble_seeds(estimator: Any, n_seeds: int) -> list[int]:
-    """``n_seeds`` seeds starting at ``estimator``'s own (0 when it has none).
+    """``n_seeds`` seeds other than ``estimator``'s own: the ones after it (0, 1, ... when it has none).
 
-    The first run of the ensemble is then the run the user already has.
+    "How sure?" repeats the shown run with other seeds; the shown run's own
+    seed would only repeat the run the user already has.
     """
-    first = estimator.get_params().get("seed")
-    first = int(first) if first is not None else 0
+    own = estimator.get_params().get("seed")
+    first = int(own) + 1 if own is not None else 0
     return list(range(first, first + int(n_seeds)))
 
 
@@ -60,7 +76,11 @@ class SeedEnsemble:
     """The estimator of a run fitted once per seed, merged into a consensus.
 
     The seeds are fitted one after another (a copy of the estimator each,
-    ``seed`` replaced, see :func:`ercot_nb.ensemble.ensemble`);
+    ``seed`` replaced, see :func:`ercot_nb.ensemble.ensemble`), and the run
+    is repeated as it was made: each adoption of the estimator's run
+    (:func:`adoptions_of`) is repeated on each seed's run, with the member of
+    that step's first front whose partition agrees best (Rand index) with the
+    partition adopted (the lowest index among equals);
     ``should_stop`` is asked between seeds, and a stopped ensemble merges
     the seeds done so far.  The consensus partition
     (:meth:`~ercot_nb.ensemble.Ensemble.to_result`) is the run reported
@@ -85,6 +105,7 @@ class SeedEnsemble:
         if not self.seeds:
             raise ValueError("an ensemble needs at least one seed")
         self.should_stop = should_stop or (lambda: False)
+        self.adoptions = adoptions_of(estimator)
         self.ensemble: Ensemble | None = None
         self.result_: ClusteringResult | None = None
 
@@ -96,7 +117,10 @@ class SeedEnsemble:
             model = self.estimator.clone().set_params(seed=seed)
             if "progress" in model.get_params():
                 model.set_params(progress=False)
-            results.append(model.fit(data).result_)
+            model.fit(data)
+            for t, labels in self.adoptions:
+                model.adopt(t, _closest_member(model.result_, data[t].X, t, labels))
+            results.append(model.result_)
             seeds.append(seed)
         self.ensemble = consensus(results, seeds)
         self.result_ = self.ensemble.to_result(data)
@@ -104,3 +128,10 @@ class SeedEnsemble:
             if callback is not None and callback(step) is False:
                 break
         return self
+
+
+def _closest_member(result: ClusteringResult, X: Any, t: int, labels: np.ndarray) -> int:
+    """The member of step ``t``'s first front whose partition agrees best with ``labels`` (Rand index)."""
+    front = [int(m) for m in np.flatnonzero(result[t].first_front)]
+    agreement = {m: rand_index(labels, result.labels_of_member(X, t, m)) for m in front}
+    return max(front, key=lambda m: (agreement[m], -m))

@@ -110,3 +110,27 @@ def test_the_largest_k_grows_with_a_run_reading_each_step_once(syn3, monkeypatch
     assert k_max.extend(run) is False and reads == []  # the same run again: nothing new
     assert k_max.extend(result) is (values[-1] != 1) and len(reads) == len(result)  # another run: afresh
     assert k_max.value == pareto._k_max(result)
+
+
+def test_the_knee_mark_of_a_mixture_says_what_the_partition_shows():
+    """With final_partition="cv_mixture" a step's partition is a mixture fitted from the knee's
+    centroids, which may keep fewer components than the member has centroids: the mark says so."""
+    import dataclasses
+
+    from ercot_nb import ERCOT, datasets
+    from ercot_nb.figures.pareto import pareto_plain
+
+    data = datasets.load("syn1", seed=0, n_steps=4)
+    result = ERCOT(seed=0, pop_size=20, n_evaluations=40, final_partition="cv_mixture").fit(data).result_
+    t = 2
+    step = result[t]
+    knee, k_member = step.knee, int(step.population_n_clusters[step.knee])
+    assert k_member > 2
+    merged = np.minimum(step.labels, 1)  # the mixture kept 2 components of the knee's k_member
+    result.steps[t] = dataclasses.replace(step, labels=merged, aligned_labels=merged, centroids=step.centroids[:2])
+    for layout in (pareto_plain(result, t)[1], figures.pareto_parts(result, t, fixed=True).layout):
+        text = layout["annotations"][0]["text"]
+        assert text == f"knee: mixture of 2 clusters from member {knee}", text
+    plain = ERCOT(seed=0, pop_size=20, n_evaluations=40).fit(data).result_
+    assert pareto_plain(plain, t)[1]["annotations"][0]["text"] == (
+        f"knee: member {plain[t].knee}, {int(plain[t].population_n_clusters[plain[t].knee])} clusters")

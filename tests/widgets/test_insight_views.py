@@ -152,9 +152,11 @@ def test_how_sure_runs_the_seeds_and_draws_their_agreement(syn3):
     job = explorer.run_seeds(wait=True)
     assert job is not None and job.state == "finished"
     runs = job.estimator.ensemble
-    assert runs.seeds == [7, 8, 9]  # starting at the run's own seed: the first run is the one shown
-    for first, shown in zip(runs.results[0], original):
-        np.testing.assert_array_equal(first.labels, shown.labels)
+    assert runs.seeds == [8, 9, 10]  # seeds other than the shown run's own (7)
+    repeat = ERCOT(**{**FAST, "seed": 8}).fit(data).result_
+    for first, again in zip(runs.results[0], repeat):  # each run is the shown run's estimator, reseeded
+        np.testing.assert_array_equal(first.labels, again.labels)
+    assert any(not np.array_equal(a.labels, b.labels) for a, b in zip(runs.results[0], original))
     assert explorer.state.run == "consensus #2 (3 seeds of #1)"
     assert "finished" in explorer.message.text
     for t in (0, 6):
@@ -184,6 +186,12 @@ def test_a_stopped_ensemble_merges_the_seeds_done(syn3):
     fit = SeedEnsemble(ERCOT(**FAST), [0, 1, 2], should_stop=lambda: True).fit(data)
     assert fit.ensemble.seeds == [0] and len(fit.result_) == len(data)
     assert ensemble_seeds(ERCOT(seed=None), 3) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("seed", [0, 7, 41])
+def test_how_sure_seeds_are_other_than_the_shown_runs_own(seed):
+    seeds = ensemble_seeds(ERCOT(seed=seed), 4)
+    assert len(seeds) == len(set(seeds)) == 4 and seed not in seeds
 
 
 @settings(max_examples=4, stateful_step_count=6, deadline=None,
@@ -248,3 +256,36 @@ class AdoptSequences(RuleBasedStateMachine):
 
 
 TestAdoptSequences = AdoptSequences.TestCase
+
+
+def test_how_sure_on_an_adopted_run_repeats_the_adoption(syn3):
+    """Each seed's run adopts, at the adopted step, its front member closest to the partition shown."""
+    from ercot_nb.metrics import rand_index
+
+    data, _ = syn3
+    explorer = Explorer(data, params={**FAST, "seed": 7}, views=("partition", "pareto"))
+    explorer.run(wait=True)
+    t = 5
+    step = explorer.result[t]
+    knee_k = int(step.population_n_clusters[step.knee])
+    member = next(int(m) for m in np.flatnonzero(step.first_front)
+                  if int(step.population_n_clusters[m]) != knee_k)
+    explorer.step = t
+    assert explorer.adopt(t, member, wait=True).state == "finished"
+    shown = explorer.result[t].labels
+    job = explorer.run_seeds(2, wait=True)
+    assert job is not None and job.state == "finished"
+    runs = job.estimator.ensemble
+    assert runs.seeds == [8, 9]
+    differs = []
+    for seed, run in zip(runs.seeds, runs.results):
+        plain = ERCOT(**{**FAST, "seed": seed}).fit(data)
+        front = np.flatnonzero(plain.result_[t].first_front)
+        agreement = {int(m): rand_index(shown, plain.result_.labels_of_member(data[t].X, t, int(m))) for m in front}
+        best = max(agreement, key=lambda m: (agreement[m], -m))
+        knee = plain.result_[t].knee
+        again = plain.adopt(t, best).result_
+        for a, b in zip(run, again):
+            np.testing.assert_array_equal(a.labels, b.labels)
+        differs.append(best != knee)
+    assert any(differs)  # the adoption changed at least one seed's run
