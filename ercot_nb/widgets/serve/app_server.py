@@ -64,7 +64,8 @@ import tornado.web
 from jupyter_server.log import log_request
 from jupyter_server.utils import url_path_join
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
-from traitlets import Bool, Integer, List, Unicode
+from jupyter_core.paths import jupyter_config_path
+from traitlets import Bool, Integer, List, Unicode, default
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
@@ -314,6 +315,13 @@ class ErcotVoila(Voila):
                                                 "once, the others queue; 0: no limit")
     own_app = Bool(False, config=True, help="the notebook is one of the package's apps, whose "
                                             "figures are anywidgets: jupyterlab-plotly is not loaded")
+
+    @default("config_file_paths")
+    def _config_file_paths_default(self) -> list[str]:
+        """Jupyter's config folders, not the folder the app is started from (plain Voila reads that
+        one too): the app is the same from any folder, and the repository's own voila.json is
+        for plain Voila and Binder, not for the app's lab extensions."""
+        return list(jupyter_config_path())
 
     @staticmethod
     def shares_bundle() -> bool:
