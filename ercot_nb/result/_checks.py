@@ -96,9 +96,9 @@ def check_step_arrays(step, t: int) -> None:
             bad = value.max() if value.max() > high else value.min()
             problems.append(f"{name} holds {int(bad)}, outside {low}..{high} ({bound})")
 
-    ids = kind_of("ids", "iuUSO", "ints, text or Python objects", ndim=1)
+    ids = kind_of("ids", "iufUSO", "numbers, text or Python objects", ndim=1)  # as the data takes them
     n = len(ids) if ids is not None else 0
-    if ids is not None and n and (ids.dtype.kind == "O" and pd.isna(ids).any() or len(set(ids.tolist())) != n):
+    if ids is not None and n and (ids.dtype.kind in "Of" and pd.isna(ids).any() or len(set(ids.tolist())) != n):
         problems.append("ids are missing or repeated")
     for name in ("labels", "aligned_labels"):
         value = kind_of(name, "iu", "ints", ndim=1)

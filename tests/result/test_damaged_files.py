@@ -262,3 +262,15 @@ def test_an_unsupported_zip_feature_names_the_file(saved, tmp_path, field, value
         ClusteringResult.load(target)
     print(caught.value)
     assert str(target) in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_result_of_data_with_float_ids_loads(tmp_path):
+    """The data takes float ids (a CSV's id column read as floats): their result loads back
+    (the checks refused float64 ids; Hypothesis found it in CI)."""
+    rng = np.random.default_rng(0)
+    data = TemporalDataset.from_arrays([rng.normal(size=(6, 2)) for _ in range(2)],
+                                       ids=[np.arange(6, dtype=float) + 0.5 for _ in range(2)])
+    result = StaticEC(seed=0, pop_size=8, n_evaluations=16, progress=False).fit(data).result_
+    path = result.save(tmp_path / "run.npz")
+    loaded = ClusteringResult.load(path)
+    np.testing.assert_array_equal(loaded[0].ids, result[0].ids)
