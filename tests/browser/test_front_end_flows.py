@@ -18,7 +18,7 @@ import time
 import pytest
 
 from .front_ends import FRONT_ENDS, explorer_server, open_explorer
-from .test_voila_explorer import STATUS, TIME_LABEL, _choose, _field, _fill, _wait_status
+from .test_voila_explorer import STATUS, TIME_LABEL, _choose, _field, _fill, _tab, _wait_status
 
 # what every visible view shows: its title, and whether it is still on its placeholder
 VIEWS = """() => JSON.stringify([...document.querySelectorAll('.js-plotly-plot')]
@@ -72,9 +72,11 @@ def test_the_views_follow_the_data_on_every_front_end(front_end, tmp_path, brows
             page = open_explorer(context, url, front_end)
             _wait_status(page, "finished", timeout=240_000)  # the first run, started when shown
             views_follow(page, "syn3", ran=True)
+            _tab(page, "Parameters")  # the algorithm's form is a tab of the side panel
             _fill(page, "population size", 20)  # small budgets: the flow is about the views
             _fill(page, "evaluations per step", 40)
             # the issue's first row: a video, then a 2-D scenario, then Run
+            _tab(page, "Data")
             _choose(page, "video_bt")
             views_follow(page, "video_bt", ran=False)
             _choose(page, "syn2")
