@@ -67,6 +67,8 @@ def test_the_app_shows_gapminder_in_3d_with_its_axis_titles(app, browser_context
     page = open_app(context, f"http://127.0.0.1:{port}/")
     page.wait_for_function(HAS_SCENE, timeout=120_000)
     page.wait_for_timeout(3_000)  # WebGL draws after the layout
+    # the first run's steps may redraw the scene meanwhile (CI saw none for a moment): wait for it again
+    page.wait_for_function(HAS_SCENE, timeout=60_000)
     box = page.evaluate(EDGES)
     png = page.screenshot(path=str(shot))
     drawn = _drawn_on_edges(png, box)
