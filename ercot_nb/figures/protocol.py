@@ -283,11 +283,7 @@ class View:
     title, hint : str
         Heading and one-line explanation a front end may show.
     member : bool
-        Whether the view draws the selected population member itself (:meth:`member_change`).
-    chosen : bool
-        Whether the view draws each step's chosen partition; a front end
-        then draws a view that does not draw the member itself with the
-        member's partition in place of the knee's at the step shown.
+        Whether the selected population member changes the view.
     wide : bool
         Whether a front end should give it the whole width.
     options : dict
@@ -298,7 +294,6 @@ class View:
     title: str = ""
     hint: str = ""
     member: bool = False
-    chosen: bool = True
     wide: bool = False
     options: Mapping[str, Any] = {}
 

@@ -64,7 +64,8 @@ def _with_click(parts: Parts, action: str, names: Any = None) -> Parts:
 
 
 def _line_step_change(data: ViewData, t: int, times: list[Any]) -> Change:
-    return Change(shapes={CURRENT_STEP: {"x0": times[step_index(data.result, t)], "x1": times[step_index(data.result, t)]}})
+    t = step_index(data.result, t)
+    return Change(shapes={CURRENT_STEP: {"x0": times[t], "x1": times[t]}})
 
 
 # --------------------------------------------------------------------- partition
@@ -253,7 +254,6 @@ class AlphaView(View):
 
     key = "alpha"
     title = "Smoothness weight alpha"
-    chosen = False  # a step's weight does not depend on the member chosen there
     hint = ("Weight of the previous step in the accumulated fitness (none at the first step); "
             "grey rings: the weight of each matched cluster pair.")
     options = {"show_pairs": True}

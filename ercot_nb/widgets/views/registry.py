@@ -22,7 +22,6 @@ import plotly.graph_objects as go
 
 from ... import figures
 from ...figures import CLICK_MEMBER, CLICK_STEP, Change, Parts, Patch, View, ViewData
-from ...result import ClusteringResult
 from .._state import OWN_RUN, AppState
 from ._base import FigureView, placeholder_parts
 
@@ -119,36 +118,6 @@ class RegistryView(FigureView):
         return self.view.key
 
     # -- what is drawn ---------------------------------------------------------------------
-    _picked: tuple[tuple[Any, ...], Any] = ((), None)
-    """The last run drawn with a picked member: (run, its size, step, member), that run."""
-
-    def state_run(self) -> Any:
-        """The state's run; with a member picked, the run as chosen (see :meth:`with_member`)."""
-        return self.with_member(super().state_run())
-
-    def with_member(self, run: Any) -> Any:
-        """``run`` with the picked member's partition at the step shown, when it is the state's
-        selected run and the view draws the chosen partition without drawing the member itself
-        (``view.chosen`` and not ``view.member``); else ``run``.
-
-        The run made is kept (the same object while the run, step and member stay), so the
-        view redraws once per pick; its other steps are the run's own objects.
-        """
-        member, dataset = self.member, self.state.dataset
-        if (member is None or run is None or dataset is None or self.view.member or not self.view.chosen
-                or run is not self.state.runs.get(self.state.run) or not len(run)):
-            return run
-        t = self.state.step_of(run)
-        key = (run, len(run), t, member)
-        known, picked = self._picked
-        if len(known) == len(key) and known[0] is run and known[1:] == key[1:]:
-            return picked
-        steps = list(run.steps)
-        steps[t] = run.member_partition(dataset[t].X, t, member)
-        picked = ClusteringResult(run.algorithm, run.params, steps)
-        self._picked = (key, picked)
-        return picked
-
     def view_data(self) -> ViewData | None:
         """The state's run and data as the view takes them (None: nothing to show)."""
         result = self.state_run()
@@ -166,9 +135,8 @@ class RegistryView(FigureView):
         return data
 
     def _runs(self) -> dict[str, Any]:
-        """The state's runs with steps, the selected one as chosen (:meth:`with_member`);
-        none: a view made alone names its run by its algorithm."""
-        runs = {name: self.with_member(run) for name, run in self.state.runs.items() if len(run)}
+        """The state's runs with steps (none: a view made alone names its run by its algorithm)."""
+        runs = {name: run for name, run in self.state.runs.items() if len(run)}
         return {} if list(runs) == [OWN_RUN] else runs
 
     def _note(self) -> str | None:
