@@ -105,13 +105,7 @@ def app_server(args: Sequence[str], tmp_path: Path, *, python: str = sys.executa
         wait_for_port(port, process, timeout=90, host=host)
         yield process, port, log_path
     finally:
-        with contextlib.suppress(ProcessLookupError):  # the launcher and the server it started
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
+        stop_group(process)  # the launcher and the server it started
 
 
 def server_process(launcher: subprocess.Popen) -> psutil.Process:
@@ -196,3 +190,14 @@ def tiny_notebook(folder: Path) -> Path:
     path = folder / "tiny.ipynb"
     nbformat.write(notebook, path)
     return path
+
+
+def stop_group(process: subprocess.Popen) -> None:
+    """End a server started in its own process group (it and its children): TERM, then KILL."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)

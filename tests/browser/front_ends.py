@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from .app_harness import EXPLORER_PLOTS, REPO, app_server, free_port, scratch_env, wait_for_port
+from .app_harness import EXPLORER_PLOTS, REPO, app_server, free_port, scratch_env, stop_group, wait_for_port
 
 FRONT_ENDS = ("voila", "app", "lab")
 
@@ -41,13 +40,7 @@ def _server(command: list[str], tmp_path: Path, port: int, cwd: Path) -> Iterato
         wait_for_port(port, process, timeout=90)
         yield
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
+        stop_group(process)
 
 
 def _lab_notebook(folder: Path) -> Path:
