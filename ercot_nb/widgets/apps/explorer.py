@@ -451,8 +451,8 @@ class Explorer(W.VBox):
         """How sure is the run shown? Fit its algorithm with ``n_seeds`` seeds (the "How sure?" button).
 
         The shown run's estimator (same parameters) is fitted once per seed,
-        with seeds other than its own (:func:`ensemble_seeds`), its adoptions of front
-        members repeated (see :class:`SeedEnsemble`), one after another through the shared
+        with seeds other than its own (:func:`~ercot_nb.widgets._fits.ensemble_seeds`), its adoptions of front
+        members repeated (see :class:`~ercot_nb.widgets._fits.SeedEnsemble`), one after another through the shared
         runner; the runs are merged into a consensus partition
         (:func:`ercot_nb.ensemble.consensus`), shown as a new run, and every
         point is drawn with its agreement (the share of runs that put it in
