@@ -46,6 +46,10 @@ module                      holds
 ``ex03_weight``             exercise 3 (alpha on Syn3)
 ``ex04_vanishing``          exercise 4 (the vanishing cluster of Syn7)
 ``teacher``                 teacher copies: solved notebooks, nbgrader course
+``autograde``               nbgrader steps: forged grades, flags, time limits
+``isolated``                running answer cells in a clean Python process
+``replay``                  the value parts graded outside the student's kernel
+``variants``                each student's own data (``ERCOT_NB_VARIANT``)
 ==========================  ==================================================
 """
 from __future__ import annotations
@@ -54,6 +58,7 @@ from .ex03_weight import EX3_STATEMENTS
 from .ex04_vanishing import EX4_STATEMENTS
 from .feedback import Feedback
 from .registry import Session, case_inputs, grade, hidden_parts, list_exercises, list_parts
+from .variants import data_seed
 
 __all__ = [
     "EX3_STATEMENTS",
@@ -62,6 +67,7 @@ __all__ = [
     "Session",
     "case_inputs",
     "check",
+    "data_seed",
     "grade",
     "hidden_parts",
     "history",

@@ -12,17 +12,21 @@ export plugin:
     from a hidden test cell that only lacks its hidden part (nbgrader#1961: not
     flagged, no checksum warning).
 ``TimedExecute``
-    nbgrader's ``Execute`` with the exercise's time limit per cell
+    nbgrader's ``Execute`` in a kernel with the student's variant
+    (``ERCOT_NB_VARIANT``, see :mod:`~ercot_nb.exercises.variants`) and the exercise's time limit per cell
     (``Exercise.time_limit``) from the first answer cell on (the cells before
     it run only the course's code: imports, a first plot; they get
     ``SETUP_LIMIT``); a cell past its limit is stopped and flagged ``timeout``.
 ``Verify`` (after the run, before nbgrader scores it)
-    Grades the function parts again outside the student's kernel
-    (:func:`~ercot_nb.exercises.isolated.call_in_clean_process`): the student's
+    Grades every part again outside the student's kernel: the function parts
+    (:func:`~ercot_nb.exercises.isolated.call_in_clean_process`: the student's
     answer cells in a clean process, expected values from the teacher's solution
     in the course's ``source/`` folder, held-out cases seeded by the course
-    secret (per student with variants). A test cell that passed in the kernel
-    but fails here is failed and flagged ``forged``. Tracebacks lose machine
+    secret, per student with variants) and the value parts
+    (:mod:`~ercot_nb.exercises.replay`: the notebook replayed in clean processes
+    with the student's variant, each answer checked against the objects of the
+    teacher's run). A test cell that passed in the kernel but fails here is
+    failed and flagged ``forged``. Tracebacks lose machine
     paths; a "Grading notes" cell at the top of the notebook gives the reasons.
 ``FlaggedCsvExportPlugin``
     ``nbgrader export`` with a ``flags`` column.
@@ -50,6 +54,8 @@ from .ex01_objectives import held_out_cases, objective_cases
 from .ex02_knee import _knee_distances, _synthetic_fronts, held_out_fronts
 from .isolated import CleanRunTimeout, call_in_clean_process
 from .registry import get_exercise
+from .replay import answer_cells, verify_values
+from .variants import VARIANT_ENV, student_variant
 
 GRADING_FILE = "ercot_grading.json"
 """The course secret and options, in the course folder (never handed out)."""
@@ -325,7 +331,19 @@ def _nbgrader_classes() -> dict[str, type]:
             course_only = {c.get("id") for c in nb.cells[:answers[0] if answers else 1]}
             self.timeout_func = lambda cell: SETUP_LIMIT if cell.get("id") in course_only else limit
             self.raise_on_iopub_timeout = False  # a stopped cell is a failed cell, not a failed notebook
-            return super().preprocess(nb, resources, km=km)
+            try:  # the kernel loads this student's data (never the variant the notebook ran with)
+                variant = student_variant(read_grading(course_root(resources)), resources["nbgrader"]["student"])
+            except ValueError:
+                variant = None
+            before = os.environ.pop(VARIANT_ENV, None)
+            if variant is not None:
+                os.environ[VARIANT_ENV] = str(variant)
+            try:
+                return super().preprocess(nb, resources, km=km)
+            finally:
+                os.environ.pop(VARIANT_ENV, None)
+                if before is not None:
+                    os.environ[VARIANT_ENV] = before
 
     class Verify(NbGraderPreprocessor):
         """Re-grade the function parts outside the kernel; flags, notes and clean feedback."""
@@ -346,25 +364,34 @@ def _nbgrader_classes() -> dict[str, type]:
                     limit = f"{exercise.time_limit:g} s" if exercise else "the time limit"
                     _flag(nb, "timeout", f"{name}, {limit}")
                     self.log.warning("%s: %s ran past the time limit (%s) and was stopped", who, name, limit)
-            parts = [p for p in (exercise.parts if exercise else []) if (assignment, p) in VERIFIED]
-            if parts:
+            if exercise is not None:
                 grading = read_grading(root)
                 source_path = root / "source" / assignment / f"{info['notebook']}.ipynb"
-                reference = solution_cells(json.loads(source_path.read_text(encoding="utf-8")))
+                source_nb = json.loads(source_path.read_text(encoding="utf-8"))
+                reference = solution_cells(source_nb)
                 student_cells = solution_cells(nb)
+                passed_in_kernel = {}
                 for cell in nb.cells:
                     marks = cell.get("metadata", {}).get("nbgrader", {})
-                    grade_id = marks.get("grade_id", "")
-                    if not (cell.cell_type == "code" and marks.get("grade")):
-                        continue
+                    score, most = utils.determine_grade(cell) if marks.get("grade") else (None, None)
+                    if cell.cell_type == "code" and score is not None and score >= most:
+                        passed_in_kernel[marks.get("grade_id", "")] = cell  # else 0 points, nothing to forge
+                values = [p for p in exercise.parts if (assignment, p) not in VERIFIED]
+                verdicts = verify_values(assignment, source_nb, answer_cells(nb),
+                                         [p for p in values if f"test_{p}" in passed_in_kernel], values,
+                                         variant=student_variant(grading, student),
+                                         cell_limit=exercise.time_limit)
+                for grade_id, cell in passed_in_kernel.items():
                     part = grade_id.removeprefix("test_").removesuffix("_hidden")
-                    score, most = utils.determine_grade(cell)
-                    if part not in parts or score is None or score < most:
-                        continue  # failed in the kernel already: 0 points, nothing to forge
-                    hidden = grade_id.endswith("_hidden")
-                    seed = held_out_seed(grading, assignment, part, student) if hidden else None
-                    passed, why = verify_part(assignment, part, student_cells, reference, seed=seed,
-                                              timeout=exercise.time_limit)
+                    if part in verdicts:
+                        passed, why = verdicts[part]
+                    elif (assignment, part) in VERIFIED:
+                        hidden = grade_id.endswith("_hidden")
+                        seed = held_out_seed(grading, assignment, part, student) if hidden else None
+                        passed, why = verify_part(assignment, part, student_cells, reference, seed=seed,
+                                                  timeout=exercise.time_limit)
+                    else:
+                        continue
                     if passed:
                         continue
                     kind = "timeout" if why.startswith("timeout") else "forged"

@@ -11,6 +11,14 @@ theirs on the given inputs and sends back plain numbers (``float`` or ``None``
 and an error line per case) as JSON. The grader compares these numbers with its
 own expected values in its own process: whatever the answer cells do, they
 can only change the numbers their function returns.
+
+:func:`values_in_clean_process` does the same for the answers that are values
+(numbers, lists, letters about a fitted model): it runs the course's own cells
+and the answer cells in a new process where the package is importable, and
+sends back each answer as plain JSON; the trusted run of the teacher's
+solution also hands back, pickled, the objects the checks read (``model``,
+``data``...). The grader checks the plain values against those objects with the
+package's checkers in its own process.
 """
 from __future__ import annotations
 
@@ -86,8 +94,161 @@ with open(out_path, "w", encoding="utf-8") as fh:
 '''
 
 
+_VALUES_HARNESS = r'''
+import json, math, numbers, pickle, signal, sys
+
+job_path, out_path = sys.argv[1], sys.argv[2]
+with open(job_path, encoding="utf-8") as fh:
+    job = json.load(fh)
+sys.path.insert(0, job["package_path"])
+import numpy as np
+
+def plain(value, depth=0):
+    if depth > 6:
+        raise TypeError("nested too deeply")
+    if value is None or isinstance(value, bool):
+        return None if value is None else bool(value)
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, np.generic):
+        return plain(value.item(), depth + 1)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, dict):
+        return {str(k): plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return sorted((plain(v, depth + 1) for v in value), key=repr)
+    if isinstance(value, (list, tuple)):
+        return [plain(v, depth + 1) for v in value]
+    if hasattr(value, "tolist"):
+        return plain(value.tolist(), depth + 1)
+    raise TypeError(f"a {type(value).__name__}, not a number, list, dict or set")
+
+class CellTimeout(BaseException):
+    pass
+
+def _stop(signum, frame):
+    raise CellTimeout(f"ran past its time limit of {job['cell_limit']:g} s")
+
+timer = hasattr(signal, "setitimer")
+if timer:
+    signal.signal(signal.SIGALRM, _stop)
+namespace = {"__name__": "__main__", "display": lambda *a, **k: None}
+setup_errors = []
+for index, cell in enumerate(job["cells"]):
+    try:
+        if timer:
+            signal.setitimer(signal.ITIMER_REAL, job["cell_limit"])
+        exec(compile(cell, f"<cell {index + 1}>", "exec"), namespace)
+    except BaseException as exc:
+        setup_errors.append(f"cell {index + 1}: {type(exc).__name__}: {exc}"[:300])
+    finally:
+        if timer:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+values, errors = {}, {}
+for key, expression in job["expressions"].items():
+    try:
+        values[key] = plain(eval(expression, namespace)); errors[key] = None
+    except BaseException as exc:
+        values[key] = None; errors[key] = f"{type(exc).__name__}: {exc}"[:300]
+if job["context"]:
+    context = {name: eval(name, namespace) for name in job["context"]}
+    with open(out_path + ".pickle", "wb") as fh:
+        pickle.dump(context, fh)
+with open(out_path, "w", encoding="utf-8") as fh:
+    json.dump({"values": values, "errors": errors, "setup_errors": setup_errors}, fh)
+'''
+
+
 class CleanRunTimeout(Exception):
     """The answer cells and calls did not finish within the time limit."""
+
+
+def _run(folder: Path, out: Path, timeout: float, extra_env: dict[str, str]) -> None:
+    """Run ``folder/harness.py`` on ``folder/job.json`` in ``python -I``, killed after ``timeout`` s."""
+    env = {key: value for key, value in os.environ.items()
+           if key in ("PATH", "HOME", "LANG", "LC_ALL", "SYSTEMROOT", "TMPDIR", "TEMP", "TMP",
+                      "NUMBA_CACHE_DIR")}
+    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg",
+               PLOTLY_RENDERER="json", **extra_env)
+    command = [sys.executable, "-I", str(folder / "harness.py"), str(folder / "job.json"), str(out)]
+    try:
+        subprocess.run(command, cwd=folder, env=env, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        raise CleanRunTimeout(f"the answer took longer than {timeout:g} s") from None
+
+
+def values_in_clean_process(cells: Sequence[str], expressions: dict[str, str], *, cell_limit: float,
+                            env: dict[str, str] | None = None, context: Sequence[str] = (),
+                            ) -> tuple[dict[str, Any], dict[str, str | None], list[str], dict[str, Any] | None]:
+    """Run ``cells`` in a new isolated Python that can import this package; evaluate ``expressions``.
+
+    Parameters
+    ----------
+    cells : sequence of str
+        Python sources run in order in one namespace (the course's cells and the answer cells).
+        An error in a cell is recorded, not raised.
+    expressions : dict of str to str
+        ``{key: expression}``: each is evaluated after the cells and sent back as plain JSON
+        (numbers, strings, lists, dicts; sets and tuples as lists).
+    cell_limit : float
+        Seconds for each cell: a cell past it is stopped (an error, as in nbgrader's run) and the
+        next one runs. The whole run is killed after ``60 + cell_limit * len(cells)`` seconds.
+    env : dict, optional
+        Extra environment variables of the process (e.g. the student's variant).
+    context : sequence of str, optional
+        Names whose objects are sent back pickled. Only for a trusted run (the teacher's
+        solution): a pickle from a student's run is never read.
+
+    Returns
+    -------
+    values : dict
+        ``{key: plain value or None}``.
+    errors : dict
+        ``{key: why no value (one line) or None}``.
+    setup_errors : list of str
+        Errors raised while running the cells.
+    objects : dict or None
+        ``{name: object}`` of ``context`` (None when none was asked or the run did not get there).
+
+    Raises
+    ------
+    CleanRunTimeout
+        When the whole run takes too long (a cell that defeats the per-cell limit).
+    """
+    import pickle
+
+    import ercot_nb
+
+    with tempfile.TemporaryDirectory(prefix="ercot-grade-") as work:
+        folder = Path(work)
+        timeout = 60.0 + cell_limit * len(cells)
+        job = {"cells": list(cells), "expressions": dict(expressions), "context": list(context),
+               "cell_limit": float(cell_limit),
+               "package_path": str(Path(ercot_nb.__file__).resolve().parents[1])}
+        (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")
+        (folder / "harness.py").write_text(_VALUES_HARNESS, encoding="utf-8")
+        out = folder / "out.json"
+        _run(folder, out, timeout, dict(env or {}))
+        objects = None
+        try:
+            report: Any = json.loads(out.read_text(encoding="utf-8"))
+            values = {key: report["values"].get(key) for key in expressions}
+            errors = {key: (None if report["errors"].get(key) is None else str(report["errors"][key]))
+                      for key in expressions}
+            setup = [str(e) for e in report.get("setup_errors", [])]
+            if context:
+                with open(str(out) + ".pickle", "rb") as fh:
+                    objects = pickle.load(fh)  # noqa: S301 (the teacher's run, see above)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, pickle.UnpicklingError) as exc:
+            values = {key: None for key in expressions}
+            errors = {key: f"the cells stopped the grading process ({type(exc).__name__})"
+                      for key in expressions}
+            setup = []
+    return values, errors, setup, objects
 
 
 def call_in_clean_process(cells: Sequence[str], function: str, cases: Sequence[Sequence[np.ndarray]],
@@ -131,15 +292,7 @@ def call_in_clean_process(cells: Sequence[str], function: str, cases: Sequence[S
         (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")
         (folder / "harness.py").write_text(_HARNESS, encoding="utf-8")
         out = folder / "out.json"
-        env = {key: value for key, value in os.environ.items()
-               if key in ("PATH", "HOME", "LANG", "LC_ALL", "SYSTEMROOT", "TMPDIR", "TEMP", "TMP")}
-        env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-        command = [sys.executable, "-I", str(folder / "harness.py"), str(folder / "job.json"), str(out)]
-        try:
-            subprocess.run(command, cwd=folder, env=env, stdin=subprocess.DEVNULL,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout, check=False)
-        except subprocess.TimeoutExpired:
-            raise CleanRunTimeout(f"the answer took longer than {timeout:g} s") from None
+        _run(folder, out, timeout, {})
         try:
             report: Any = json.loads(out.read_text(encoding="utf-8"))
             values = [float(v) if isinstance(v, (int, float, str)) else None for v in report["values"]]
