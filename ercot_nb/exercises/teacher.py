@@ -169,6 +169,17 @@ def solved_notebook(name: str, folder: Path) -> dict[str, Any]:
     return nb
 
 
+_LOAD = re.compile(r"datasets\.load\((\"[^\"]+\"|'[^']+'), seed=0\)")
+
+
+def _with_variant(source: str) -> str:
+    """A course cell that loads each student's own data: ``seed=0`` becomes the student's variant."""
+    changed = _LOAD.sub(r"datasets.load(\1, seed=data_seed(required=True))", source)
+    if changed == source:
+        return source
+    return f"from ercot_nb.exercises import data_seed  # your own data: see the course's notes\n\n{changed}"
+
+
 def _nbgrader_meta(grade_id: str, *, solution: bool, grade: bool, points: int | None = None) -> dict:
     meta = {"grade": grade, "grade_id": grade_id, "locked": not solution, "schema_version": 3,
             "solution": solution, "task": False}
@@ -201,7 +212,10 @@ def nbgrader_notebook(name: str, folder: Path, grading: Mapping[str, Any] | None
     grading : mapping, optional
         The course's grading file (:func:`~ercot_nb.exercises.autograde.read_grading`): the
         hidden test cells pass a ``held_out_seed`` derived from its secret, so their cases
-        are not the package's. Default: the package's fixed held-out cases.
+        are not the package's. Default: the package's fixed held-out cases. With
+        ``"variants"``, the course's cells load their datasets with
+        ``seed=data_seed(required=True)``: each student's own data
+        (:mod:`~ercot_nb.exercises.variants`).
 
     Returns
     -------
@@ -216,6 +230,7 @@ def nbgrader_notebook(name: str, folder: Path, grading: Mapping[str, Any] | None
     exercise = get_exercise(name)
     nb = _read_notebook(folder / f"{name}.ipynb")
     sections = solution_sections(name, folder)
+    variants = bool(grading is not None and grading.get("variants"))
     cells, graded = [], []
     for cell in nb["cells"]:
         _clear(cell)
@@ -250,6 +265,8 @@ def nbgrader_notebook(name: str, folder: Path, grading: Mapping[str, Any] | None
                     {"nbgrader": _nbgrader_meta(f"test_{part}_hidden", solution=False, grade=True,
                                                 points=exercise.hidden_points[part])}))
         else:
+            if variants and cell["cell_type"] == "code":
+                cell["source"] = _with_variant(cell["source"])
             cells.append(cell)
     if sorted(graded) != sorted(exercise.parts):
         raise ValueError(f"{name}.ipynb checks the parts {graded}; the exercise has {list(exercise.parts)} "
