@@ -106,7 +106,10 @@ def _without_figure(nb):
 
 @pytest.mark.slow
 def test_forged_wrong_copy_deleted_looping_and_variant_submissions_score_what_they_are_worth(tmp_path):
-    """One course with variants, one autograde run, every case of the issue (about 10 s a submission)."""
+    """One course with variants, one autograde run, every case of the issue (about 10 s a submission).
+
+Also a test cell edited to pass: flagged ``test-cell-edited``, its original put back and run.
+"""
     course, release, sections, honest = _course(tmp_path, variants=True)
     cases = {"honest": submission(release, honest)}
     for student, cell in FORGERIES.items():
@@ -117,6 +120,11 @@ def test_forged_wrong_copy_deleted_looping_and_variant_submissions_score_what_th
     deleted["cells"] = [c for c in deleted["cells"]
                         if c["metadata"].get("nbgrader", {}).get("grade_id") != "test_f_sep"]
     cases["deleted_test"] = deleted
+    edited = submission(release, {"answer_f_sep": sections["f_sep"], "answer_f_cp": EMPTY})
+    for cell in edited["cells"]:  # the test of the empty part made to pass: the original must run
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "test_f_cp":
+            cell["source"] = "print('f_cp: all cases pass')"
+    cases["edited_test"] = edited
     cases["loop"] = submission(release, {"answer_f_sep": LOOP, "answer_f_cp": sections["f_cp"]})
     for student, nb in cases.items():
         _hand_in(course, student, _without_figure(nb))
@@ -146,7 +154,14 @@ def test_forged_wrong_copy_deleted_looping_and_variant_submissions_score_what_th
     assert "test cell test_f_sep was missing" in log
     assert flags["loop"] == ["timeout"] and scores["loop"] == (2.0, 5.0)
     assert f"loop/{EXERCISE}: test_f_sep ran past the time limit (10 s)" in log
-    assert "checksum" not in log.lower()  # nbgrader#1961: no false warning per hidden test cell
+    assert flags["edited_test"] == ["test-cell-edited"] and scores["edited_test"] == (3.0, 5.0)
+    assert f"edited_test/{EXERCISE}: test cell test_f_cp was edited; the original is put back" in log
+    restored = [c for c in source_cells(_feedback_line(course, "edited_test")[1])
+                if c["metadata"]["nbgrader"]["grade_id"] == "test_f_cp"]
+    assert "grade('01_implement_f_sep', f_cp" in text(restored[0]) and restored[0]["outputs"][-1]["ename"]
+    checksum = [line for line in log.splitlines() if "checksum" in line.lower()]
+    assert checksum and all("test_f_cp " in line for line in checksum), checksum  # the edited cell only:
+    # nbgrader#1961's false warning per hidden test cell is gone
 
     for student in cases:  # no machine path, no "run the check again" in what students read
         _, nb = _feedback_line(course, student)
