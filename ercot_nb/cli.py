@@ -262,8 +262,9 @@ def build_parser(algorithm: str | None = None) -> argparse.ArgumentParser:
                               "(default: the tree this package runs from)")
     teacher.add_argument("--overwrite", action="store_true", help="replace existing files")
     teacher.add_argument("--variants", action="store_true",
-                         help="nbgrader: grade each student on held-out cases of their own, seeded from "
-                              "their student id by the course secret")
+                         help="nbgrader: give each student data and held-out cases of their own, seeded "
+                              "from their student id by the course secret (ERCOT_NB_VARIANT; see the "
+                              "teacher's guide)")
     teacher.set_defaults(handler=_teacher)
     return parser
 

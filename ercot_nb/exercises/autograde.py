@@ -380,7 +380,7 @@ def _nbgrader_classes() -> dict[str, type]:
                 verdicts = verify_values(assignment, source_nb, answer_cells(nb),
                                          [p for p in values if f"test_{p}" in passed_in_kernel], values,
                                          variant=student_variant(grading, student),
-                                         cell_limit=exercise.time_limit)
+                                         cell_limit=max(SETUP_LIMIT, exercise.time_limit))
                 for grade_id, cell in passed_in_kernel.items():
                     part = grade_id.removeprefix("test_").removesuffix("_hidden")
                     if part in verdicts:

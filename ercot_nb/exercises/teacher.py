@@ -365,8 +365,8 @@ def write_nbgrader_course(destination: str | os.PathLike[str], *,
         Replace files that exist; by default an existing file is an error. The
         course secret (``ercot_grading.json``) of an existing course is kept.
     variants : bool, default=False
-        Grade each student on held-out cases of their own, seeded from their
-        student id by the course secret.
+        Give each student data and held-out cases of their own, seeded from their
+        student id by the course secret (:mod:`~ercot_nb.exercises.variants`).
 
     Returns
     -------
