@@ -13,10 +13,10 @@ export plugin:
     flagged, no checksum warning).
 ``TimedExecute``
     nbgrader's ``Execute`` in a kernel with the student's variant
-    (``ERCOT_NB_VARIANT``, see :mod:`~ercot_nb.exercises.variants`) and the exercise's time limit per cell
-    (``Exercise.time_limit``) from the first answer cell on (the cells before
-    it run only the course's code: imports, a first plot; they get
-    ``SETUP_LIMIT``); a cell past its limit is stopped and flagged ``timeout``.
+    (``ERCOT_NB_VARIANT``, see :mod:`~ercot_nb.exercises.variants`) and the exercise's time limit
+    (``Exercise.time_limit``) for each answer, test or edited cell (the course's own cells,
+    unchanged, get ``SETUP_LIMIT``: :func:`cell_limit`); a cell past its limit is stopped and
+    flagged ``timeout``.
 ``Verify`` (after the run, before nbgrader scores it)
     Grades every part again outside the student's kernel: the function parts
     (:func:`~ercot_nb.exercises.isolated.call_in_clean_process`: the student's
@@ -60,9 +60,11 @@ from .variants import VARIANT_ENV, student_variant
 GRADING_FILE = "ercot_grading.json"
 """The course secret and options, in the course folder (never handed out)."""
 FLAGS_FOLDER = "flags"
-SETUP_LIMIT = 120
-"""Seconds for each cell before the first answer cell (imports, a first plotly figure: 6 s and 14 s
-measured on a 2-core machine under load 49)."""
+SETUP_LIMIT = 300
+"""Seconds for each of the course's own cells, unchanged (imports, fits, figures): a fit that compiles
+numba's kernels first took 30.6 CPU-s, 104 s wall on a 2-core machine under load 8.3; with numba's
+cache warm the slowest such cell took 7.2 s wall (a plotly figure, load 4.9). Every other cell gets
+the exercise's ``time_limit``."""
 NOTES_CELL_ID = "ercot-grading-notes"
 
 FLAGS: dict[str, str] = {
@@ -180,6 +182,31 @@ def verify_part(exercise: str, part: str, student_cells: Sequence[str], referenc
             why = errors[index] or f"returned {got[index]!r}"
             return False, f"case {index + 1} of {len(cases)}: {why}"
     return True, f"all {len(cases)} cases agree"
+
+
+def course_sources(source_nb: Any) -> set[str]:
+    """Sources of the course's own code cells (neither answer nor test) of a source notebook."""
+    return {_source_text(c) for c in source_nb["cells"] if c.get("cell_type") == "code"
+            and not _marks(c).get("solution") and not _marks(c).get("grade")}
+
+
+def cell_limit(cell: Any, course: set[str], limit: float) -> float:
+    """Seconds ``cell`` may run: ``SETUP_LIMIT`` for a course cell left unchanged (its source in
+    ``course``: imports, fits, figures, the course's code), ``limit`` (the exercise's) for every
+    answer, test or edited cell."""
+    marks = _marks(cell)
+    if not marks.get("solution") and not marks.get("grade") and _source_text(cell) in course:
+        return float(SETUP_LIMIT)
+    return float(limit)
+
+
+def _marks(cell: Any) -> Any:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def _source_text(cell: Any) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
 
 
 # -- feedback hygiene ---------------------------------------------------------------------------
@@ -327,9 +354,14 @@ def _nbgrader_classes() -> dict[str, type]:
                 limit = get_exercise(assignment).time_limit
             except ValueError:
                 limit = self.timeout
-            answers = [i for i, c in enumerate(nb.cells) if c.get("metadata", {}).get("nbgrader", {}).get("solution")]
-            course_only = {c.get("id") for c in nb.cells[:answers[0] if answers else 1]}
-            self.timeout_func = lambda cell: SETUP_LIMIT if cell.get("id") in course_only else limit
+            info = resources["nbgrader"]
+            source_path = course_root(resources) / "source" / info["assignment"] / f"{info['notebook']}.ipynb"
+            try:
+                source_nb = json.loads(source_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                source_nb = {"cells": []}
+            course = course_sources(source_nb)
+            self.timeout_func = lambda cell: cell_limit(cell, course, limit)
             self.raise_on_iopub_timeout = False  # a stopped cell is a failed cell, not a failed notebook
             try:  # the kernel loads this student's data (never the variant the notebook ran with)
                 variant = student_variant(read_grading(course_root(resources)), resources["nbgrader"]["student"])
@@ -380,7 +412,7 @@ def _nbgrader_classes() -> dict[str, type]:
                 verdicts = verify_values(assignment, source_nb, answer_cells(nb),
                                          [p for p in values if f"test_{p}" in passed_in_kernel], values,
                                          variant=student_variant(grading, student),
-                                         cell_limit=max(SETUP_LIMIT, exercise.time_limit))
+                                         cell_limit=exercise.time_limit, course_limit=SETUP_LIMIT)
                 for grade_id, cell in passed_in_kernel.items():
                     part = grade_id.removeprefix("test_").removesuffix("_hidden")
                     if part in verdicts:

@@ -130,7 +130,7 @@ class CellTimeout(BaseException):
     pass
 
 def _stop(signum, frame):
-    raise CellTimeout(f"ran past its time limit of {job['cell_limit']:g} s")
+    raise CellTimeout(f"ran past its time limit of {job['cell_limits'][current]:g} s")
 
 timer = hasattr(signal, "setitimer")
 if timer:
@@ -138,9 +138,10 @@ if timer:
 namespace = {"__name__": "__main__", "display": lambda *a, **k: None}
 setup_errors = []
 for index, cell in enumerate(job["cells"]):
+    current = index
     try:
         if timer:
-            signal.setitimer(signal.ITIMER_REAL, job["cell_limit"])
+            signal.setitimer(signal.ITIMER_REAL, job["cell_limits"][index])
         exec(compile(cell, f"<cell {index + 1}>", "exec"), namespace)
     except BaseException as exc:
         setup_errors.append(f"cell {index + 1}: {type(exc).__name__}: {exc}"[:300])
@@ -181,7 +182,8 @@ def _run(folder: Path, out: Path, timeout: float, extra_env: dict[str, str]) -> 
         raise CleanRunTimeout(f"the answer took longer than {timeout:g} s") from None
 
 
-def values_in_clean_process(cells: Sequence[str], expressions: dict[str, str], *, cell_limit: float,
+def values_in_clean_process(cells: Sequence[str], expressions: dict[str, str], *,
+                            cell_limit: float | Sequence[float],
                             env: dict[str, str] | None = None, context: Sequence[str] = (),
                             ) -> tuple[dict[str, Any], dict[str, str | None], list[str], dict[str, Any] | None]:
     """Run ``cells`` in a new isolated Python that can import this package; evaluate ``expressions``.
@@ -194,9 +196,10 @@ def values_in_clean_process(cells: Sequence[str], expressions: dict[str, str], *
     expressions : dict of str to str
         ``{key: expression}``: each is evaluated after the cells and sent back as plain JSON
         (numbers, strings, lists, dicts; sets and tuples as lists).
-    cell_limit : float
-        Seconds for each cell: a cell past it is stopped (an error, as in nbgrader's run) and the
-        next one runs. The whole run is killed after ``60 + cell_limit * len(cells)`` seconds.
+    cell_limit : float or sequence of float
+        Seconds for each cell (one for all, or one per cell): a cell past it is stopped (an error,
+        as in nbgrader's run) and the next one runs. The whole run is killed after 60 s plus
+        the cells' limits.
     env : dict, optional
         Extra environment variables of the process (e.g. the student's variant).
     context : sequence of str, optional
@@ -225,9 +228,13 @@ def values_in_clean_process(cells: Sequence[str], expressions: dict[str, str], *
 
     with tempfile.TemporaryDirectory(prefix="ercot-grade-") as work:
         folder = Path(work)
-        timeout = 60.0 + cell_limit * len(cells)
+        limits = ([float(cell_limit)] * len(cells) if isinstance(cell_limit, (int, float))
+                  else [float(limit) for limit in cell_limit])
+        if len(limits) != len(cells):
+            raise ValueError(f"cell_limit has {len(limits)} limits for {len(cells)} cells; give one per cell")
+        timeout = 60.0 + sum(limits)
         job = {"cells": list(cells), "expressions": dict(expressions), "context": list(context),
-               "cell_limit": float(cell_limit),
+               "cell_limits": limits,
                "package_path": str(Path(ercot_nb.__file__).resolve().parents[1])}
         (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")
         (folder / "harness.py").write_text(_VALUES_HARNESS, encoding="utf-8")

@@ -35,9 +35,10 @@ class Exercise:
 
     ``points[part]`` is what a grader (nbgrader) gives for a passed part;
     ``hidden[part]`` checks the same answer on cases the student never sees,
-    worth ``hidden_points[part]``. ``time_limit`` is the seconds a cell of the
-    graded notebook may run (nbgrader's autograde of the course stops it after
-    that and flags ``timeout``): sized from the reference run, see the teacher's guide.
+    worth ``hidden_points[part]``. ``time_limit`` is the seconds an answer, test or
+    edited cell of the graded notebook may run (nbgrader's autograde of the course
+    stops it after that and flags ``timeout``; the course's own cells get
+    ``autograde.SETUP_LIMIT``): sized from the reference run, see the teacher's guide.
     """
 
     title: str
@@ -63,19 +64,21 @@ EXERCISES: dict[str, Exercise] = {
         points={"predict": 1, "knee_rule": 2},
         hidden={"knee_rule": check_knee_rule_held_out},
         hidden_points={"knee_rule": 1},
-        time_limit=60.0,
+        time_limit=30.0,
     ),
     "03_explain_the_weight_syn3": Exercise(
         "Tune nothing, explain the weight: alpha on Syn3",
         {"lowest_time": check_lowest_time, "drift_means": check_drift_means,
          "control": check_control, "statements": check_ex3_statements},
         points={"lowest_time": 1, "drift_means": 1, "control": 1, "statements": 2},
+        time_limit=30.0,
     ),
     "04_find_the_vanishing_cluster": Exercise(
         "Find the vanishing cluster in Syn7",
         {"true_counts": check_true_counts, "vanished": check_vanished,
          "compare": check_compare, "statements": check_ex4_statements},
         points={"true_counts": 1, "vanished": 1, "compare": 1, "statements": 2},
+        time_limit=30.0,
     ),
 }
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,12 +70,13 @@ def graded_calls(source_nb: Mapping[str, Any]) -> list[GradedCall]:
     return calls
 
 
-def replay_cells(source_nb: Mapping[str, Any], answers: Mapping[str, str] | None) -> list[str]:
-    """The course's cells in order, answer cells from ``answers`` (by grade id; None: the teacher's).
+def replay_plan(source_nb: Mapping[str, Any], answers: Mapping[str, str] | None) -> list[tuple[str, bool]]:
+    """``(source, is_answer)`` of the cells to replay, in order; answer cells from ``answers``.
 
-    Test cells and figure cells are left out; a missing answer cell is left out too.
+    ``answers`` maps grade ids to sources (None: the teacher's solution). Test cells and
+    figure cells are left out; a missing answer cell is left out too.
     """
-    cells = []
+    plan = []
     for cell in source_nb["cells"]:
         if cell.get("cell_type") != "code":
             continue
@@ -83,10 +84,24 @@ def replay_cells(source_nb: Mapping[str, Any], answers: Mapping[str, str] | None
         if marks.get("solution"):
             source = _answer_source(cell) if answers is None else answers.get(marks.get("grade_id"))
             if source is not None:
-                cells.append(source)
+                plan.append((source, True))
         elif not marks.get("grade") and ".show()" not in _text(cell):
-            cells.append(_text(cell))
-    return cells
+            plan.append((_text(cell), False))
+    return plan
+
+
+def replay_cells(source_nb: Mapping[str, Any], answers: Mapping[str, str] | None) -> list[str]:
+    """The sources of :func:`replay_plan`."""
+    return [source for source, _ in replay_plan(source_nb, answers)]
+
+
+def _replay(source_nb: Mapping[str, Any], answers: Mapping[str, str] | None, expressions: dict[str, str],
+            limits: tuple[float, float], variant: int | None, context: Sequence[str] = ()) -> Any:
+    plan = replay_plan(source_nb, answers)
+    answer_limit, course_limit = limits
+    return values_in_clean_process([source for source, _ in plan], expressions, env=_env(variant),
+                                   cell_limit=[answer_limit if is_answer else course_limit
+                                               for _, is_answer in plan], context=context)
 
 
 def answer_cells(nb: Mapping[str, Any]) -> dict[str, str]:
@@ -103,7 +118,7 @@ def _env(variant: int | None) -> dict[str, str]:
 
 
 def reference_objects(exercise: str, source_nb: Mapping[str, Any], value_parts: list[str], *,
-                      variant: int | None, cell_limit: float) -> dict[str, Any]:
+                      variant: int | None, cell_limit: float, course_limit: float) -> dict[str, Any]:
     """The objects the checks read, from the teacher's run (cached per exercise, notebook and variant).
 
     The teacher's answers to ``value_parts`` must pass their checks against these objects.
@@ -119,8 +134,8 @@ def reference_objects(exercise: str, source_nb: Mapping[str, Any], value_parts: 
     calls = [call for call in graded_calls(source_nb) if call.part in value_parts]
     names = sorted({name for call in calls for name in call.context.values()})
     expressions = {call.part: call.answer for call in calls}
-    values, errors, setup, objects = values_in_clean_process(
-        replay_cells(source_nb, None), expressions, cell_limit=cell_limit, env=_env(variant), context=names)
+    values, errors, setup, objects = _replay(source_nb, None, expressions, (cell_limit, course_limit),
+                                             variant, context=names)
     if objects is None or setup:
         raise RuntimeError(f"{exercise}: the teacher's solution did not run in a clean process "
                            f"(variant {variant}): {(setup or list(errors.values()))[0]}")
@@ -136,7 +151,7 @@ def reference_objects(exercise: str, source_nb: Mapping[str, Any], value_parts: 
 
 def verify_values(exercise: str, source_nb: Mapping[str, Any], answers: Mapping[str, str],
                   parts: list[str], value_parts: list[str], *, variant: int | None,
-                  cell_limit: float) -> dict[str, tuple[bool, str]]:
+                  cell_limit: float, course_limit: float) -> dict[str, tuple[bool, str]]:
     """Grade value ``parts`` of a submission (its ``answers`` by grade id) outside its kernel.
 
     Parameters
@@ -154,7 +169,9 @@ def verify_values(exercise: str, source_nb: Mapping[str, Any], answers: Mapping[
     variant : int or None
         The student's variant (data seed), set in both runs; None without variants.
     cell_limit : float
-        Seconds for each cell of a clean run (the exercise's time limit).
+        Seconds for each answer cell of a clean run (the exercise's time limit).
+    course_limit : float
+        Seconds for each of the course's own cells (a fit may compile numba's kernels first).
 
     Returns
     -------
@@ -164,11 +181,11 @@ def verify_values(exercise: str, source_nb: Mapping[str, Any], answers: Mapping[
     calls = [call for call in graded_calls(source_nb) if call.part in parts]
     if not calls:
         return {}
-    objects = reference_objects(exercise, source_nb, value_parts, variant=variant, cell_limit=cell_limit)
+    objects = reference_objects(exercise, source_nb, value_parts, variant=variant, cell_limit=cell_limit,
+                                course_limit=course_limit)
     try:
-        values, errors, _, _ = values_in_clean_process(
-            replay_cells(source_nb, answers), {call.part: call.answer for call in calls},
-            cell_limit=cell_limit, env=_env(variant))
+        values, errors, _, _ = _replay(source_nb, answers, {call.part: call.answer for call in calls},
+                                       (cell_limit, course_limit), variant)
     except CleanRunTimeout as exc:
         return {call.part: (False, f"timeout: {exc}") for call in calls}
     verdicts = {}

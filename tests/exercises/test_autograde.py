@@ -206,3 +206,24 @@ def test_feedback_loses_machine_paths():
     assert autograde.without_paths(line) == 'File "registry.py", line 9'
     assert autograde.without_paths(r"C:\Users\t\course\x.py failed") == "x.py failed"
     assert autograde.without_paths("1/2 of the cases, f_cp/f_sep") == "1/2 of the cases, f_cp/f_sep"
+
+
+def test_course_cells_get_the_setup_limit_and_every_other_cell_the_exercises(tmp_path):
+    """A fit that compiles numba's kernels may take minutes; a student's loop costs the exercise's seconds."""
+    from ercot_nb.exercises.registry import get_exercise
+
+    name = "04_find_the_vanishing_cluster"
+    teacher.write_nbgrader_course(tmp_path, source=REPO)
+    source = json.loads((tmp_path / "source" / name / f"{name}.ipynb").read_text())
+    course = autograde.course_sources(source)
+    limit = get_exercise(name).time_limit
+    kinds = {}
+    for cell in source["cells"]:
+        if cell["cell_type"] == "code":
+            marks = cell["metadata"].get("nbgrader", {})
+            kind = "answer" if marks.get("solution") else "test" if marks.get("grade") else "course"
+            kinds.setdefault(kind, set()).add(autograde.cell_limit(cell, course, limit))
+    assert kinds == {"course": {autograde.SETUP_LIMIT}, "answer": {limit}, "test": {limit}}
+    fit = next(c for c in source["cells"] if "ERCOT(seed=0).fit(data)" in text(c))
+    edited = dict(fit, source=text(fit) + "\nwhile True:\n    pass\n")
+    assert autograde.cell_limit(edited, course, limit) == limit < autograde.SETUP_LIMIT
