@@ -67,7 +67,8 @@ def held_out_cases(seed: int | None = None) -> list[ClusterCase]:
     """Seeded cases that ``case_inputs`` does not hand out: the hidden test of a grader.
 
     Random blobs in 2 to 4 dimensions with extra centroid slots, some inactive and
-    one ghost; a function that passes the named cases by special-casing them fails here.
+    one ghost (two, closer than any two blobs, in the first case, so that counting
+    ghosts always fails a case, whatever the seed); a function that passes the named cases by special-casing them fails here.
     An nbgrader course passes a ``seed`` derived from its secret (and, with variants,
     from the student id), so the package alone cannot reproduce the graded cases.
     """
@@ -78,9 +79,11 @@ def held_out_cases(seed: int | None = None) -> list[ClusterCase]:
         means = rng.uniform(-6.0, 6.0, (k, dim))
         X = _blobs(rng, means, int(rng.integers(8, 20)), 0.5)
         ghost = means.mean(axis=0, keepdims=True) + 25.0  # far from every sample: no members
+        if index == 0:  # two ghosts closer than any two blobs: counting ghosts always shows here
+            ghost = np.vstack([ghost, ghost + 0.05 * _min_pair_distance(means) / np.sqrt(dim)])
         slots = np.vstack([means + 0.1 * rng.standard_normal(means.shape), ghost,
                            rng.uniform(-6.0, 6.0, (2, dim))])
-        active = np.concatenate([np.ones(k + 1, dtype=bool), [False, index % 2 == 0]])
+        active = np.concatenate([np.ones(k + len(ghost), dtype=bool), [False, index % 2 == 0]])
         order = rng.permutation(len(slots))
         cases.append(ClusterCase(f"held-out case {index + 1} ({k} blobs in {dim}-D)",
                                  X, slots[order], active[order]))

@@ -2,6 +2,7 @@
 checks on a fresh session, and the function parts have held-out (hidden) checks."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from ercot_nb import exercises
@@ -69,3 +70,20 @@ def test_held_out_cases_catch_a_function_tuned_to_the_visible_ones():
     assert not feedback.passed and "held-out case 1" in feedback.message
     assert "case_inputs" not in feedback.message
     assert len(held_out_cases()) == 5
+
+
+def _f_sep_counting_ghosts(X, centroids, active):
+    """The typical slip: the closest pair over every active centroid, members or not."""
+    C = centroids[np.flatnonzero(active)]
+    if len(C) < 2:
+        return np.inf
+    pair = np.linalg.norm(C[:, None, :] - C[None, :, :], axis=2)
+    return 1.0 / pair[np.triu_indices(len(C), k=1)].min()
+
+
+@pytest.mark.parametrize("seed", [None, *range(60)])
+def test_the_held_out_cases_of_every_course_catch_the_ghost_slip(seed):
+    # Seeded from each course's secret: with 1 course in 5 the slip used to pass every held-out case.
+    feedback = exercises.check("01_implement_f_sep", _f_sep_counting_ghosts, part="f_sep", hidden=True,
+                               held_out_seed=seed)
+    assert not feedback.passed
