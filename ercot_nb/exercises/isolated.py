@@ -64,7 +64,22 @@ job_path, out_path = sys.argv[1], sys.argv[2]
 with open(job_path, encoding="utf-8") as fh:
     job = json.load(fh)
 import numpy as np
+
+class _Shell:
+    """get_ipython() of a replayed cell: timing magics run their code once, the rest do nothing."""
+    def __init__(self, namespace):
+        self.namespace = namespace
+    def run_line_magic(self, name, line, *args, **kwargs):
+        if name == "time" and line.strip():
+            exec(compile(line, "<magic>", "exec"), self.namespace)
+    def run_cell_magic(self, name, line, cell, *args, **kwargs):
+        if name in ("time", "capture"):
+            exec(compile(cell, "<magic>", "exec"), self.namespace)
+    def system(self, *args, **kwargs):
+        return None
+    getoutput = system
 namespace = {"__name__": "__main__", "np": np}
+namespace["get_ipython"] = lambda: _Shell(namespace)
 setup_errors = []
 for index, cell in enumerate(job["cells"]):
     try:
@@ -135,7 +150,22 @@ def _stop(signum, frame):
 timer = hasattr(signal, "setitimer")
 if timer:
     signal.signal(signal.SIGALRM, _stop)
+
+class _Shell:
+    """get_ipython() of a replayed cell: timing magics run their code once, the rest do nothing."""
+    def __init__(self, namespace):
+        self.namespace = namespace
+    def run_line_magic(self, name, line, *args, **kwargs):
+        if name == "time" and line.strip():
+            exec(compile(line, "<magic>", "exec"), self.namespace)
+    def run_cell_magic(self, name, line, cell, *args, **kwargs):
+        if name in ("time", "capture"):
+            exec(compile(cell, "<magic>", "exec"), self.namespace)
+    def system(self, *args, **kwargs):
+        return None
+    getoutput = system
 namespace = {"__name__": "__main__", "display": lambda *a, **k: None}
+namespace["get_ipython"] = lambda: _Shell(namespace)
 setup_errors = []
 for index, cell in enumerate(job["cells"]):
     current = index
@@ -180,6 +210,17 @@ def _run(folder: Path, out: Path, timeout: float, extra_env: dict[str, str]) -> 
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         raise CleanRunTimeout(f"the answer took longer than {timeout:g} s") from None
+
+
+
+def python_sources(cells: Sequence[str]) -> list[str]:
+    """Notebook cells as plain Python: IPython's own transforms turn ``%magic`` and ``!cmd``
+    into ``get_ipython()`` calls (the clean process answers them: timing magics run their
+    code once, the others do nothing), so a magic in an answer is not a syntax error."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    transform = TransformerManager().transform_cell
+    return [transform(cell) if ("%" in cell or "!" in cell) else cell for cell in cells]
 
 
 def values_in_clean_process(cells: Sequence[str], expressions: dict[str, str], *,
@@ -233,7 +274,7 @@ def values_in_clean_process(cells: Sequence[str], expressions: dict[str, str], *
         if len(limits) != len(cells):
             raise ValueError(f"cell_limit has {len(limits)} limits for {len(cells)} cells; give one per cell")
         timeout = 60.0 + sum(limits)
-        job = {"cells": list(cells), "expressions": dict(expressions), "context": list(context),
+        job = {"cells": python_sources(cells), "expressions": dict(expressions), "context": list(context),
                "cell_limits": limits,
                "package_path": str(Path(ercot_nb.__file__).resolve().parents[1])}
         (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")
@@ -294,7 +335,7 @@ def call_in_clean_process(cells: Sequence[str], function: str, cases: Sequence[S
         arrays = {f"case{c}_arg{i}": np.asarray(arg) for c, case in enumerate(cases)
                   for i, arg in enumerate(case)}
         np.savez(folder / "inputs.npz", **arrays)
-        job = {"cells": list(cells), "function": function, "n_cases": len(cases), "n_args": n_args,
+        job = {"cells": python_sources(cells), "function": function, "n_cases": len(cases), "n_args": n_args,
                "inputs": str(folder / "inputs.npz")}
         (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")
         (folder / "harness.py").write_text(_HARNESS, encoding="utf-8")
