@@ -170,3 +170,20 @@ def test_escaped_quotes_are_entities_plotly_decodes():
     text = escape('<b a="1">\'x\' & y</b>')
     assert "&quot;" not in text and "<" not in text
     assert text == "&lt;b a=&#34;1&#34;&gt;&#39;x&#39; &amp; y&lt;/b&gt;"
+
+
+def test_each_view_is_one_module_and_one_registry_line():
+    """Adding a view is one new module plus its key in the registry: every key has its module
+    (whose ``VIEW`` has that key), and every public module of the package is registered."""
+    import importlib
+    import pkgutil
+
+    import ercot_nb.figures.views as package
+
+    assert list(package.REGISTRY) == [v.key for v in VIEWS]
+    public = {info.name for info in pkgutil.iter_modules(package.__path__) if not info.name.startswith("_")}
+    assert public == set(package.REGISTRY)
+    for key in package.REGISTRY:
+        module = importlib.import_module(f"ercot_nb.figures.views.{key}")
+        assert module.VIEW.key == key and view(key) is module.VIEW
+    assert len(set(package.REGISTRY)) == len(package.REGISTRY)
