@@ -29,7 +29,7 @@ appears there as it is.
 
 Every view has ``static()``: the same content as a plain Plotly figure
 (:mod:`ercot_nb.figures`), which renders without a kernel (nbviewer, HTML
-export); ``ClusteringResult.to_html(path)`` writes a whole run offline.
+export); ``ercot_nb.page.write(result, path, dataset)`` writes a whole run offline.
 
 Apps for Voila live in the repository's ``widgets/`` folder;
 ``ercot-nb app`` serves the Explorer.

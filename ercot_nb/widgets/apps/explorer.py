@@ -10,6 +10,7 @@ import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
 
+from ... import page
 from ...data import TemporalDataset
 from ...params import check_argument
 from ...result import ClusteringResult
@@ -527,7 +528,7 @@ class Explorer(W.VBox):
         return [view.static() for view in self.views]
 
     def to_html(self, path: str | Path, *, overwrite: bool = False) -> Path:
-        """Write the shown run as one offline HTML page (see ``ClusteringResult.to_html``).
+        """Write the shown run as one offline HTML page (see :func:`ercot_nb.page.write`).
 
         Raises
         ------
@@ -536,7 +537,7 @@ class Explorer(W.VBox):
         """
         if self.result is None:
             raise ValueError("no run to export yet: run an algorithm first")
-        return self.result.to_html(path, self.dataset, overwrite=overwrite)
+        return page.write(self.result, path, self.dataset, overwrite=overwrite)
 
     def _precompute(self) -> None:
         """Fill the per-step caches of a run given at the start, so that scrubbing is cheap."""
