@@ -51,8 +51,8 @@ step ``i``, or ``meta["steps"][i]`` when given); ``{"click": "member"}``
 selects the population member in ``customdata[0]`` of the clicked point
 (see :data:`CLICK_STEP`, :data:`CLICK_MEMBER`, :func:`click_meta`).
 
-Adding a view is one subclass of :class:`View` appended to ``VIEWS``
-(see :class:`~ercot_nb.figures.views.ClusterSizesView`).
+Adding a view is one module with one subclass of :class:`View` plus its key in the registry
+(see :class:`~ercot_nb.figures.views.Sizes`).
 """
 from __future__ import annotations
 

@@ -299,9 +299,9 @@ class ExplorerMachine(RuleBasedStateMachine):
         assert app.pareto.result is result and app.pareto.step == t and app.pareto.selected == member
         if result.algorithm == "ERCOT":
             pareto = figures.pareto_figure(result, t, accumulated=True, selected=member)
-            assert app.pareto.figure.layout.title.text == pareto.layout.title.text
+            assert app.pareto.figure.layout.title.text == f"{data.name}: {pareto.layout.title.text}"
         assert app.alpha.figure.data[-1].x == (time_t,)
-        assert app.sankey.figure.layout.title.text == figures.sankey_title(result, t)
+        assert app.flows.figure.layout.title.text == f"{data.name}: {figures.sankey_title(result, t)}"
         if app.scores.figure.layout.shapes:
             assert app.scores.figure.layout.shapes[0].x0 == time_t
         assert {name for name in app.runs} == set(app.run_choice.options)
@@ -334,11 +334,11 @@ class ExplorerMachine(RuleBasedStateMachine):
         assert titles[app.partition_view].startswith(f"{data.name}: "), titles
         if result is None:
             assert "ground truth" in titles[app.partition_view], titles
-            assert all(view.result is None for view in (app.pareto, app.alpha, app.sankey))
+            assert all(view.result is None for view in (app.pareto, app.alpha, app.flows))
         else:
             assert titles[app.partition_view].startswith(f"{data.name}: {result.algorithm}"), titles
-            for view in (app.pareto, app.alpha, app.sankey):
-                assert view.result is result and titles[view].startswith(result.algorithm), titles
+            for view in (app.pareto, app.alpha, app.flows):
+                assert view.result is result and titles[view].startswith(f"{data.name}: {result.algorithm}"), titles
             assert titles[app.scores].endswith(f"on {data.name}"), titles
 
     @invariant()

@@ -29,18 +29,18 @@ from collections.abc import Iterator
 from importlib import import_module
 
 from ..protocol import CLICK_MEMBER, CLICK_STEP, Change, Patch, View, ViewData, click_meta
-from ._scores import ScoresView
-from .alpha import AlphaView
-from .flows import FlowsView
-from .n_clusters import NClustersView
-from .pareto import ParetoView
-from .partition import PartitionView
-from .sizes import ClusterSizesView, cluster_sizes, cluster_sizes_figure, cluster_sizes_parts
-from .video import VideoView
+from ._scores import Scores
+from .alpha import Alpha
+from .flows import Flows
+from .n_clusters import NClusters
+from .pareto import Pareto
+from .partition import Partition
+from .sizes import Sizes, cluster_sizes, cluster_sizes_figure, cluster_sizes_parts
+from .video import Video
 
 __all__ = [
-    "REGISTRY", "VIEWS", "view", "views_for", "PartitionView", "VideoView", "ParetoView", "AlphaView",
-    "NClustersView", "ClusterSizesView", "ScoresView", "FlowsView", "cluster_sizes",
+    "REGISTRY", "VIEWS", "view", "views_for", "Partition", "Video", "Pareto", "Alpha",
+    "NClusters", "Sizes", "Scores", "Flows", "cluster_sizes",
     "cluster_sizes_parts", "cluster_sizes_figure",
     # the protocol, re-exported
     "View", "ViewData", "Change", "Patch", "CLICK_STEP", "CLICK_MEMBER", "click_meta",

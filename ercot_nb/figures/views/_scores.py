@@ -11,15 +11,15 @@ from ..lines import LABEL_FREE_SHOWN, LabelFreeTables, scores_figure, scores_par
 from ..protocol import Change, View, ViewData
 from ..style import CURRENT_STEP, plain_times, step_index
 
-__all__ = ["ScoresView"]
+__all__ = ["Scores"]
 
 
-class ScoresView(View):
+class Scores(View):
     """One accuracy score (RI or NMI) against the ground truth per step, or (``metric=None``)
     the label-free scores :data:`LABEL_FREE_SHOWN`; every run compared, the step marked.
 
     Label-free scores are computed once per step of a run (:meth:`ViewData.growing`).
-    ``ScoresView(None)`` is not in :data:`VIEWS` (the Explorer's scores widget offers it).
+    ``Scores(None)`` is not in :data:`VIEWS` (the Explorer's scores widget offers it).
     """
 
     def __init__(self, metric: str | None) -> None:

@@ -10,10 +10,10 @@ from ..lines import ALPHA, PAIRS, AlphaLine, alpha_figure, alpha_parts
 from ..protocol import CLICK_STEP, Change, View, ViewData, click_meta
 from ..style import CURRENT_STEP, step_index
 
-__all__ = ["AlphaView", "VIEW"]
+__all__ = ["Alpha", "VIEW"]
 
 
-class AlphaView(View):
+class Alpha(View):
     """The smoothness weight alpha over time (and alpha_i of every matched cluster pair).
 
     Option ``show_pairs`` (default True): show each matched cluster pair's weight (a hidden trace
@@ -59,4 +59,4 @@ class AlphaView(View):
         return [alpha_figure(data.result, show_pairs=self.with_defaults(options)["show_pairs"])]
 
 
-VIEW = AlphaView()
+VIEW = Alpha()

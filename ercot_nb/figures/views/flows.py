@@ -14,10 +14,10 @@ from ..layers import Parts
 from ..protocol import Change, Patch, View, ViewData
 from ..style import step_index
 
-__all__ = ["FlowsView", "VIEW"]
+__all__ = ["Flows", "VIEW"]
 
 
-class FlowsView(View):
+class Flows(View):
     """Cluster flow between steps (Sankey); the step in focus stands out.
 
     Options: ``window`` (None: every step; an int: at most that many steps around the step
@@ -140,4 +140,4 @@ class FlowsView(View):
         return [sankey_figure(data.result, events=o["events"])]
 
 
-VIEW = FlowsView()
+VIEW = Flows()

@@ -11,10 +11,10 @@ from ..protocol import CLICK_STEP, Change, View, ViewData
 from ..style import plain_times
 from ._common import line_step_change, with_click
 
-__all__ = ["NClustersView", "VIEW"]
+__all__ = ["NClusters", "VIEW"]
 
 
-class NClustersView(View):
+class NClusters(View):
     """The chosen number of clusters per step (and the true number, with labels)."""
 
     key = "n_clusters"
@@ -31,4 +31,4 @@ class NClustersView(View):
         return [n_clusters_parts(data.result, data.dataset).figure()]
 
 
-VIEW = NClustersView()
+VIEW = NClusters()

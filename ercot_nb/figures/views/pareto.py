@@ -11,10 +11,10 @@ from ..pareto import SELECTED, KMax, is_member_trace, pareto_animation, pareto_p
 from ..protocol import CLICK_MEMBER, Change, View, ViewData, click_meta
 from ..style import as_trace, step_index
 
-__all__ = ["ParetoView", "VIEW"]
+__all__ = ["Pareto", "VIEW"]
 
 
-class ParetoView(View):
+class Pareto(View):
     """The final population of a step on its two objectives; click a member to show its partition."""
 
     key = "pareto"
@@ -86,4 +86,4 @@ class ParetoView(View):
         return [pareto_animation(data.result, accumulated=self.with_defaults(options)["accumulated"])]
 
 
-VIEW = ParetoView()
+VIEW = Pareto()

@@ -10,10 +10,10 @@ from ..partition import PartitionLayer, partition_animation
 from ..protocol import Change, View, ViewData
 from ..style import title_layout
 
-__all__ = ["PartitionView", "VIEW"]
+__all__ = ["Partition", "VIEW"]
 
 
-class PartitionView(View):
+class Partition(View):
     """The partition of one step (or of a member of its final population), 2-D or 3-D.
 
     Options: ``features``, ``projection`` (2-D view; default PCA for 3+
@@ -81,4 +81,4 @@ class PartitionView(View):
                                     show_centroids=o["show_centroids"], webgl=o["webgl"])]
 
 
-VIEW = PartitionView(2)
+VIEW = Partition(2)

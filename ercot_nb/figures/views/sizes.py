@@ -11,7 +11,7 @@ from ..partition import cluster_name
 from ..protocol import CLICK_STEP, Change, View, ViewData, click_meta
 from ..style import CURRENT_STEP, INK, base_layout, counted, escape, label_color, plain_times, step_index, time_axis
 
-__all__ = ["ClusterSizesView", "VIEW", "cluster_sizes", "cluster_sizes_parts", "cluster_sizes_figure"]
+__all__ = ["Sizes", "VIEW", "cluster_sizes", "cluster_sizes_parts", "cluster_sizes_figure"]
 
 
 def cluster_sizes(result: Any) -> tuple[list[int], np.ndarray]:
@@ -83,7 +83,7 @@ def cluster_sizes_figure(result: Any, *, t: int | None = None, title: str | None
     return cluster_sizes_parts(result, t=t, title=title).figure()
 
 
-class ClusterSizesView(View):
+class Sizes(View):
     """Each aligned cluster's number of samples over time (stacked areas); the current step marked."""
 
     key = "sizes"
@@ -108,4 +108,4 @@ class ClusterSizesView(View):
         return [cluster_sizes_figure(data.result)]
 
 
-VIEW = ClusterSizesView()
+VIEW = Sizes()

@@ -9,10 +9,10 @@ from ..layers import Parts
 from ..protocol import View, ViewData
 from ..video import VIDEO_MAX_PIXELS, VideoLayer, video_segmentation_animation
 
-__all__ = ["VideoView", "VIEW"]
+__all__ = ["Video", "VIEW"]
 
 
-class VideoView(View):
+class Video(View):
     """A video frame, its segmentation (of the knee or a member) and the ground truth."""
 
     key = "video"
@@ -45,4 +45,4 @@ class VideoView(View):
                                              max_pixels=o["max_pixels"])]
 
 
-VIEW = VideoView()
+VIEW = Video()

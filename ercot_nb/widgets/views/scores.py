@@ -2,7 +2,7 @@
 
 What is drawn, and how a growing run's label-free scores are extended by
 its new steps only, is the registered views'
-(:class:`ercot_nb.figures.views.ScoresView`: ``"ri"``, ``"nmi"`` and the
+(:class:`ercot_nb.figures.views.Scores`: ``"ri"``, ``"nmi"`` and the
 label-free ``ScoresView(None)``); this widget adds the choice between them.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ import ipywidgets as W
 from ... import figures
 from ...data import TemporalDataset
 from ...figures.lines import LABEL_FREE_SHOWN
-from ...figures.views import ScoresView as _RegisteredScores
+from ...figures.views import Scores as _RegisteredScores
 from ...result import ClusteringResult
 from .._state import AppState
 from ._base import Parts, placeholder_parts
@@ -33,7 +33,7 @@ class ScoresView(RegistryView):
     """Rand index or NMI per step, or label-free scores, one line per run, the current step marked.
 
     A front end of the registered views ``"ri"`` and ``"nmi"`` and of the
-    label-free ``ercot_nb.figures.views.ScoresView(None)``.  Without labels (a
+    label-free ``ercot_nb.figures.views.Scores(None)``.  Without labels (a
     CSV of your own) it shows the label-free scores (silhouette, NMI with the
     previous step, churn) in rows sharing the time axis; with labels the
     "no labels needed" choice shows them instead of RI/NMI.
