@@ -298,7 +298,11 @@ class View:
     title, hint : str
         Heading and one-line explanation a front end may show.
     member : bool
-        Whether the selected population member changes the view.
+        Whether the view draws the selected population member itself (:meth:`member_change`).
+    chosen : bool
+        Whether the view draws the chosen partitions (a member picked at a step changes it: a
+        front end draws the run with that member's partition at that step); False for views of
+        what the run did (the smoothness weight).
     wide : bool
         Whether a front end should give it the whole width.
     options : dict
@@ -309,6 +313,7 @@ class View:
     title: str = ""
     hint: str = ""
     member: bool = False
+    chosen: bool = True
     wide: bool = False
     options: Mapping[str, Any] = {}
 

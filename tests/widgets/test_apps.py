@@ -95,7 +95,7 @@ def assert_views_show_the_state(driver: Driver) -> None:
     assert app.scrubber.max == max(state.n_done - 1, 1) and state.n_done == len(times)
     for view, result, member in driver.partition_views():
         assert_partition(view, data, result, step, member)
-    runs = {name: run for name, run in state.runs.items() if len(run)}
+    runs = {name: state.chosen_run(name) for name, run in state.runs.items() if len(run)}  # a member picked: its RI
     if runs and data.has_labels:
         expected = figures.scores_parts(data, runs, app.scores.metric.value, t=step)
         assert traces_json(app.scores.figure.data) == traces_json(expected.traces)
@@ -113,7 +113,7 @@ def assert_views_show_the_state(driver: Driver) -> None:
     assert title(app.pareto) == named(expected.layout["title"]["text"])
     expected = figures.alpha_parts(result, show_pairs=app.alpha.pairs.value, t=step, pairs_trace=True)
     assert traces_json(app.alpha.figure.data) == traces_json(expected.traces)
-    expected = figures.sankey_parts(result, t=step, events=app.flows.show_events.value)
+    expected = figures.sankey_parts(state.chosen_run(), t=step, events=app.flows.show_events.value)
     assert traces_json(app.flows.figure.data) == traces_json(expected.traces)
     assert title(app.flows) == named(expected.layout["title"]["text"])
     assert list(app.run_choice.options) == list(state.runs) and app.run_choice.value == state.run

@@ -25,6 +25,7 @@ class Alpha(View):
     hint = ("Weight of the previous step in the accumulated fitness (none at the first step); "
             "grey rings: the weight of each matched cluster pair.")
     options = {"show_pairs": True}
+    chosen = False  # the run's weights: a member picked does not change them
 
     def line(self, data: ViewData) -> AlphaLine:
         """The run's time line, taken up to its last step."""

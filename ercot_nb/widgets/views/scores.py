@@ -98,7 +98,7 @@ class ScoresView(RegistryView):
         """A run the scores are drawn for (the state's selected one, else the first with steps)."""
         runs = self.state.runs
         if self.state.run in runs and isinstance(runs[self.state.run], ClusteringResult) and len(runs[self.state.run]):
-            return runs[self.state.run]
+            return self.state.chosen_run(self.state.run)  # a member picked: the run as chosen
         return next((run for run in runs.values() if isinstance(run, ClusteringResult) and len(run)), None)
 
     def _note(self) -> str | None:
@@ -136,7 +136,8 @@ class ScoresView(RegistryView):
                 self._quiet = False
 
     def _state_content(self) -> tuple[object, ...]:
-        return (self.state.dataset, *self.state.runs.values())
+        # the runs as chosen (AppState.chosen_run): a member picked scores that member at its step
+        return (self.state.dataset, *(self.state.chosen_run(name) for name in self.state.runs))
 
     def _state_size(self) -> tuple[int, ...]:
         return tuple(len(run) for run in self.state.runs.values())
