@@ -119,9 +119,9 @@ class RegistryView(FigureView):
 
     # -- what is drawn ---------------------------------------------------------------------
     def state_run(self) -> Any:
-        """The state's run; for a view of the chosen partition (``view.chosen``) that does not draw the
-        member itself, the run as chosen (:meth:`AppState.chosen_run`: the picked member's partition
-        at the step shown)."""
+        """The state's run; for a view of the chosen partition (``view.chosen``) that does not draw
+        the member itself, the run as chosen (the picked member's partition at the step shown, see
+        :meth:`~ercot_nb.widgets._state.AppState.chosen_run`)."""
         if self.view.member or not self.view.chosen or self.run_name is not None:
             return super().state_run()
         return self.state.chosen_run(self.state_run_name())
