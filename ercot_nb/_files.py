@@ -2,7 +2,7 @@
 
 Every writer of the package (``ercot-nb run --out/--save-result``,
 ``ercot-nb experiments``, ``ercot-nb tutorials``, ``ercot-nb bench quality
---out``, :meth:`ClusteringResult.save`, :meth:`ClusteringResult.to_html`,
+--out``, :meth:`ClusteringResult.save`, :func:`ercot_nb.page.write`,
 :meth:`ExplorerPage.save`, :func:`ercot_nb.figures.save_html`,
 :func:`ercot_nb.experiments.build_report` and the run files of
 :func:`ercot_nb.experiments.run_experiments`) follows it:

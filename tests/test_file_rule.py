@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from ercot_nb import ClusteringResult, StaticEC, datasets, figures
 from ercot_nb._files import MANIFEST_NAME, OutputError, atomic_write, atomic_write_text, check_outputs
 from ercot_nb.cli import main
+from ercot_nb.page import write as write_page
 
 BUDGET = ["--pop-size", "20", "--evaluations", "40"]
 TINY = ["--algorithm", "staticec", *BUDGET]
@@ -328,7 +329,7 @@ def test_result_save_and_pages_refuse_an_existing_file_unless_overwrite(small_re
     result, data = small_result
     writers = {
         "r.npz": lambda path, **kw: result.save(path, **kw),
-        "page.html": lambda path, **kw: result.to_html(path, data, **kw),
+        "page.html": lambda path, **kw: write_page(result, path, data, **kw),
         "explorer.html": lambda path, **kw: ExplorerPage(result, data).save(path, **kw),
         "figures.html": lambda path, **kw: figures.save_html(figures.alpha_figure(result), path, **kw),
     }

@@ -48,7 +48,7 @@ update traces by name (:func:`update_by_name`).
 One definition per view: ``ercot_nb.figures.protocol`` says what a view
 is (:class:`View`: its parts at a step and member, and what changes with
 the step or member, by trace and shape name), and
-``ercot_nb.figures.views`` holds the views and their registry
+``ercot_nb.figures.views`` holds the views (one module per view) and their registry
 ``VIEWS``, which :func:`report_figures`, the offline page and the
 widgets iterate (:func:`views_for`).  The trace and shape role names front
 ends update by (``CURRENT_STEP``, ``SELECTED``, ...) are exported

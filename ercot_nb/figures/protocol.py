@@ -51,12 +51,13 @@ step ``i``, or ``meta["steps"][i]`` when given); ``{"click": "member"}``
 selects the population member in ``customdata[0]`` of the clicked point
 (see :data:`CLICK_STEP`, :data:`CLICK_MEMBER`, :func:`click_meta`).
 
-Adding a view is one subclass of :class:`View` appended to ``VIEWS``
-(see :class:`~ercot_nb.figures.views.ClusterSizesView`).
+Adding a view is one module with one subclass of :class:`View` plus its key in the registry
+(see :class:`~ercot_nb.figures.views.Sizes`).
 """
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -68,6 +69,7 @@ from plotly.utils import PlotlyJSONEncoder
 from ..data import TemporalDataset
 from ..result import ClusteringResult
 from .layers import Parts, shape_index, trace_index
+from .style import escape
 
 __all__ = [
     "CLICK_STEP", "CLICK_MEMBER", "click_meta", "ViewData", "Patch", "Change", "View",
@@ -132,6 +134,19 @@ class ViewData:
         if key not in self._growing:
             self._growing[key] = make()
         return self._growing[key]
+
+    def titled(self, text: str) -> str:
+        """``text`` naming the dataset: ``"<name>: text"`` unless it names it already (or the data has no name)."""
+        name = self.dataset_name
+        if not name or text.startswith(f"{name}: ") or f" on {name}" in text:
+            return text
+        return f"{name}: {text}"
+
+    @property
+    def dataset_name(self) -> str:
+        """The dataset's name, escaped for figure text ("" without a named dataset)."""
+        name = getattr(self.dataset, "name", "") if self.dataset is not None else ""
+        return escape(name) if name else ""
 
     def grown(self) -> ViewData:
         """This run and data taken again after the run grew in place: :meth:`memo` starts afresh,
@@ -283,7 +298,11 @@ class View:
     title, hint : str
         Heading and one-line explanation a front end may show.
     member : bool
-        Whether the selected population member changes the view.
+        Whether the view draws the selected population member itself (:meth:`member_change`).
+    chosen : bool
+        Whether the view draws the chosen partitions (a member picked at a step changes it: a
+        front end draws the run with that member's partition at that step); False for views of
+        what the run did (the smoothness weight).
     wide : bool
         Whether a front end should give it the whole width.
     options : dict
@@ -294,8 +313,17 @@ class View:
     title: str = ""
     hint: str = ""
     member: bool = False
+    chosen: bool = True
     wide: bool = False
     options: Mapping[str, Any] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Every view's title names the dataset: what a subclass's :meth:`parts` and changes return
+        gets :meth:`ViewData.titled` titles (one place, so a new view cannot forget it)."""
+        super().__init_subclass__(**kwargs)
+        for name in ("parts", "step_change", "member_change", "grown_base", "report"):
+            if name in cls.__dict__:
+                setattr(cls, name, _naming_dataset(cls.__dict__[name]))
 
     # ------------------------------------------------------------ to override
     def applies(self, data: ViewData) -> bool:
@@ -353,6 +381,40 @@ class View:
 
     def __repr__(self) -> str:
         return f"<view {self.key!r}: {self.title}>"
+
+
+def _naming_dataset(method: Any) -> Any:
+    """``method`` (a view's parts, change or report) with its titles naming the data's dataset."""
+    if getattr(method, "names_dataset", False):
+        return method
+
+    @functools.wraps(method)
+    def wrapper(self: View, data: ViewData, *args: Any, **options: Any) -> Any:
+        out = method(self, data, *args, **options)
+        if out is None or data is None or not data.dataset_name:
+            return out
+        if isinstance(out, list):  # report figures (and their animation frames)
+            for figure in out:
+                for layout in [figure.layout, *(frame.layout for frame in figure.frames)]:
+                    if layout.title.text is not None:
+                        layout.title.text = data.titled(layout.title.text)
+        else:
+            _name_title(out.layout, data)
+        return out
+
+    wrapper.names_dataset = True  # type: ignore[attr-defined]
+    return wrapper
+
+
+def _name_title(layout: dict[str, Any], data: ViewData) -> None:
+    """Set the title in ``layout`` (a layout or a change's layout paths) to name the dataset."""
+    if "title.text" in layout and isinstance(layout["title.text"], str):
+        layout["title.text"] = data.titled(layout["title.text"])
+    title = layout.get("title")
+    if isinstance(title, str):
+        layout["title"] = data.titled(title)
+    elif isinstance(title, Mapping) and isinstance(title.get("text"), str):
+        layout["title"] = {**title, "text": data.titled(title["text"])}  # a copy: the view may keep the title
 
 
 def _replace(parts: Parts, base: Parts) -> Change:

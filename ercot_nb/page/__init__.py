@@ -6,11 +6,11 @@ front member (``_data``), and fills an HTML template shipped with the
 package (``template.html``) with plotly.js and a generic renderer
 (``explorer.js``, which knows no view by name) embedded.  One time
 slider and a Play button drive every view; a click on a Pareto-front member
-shows that member's partition.  ``ClusteringResult.to_html`` and
-``Explorer.to_html`` write this page.
+shows that member's partition.  :func:`write` (``page.write(result, path, dataset)``)
+and ``Explorer.to_html`` write this page.
 """
 from ._data import MAX_MEMBERS, MAX_POINTS, VIDEO_MAX_PIXELS, page_data
-from ._page import ExplorerPage
+from ._page import ExplorerPage, write
 from ._table import read_table
 
-__all__ = ["ExplorerPage", "page_data", "read_table", "MAX_POINTS", "MAX_MEMBERS", "VIDEO_MAX_PIXELS"]
+__all__ = ["write", "ExplorerPage", "page_data", "read_table", "MAX_POINTS", "MAX_MEMBERS", "VIDEO_MAX_PIXELS"]

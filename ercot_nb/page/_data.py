@@ -309,7 +309,7 @@ def page_data(
         views.append(entry)
     if dataset is None:
         notes.append("No dataset was given, so the partition plot is missing: "
-                     "pass the data the run was fitted on (result.to_html(path, dataset)).")
+                     "pass the data the run was fitted on (page.write(result, path, dataset)).")
     if truncated:
         notes.append(f"At {truncated} step(s) the first front has more than {max_members} distinct "
                      f"members; {max_members} of them, spread along the front, can be clicked.")

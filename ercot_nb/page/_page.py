@@ -177,3 +177,41 @@ class ExplorerPage:
 
     def __repr__(self) -> str:
         return f"ExplorerPage({self.title!r}, steps={self.data['n_steps']})"
+
+
+def write(result: Any, path: str | PathLike[str], dataset: TemporalDataset | None = None, *,
+          overwrite: bool = False, **options: Any) -> Path:
+    """Write a run's explorer page: one self-contained, offline HTML file.
+
+    plotly.js and every step's data are embedded (no CDN, no kernel).  One
+    time slider and a Play button drive every view of
+    ``ercot_nb.figures.VIEWS`` that applies to the run and data (the
+    partition in 2-D and 3-D and the video view need ``dataset``); a click on
+    a first-front member of the Pareto front shows its partition.  See
+    :class:`ExplorerPage`.
+
+    Parameters
+    ----------
+    result : ClusteringResult or fitted estimator
+        The run.
+    path : str or path-like
+        Output ``.html`` file; parent folders are created.
+    dataset : TemporalDataset, optional
+        The data the run was fitted on (needed for the partition views).
+    overwrite : bool, default=False
+        Replace an existing file (otherwise a ``ValueError``); the write
+        is atomic either way (see :mod:`ercot_nb._files`).
+    **options
+        Keyword arguments of :class:`ExplorerPage` (``max_points``, ``compress``...).
+
+    Returns
+    -------
+    pathlib.Path
+        The written file.
+
+    Examples
+    --------
+    >>> from ercot_nb import page
+    >>> page.write(model.result_, "run.html", data)   # doctest: +SKIP
+    """
+    return ExplorerPage(result, dataset, **options).save(path, overwrite=overwrite)

@@ -488,38 +488,6 @@ class ClusteringResult:
             }
         )
 
-    def to_html(self, path: str | Path, dataset: Any = None, *, overwrite: bool = False) -> Path:
-        """Write the run's explorer page: one self-contained, offline HTML file.
-
-        plotly.js and every step's data are embedded (no CDN, no kernel).  One
-        time slider and a Play button drive the partition view (2-D, and 3-D
-        for three or more features; with ``dataset``), the video frame and
-        segmentation (video data), the Pareto front (click a first-front
-        member to show its partition), alpha, the number of clusters, RI/NMI
-        (labelled data) and the cluster flow; see
-        :class:`ercot_nb.page.ExplorerPage`.
-
-        Parameters
-        ----------
-        path : str or path-like
-            Output ``.html`` file; parent folders are created.
-        dataset : TemporalDataset, optional
-            The data the run was fitted on (needed for the partition views).
-        overwrite : bool, default=False
-            Replace an existing file (otherwise a ``ValueError``); the write
-            is atomic either way (see :mod:`ercot_nb._files`).
-
-        Returns
-        -------
-        pathlib.Path
-            The written file.
-        """
-        # Lazy import: result.py imports no plotting or page module at load
-        # time (the page module imports this one).
-        from ..page import ExplorerPage
-
-        return ExplorerPage(self, dataset).save(path, overwrite=overwrite)
-
     def _repr_html_(self) -> str:
         table = self.steps_frame().to_html(index=False, float_format=lambda v: f"{v:.4g}")
         return f"<div><b>{html.escape(str(self.algorithm))}</b> result, {len(self)} steps{table}</div>"

@@ -17,7 +17,7 @@ class                         what it is
 :class:`ParetoView`           final population of one step; click to pick
 :class:`AlphaView`            smoothness weight alpha (alpha_i on demand)
 :class:`ScoresView`           RI / NMI per step of every run
-:class:`SankeyView`           cluster flow between steps
+:class:`FlowsView`            cluster flow between steps (Sankey)
 :class:`RegistryView`         any view of ``ercot_nb.figures.VIEWS`` (e.g. sizes)
 :class:`PageShown`            invisible; says when a page has drawn an app
 ============================  ===================================================
@@ -29,7 +29,7 @@ appears there as it is.
 
 Every view has ``static()``: the same content as a plain Plotly figure
 (:mod:`ercot_nb.figures`), which renders without a kernel (nbviewer, HTML
-export); ``ClusteringResult.to_html(path)`` writes a whole run offline.
+export); ``ercot_nb.page.write(result, path, dataset)`` writes a whole run offline.
 
 Apps for Voila live in the repository's ``widgets/`` folder;
 ``ercot-nb app`` serves the Explorer.
@@ -53,7 +53,7 @@ _LAZY = {
     "ParetoView": ".views.pareto",
     "AlphaView": ".views.alpha",
     "ScoresView": ".views.scores",
-    "SankeyView": ".views.sankey",
+    "FlowsView": ".views.flows",
     "RegistryView": ".views.registry",
     "PageShown": "._shown",
 }
@@ -70,13 +70,22 @@ if TYPE_CHECKING:  # pragma: no cover
     from .apps.run_panel import RunPanel
     from ._shown import PageShown
     from .views.registry import RegistryView
-    from .views.sankey import SankeyView
+    from .views.flows import FlowsView
     from .views.scores import ScoresView
     from .apps.scrubber import TimeScrubber
     from .views.video import VideoView
 
 
+_DEPRECATED = {"SankeyView": "FlowsView"}  # old name -> the name of the registry's view
+
+
 def __getattr__(name: str) -> Any:
+    if name in _DEPRECATED:
+        import warnings
+
+        warnings.warn(f"ercot_nb.widgets.{name} is now {_DEPRECATED[name]} (one name per view: the registry's)",
+                      DeprecationWarning, stacklevel=2)
+        return __getattr__(_DEPRECATED[name])
     if name not in _LAZY:
         raise AttributeError(f"module 'ercot_nb.widgets' has no attribute {name!r}")
     try:

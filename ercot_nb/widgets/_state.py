@@ -193,6 +193,32 @@ class AppState(traitlets.HasTraits):
         """The selected run, or None while the dataset is previewed."""
         return self.runs.get(self.run) if self.run is not None else None
 
+    def chosen_run(self, name: str | None = None) -> ClusteringResult | None:
+        """Run ``name`` (default: the selected run) as chosen: with a member picked, the run whose
+        partition at the step shown is that member's (the views of the chosen partition draw it:
+        the number of clusters, cluster sizes, flows, scores); else the run itself.
+
+        The run made is kept while the run, its length, the step and the member stay (the same
+        object: a view redraws once per pick); its other steps are the run's own objects.
+        """
+        name = self.run if name is None else name
+        run = self.runs.get(name) if name is not None else None
+        member = self.member
+        if member is None or run is None or name != self.run or self.dataset is None or not len(run):
+            return run
+        t = self.step_of(run)
+        key = (len(run), t, member)
+        known = self._chosen
+        if known is not None and known[0] is run and known[1] == key:
+            return known[2]
+        steps = list(run.steps)
+        steps[t] = run.member_partition(self.dataset[t].X, t, member)
+        chosen = ClusteringResult(run.algorithm, run.params, steps)
+        self._chosen = (run, key, chosen)
+        return chosen
+
+    _chosen: tuple[Any, tuple[int, int, int], ClusteringResult] | None = None
+
     @property
     def n_steps(self) -> int:
         """Steps the scrubber can reach: the selected run's so far, or the dataset's."""

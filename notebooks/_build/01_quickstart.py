@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ercot_nb import ERCOT, ClusteringResult, StaticEC, datasets, figures, metrics"""),
+from ercot_nb import ERCOT, ClusteringResult, StaticEC, datasets, figures, metrics, page"""),
 md("""## The data: Syn3
 
 Syn3 has four 2-D Gaussian clusters of 50 samples each, observed at 10 time steps (time labels 1..10).
@@ -93,7 +93,7 @@ code("""figures.n_clusters_figure(static.result_, data)"""),
 md("""Both methods agree where the clusters are well apart. At times 4 and 5, where the drift begins, ERCOT still finds the four clusters while staticEC already merges two of them; from about time 7 the overlap is too strong for either to separate the moving cluster, and their scores are close. A single seed is only an illustration: the paper's comparison averages 30 runs (see `ercot-nb bench quality`)."""),
 md("""## Export
 
-`to_frame()` gives a tidy table, one row per (step, sample), ready for pandas or a CSV file. `save` writes the whole result (fronts, weights, timings) to one `.npz` file and `ClusteringResult.load` reads it back. `result.to_html(path, data)` writes the run's **explorer page**: one self-contained offline HTML file (no kernel, no network) where one time slider and a Play button drive the partition, the Pareto front (click a point to see that member's partition), alpha, the scores and the cluster flow. `figures.save_html` writes chosen figures to an offline page.
+`to_frame()` gives a tidy table, one row per (step, sample), ready for pandas or a CSV file. `save` writes the whole result (fronts, weights, timings) to one `.npz` file and `ClusteringResult.load` reads it back. `page.write(result, path, data)` writes the run's **explorer page**: one self-contained offline HTML file (no kernel, no network) where one time slider and a Play button drive the partition, the Pareto front (click a point to see that member's partition), alpha, the scores and the cluster flow. `figures.save_html` writes chosen figures to an offline page.
 
 From a terminal, `ercot-nb run --dataset syn3 --out labels.csv` does the same fit and export."""),
 code("""result.to_frame().head()"""),
@@ -103,11 +103,11 @@ loaded = ClusteringResult.load(path)
 print(loaded)
 print("same labels after loading:", all(np.array_equal(a, b) for a, b in zip(loaded.labels, result.labels)))
 
-explorer_page = result.to_html(folder / "syn3_explorer.html", data)
+explorer_page = page.write(result, folder / "syn3_explorer.html", data)
 print(f"explorer page: {explorer_page.stat().st_size / 1e6:.1f} MB")
-page = figures.save_html([figures.partition_animation(data, result), figures.alpha_figure(result)],
+report = figures.save_html([figures.partition_animation(data, result), figures.alpha_figure(result)],
                          folder / "syn3_ercot.html")
-print(f"offline report: {page.stat().st_size / 1e6:.1f} MB")"""),
+print(f"offline report: {report.stat().st_size / 1e6:.1f} MB")"""),
 ]
 
 

@@ -124,7 +124,7 @@ from ercot_nb.widgets import Explorer
 
 explorer = Explorer(data, result=result)
 explorer"""),
-md("""Without a kernel (on GitHub, nbviewer, VS Code without widgets or in an HTML export) the widget above is not drawn. The **explorer page** below is its kernel-free twin, stored in this notebook's output: the same run, with one time slider and a Play button driving every view (partition in 2-D and 3-D, frame | segmentation | truth, Pareto front, alpha, clusters, scores and the cluster flow), and a click on a filled point of the Pareto front showing that member's segmentation. `explorer.to_html("run.html")` (or `result.to_html("run.html", data)`) writes the same page to one offline file."""),
+md("""Without a kernel (on GitHub, nbviewer, VS Code without widgets or in an HTML export) the widget above is not drawn. The **explorer page** below is its kernel-free twin, stored in this notebook's output: the same run, with one time slider and a Play button driving every view (partition in 2-D and 3-D, frame | segmentation | truth, Pareto front, alpha, clusters, scores and the cluster flow), and a click on a filled point of the Pareto front showing that member's segmentation. `explorer.to_html("run.html")` (or `ercot_nb.page.write(result, "run.html", data)`) writes the same page to one offline file."""),
 code("""# NBVAL_IGNORE_OUTPUT
 from ercot_nb.page import ExplorerPage
 

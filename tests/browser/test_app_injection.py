@@ -7,7 +7,7 @@ ids, label values and the algorithm name of a loaded `.npz` result.  They reach
 the Explorer and Compare (Voila in Chromium) through the API, through the
 Explorer's CSV upload (also a file that fails to load, whose error message
 quotes its name) and through the result's `_repr_html_`; and the static pages
-of `ClusteringResult.to_html` and `Explorer.to_html`.  The test asserts that no
+of `ercot_nb.page.write` and `Explorer.to_html`.  The test asserts that no
 dialog fires, no payload ran, no injected element exists, and that the payload
 text is shown (escaped) where it belongs.
 """
@@ -167,11 +167,12 @@ def test_no_injection_in_the_explorer_and_compare_apps(evil_files, app, browser_
 
 def test_no_injection_in_the_static_pages(evil_files, browser_context, tmp_path, capsys):
     from ercot_nb import ClusteringResult
+    from ercot_nb.page import write as write_page
     from ercot_nb.widgets import Explorer
 
     data = evil_files["data"]
     result = ClusteringResult.load(evil_files["npz"])
-    pages = [result.to_html(tmp_path / "result.html", data),
+    pages = [write_page(result, tmp_path / "result.html", data),
              Explorer(data, result=result, params=FAST).to_html(tmp_path / "explorer.html")]
     found = {}
     context = browser_context()

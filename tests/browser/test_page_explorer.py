@@ -17,6 +17,7 @@ import pytest
 
 from ercot_nb import ERCOT, TemporalDataset, datasets, figures
 from ercot_nb.page import VIDEO_MAX_PIXELS, ExplorerPage, read_table
+from ercot_nb.page import write as write_page
 
 HOSTILE = '</script><img src=x onerror="alert(1)"><b>bold</b>'
 
@@ -161,7 +162,7 @@ def syn4_page(tmp_path_factory):
     """A 4-D run (2-D PCA and 3-D views) with concept drift, written to disk."""
     data = datasets.load("syn4", seed=0)[:5]
     result = ERCOT(seed=0, pop_size=30, n_evaluations=90).fit(data).result_
-    path = result.to_html(tmp_path_factory.mktemp("page") / "syn4.html", data)
+    path = write_page(result, tmp_path_factory.mktemp("page") / "syn4.html", data)
     return data, result, path
 
 

@@ -170,3 +170,57 @@ def test_escaped_quotes_are_entities_plotly_decodes():
     text = escape('<b a="1">\'x\' & y</b>')
     assert "&quot;" not in text and "<" not in text
     assert text == "&lt;b a=&#34;1&#34;&gt;&#39;x&#39; &amp; y&lt;/b&gt;"
+
+
+def test_each_view_is_one_module_and_one_registry_line():
+    """Adding a view is one new module plus its key in the registry: every key has its module
+    (whose ``VIEW`` has that key), and every public module of the package is registered."""
+    import importlib
+    import pkgutil
+
+    import ercot_nb.figures.views as package
+
+    assert list(package.REGISTRY) == [v.key for v in VIEWS]
+    public = {info.name for info in pkgutil.iter_modules(package.__path__) if not info.name.startswith("_")}
+    assert public == set(package.REGISTRY)
+    for key in package.REGISTRY:
+        module = importlib.import_module(f"ercot_nb.figures.views.{key}")
+        assert module.VIEW.key == key and view(key) is module.VIEW
+    assert len(set(package.REGISTRY)) == len(package.REGISTRY)
+
+
+def _title(layout) -> str:
+    title = layout.get("title")
+    return title if isinstance(title, str) else (title or {}).get("text", "")
+
+
+@pytest.mark.parametrize("kind", ["2-D", "3-D", "video", "consensus"])
+def test_every_view_title_names_its_dataset_at_every_step_and_member(kinds, kind):
+    """Each registered view's title names the dataset: the base, every step's change, a member's change
+    and the report figures (a dataset with a name that needs escaping)."""
+    dataset, result = kinds[kind]
+    dataset = _renamed(dataset)
+    data = ViewData(result, dataset)
+    name = "&lt;b&gt;set &amp; co&lt;/b&gt;"
+    for item in views_for(data):
+        base = item.base(data)
+        assert name in _title(base.layout), (item.key, _title(base.layout))
+        for t in range(data.n_steps):
+            shown = item.step_change(data, t).apply(base)
+            assert name in _title(shown.layout), (item.key, t, _title(shown.layout))
+            if item.member and data.has_population:
+                member = int(result[t].first_front[-1])
+                changed = item.member_change(data, t, member).apply(shown, base)
+                assert name in _title(changed.layout), (item.key, t, member)
+        for figure in item.report(data):
+            assert name in (figure.layout.title.text or ""), (item.key, figure.layout.title.text)
+            for frame in figure.frames:  # an animation's frames keep it
+                assert frame.layout.title.text is None or name in frame.layout.title.text, item.key
+
+
+def _renamed(dataset):
+    import copy
+
+    out = copy.copy(dataset)
+    object.__setattr__(out, "name", "<b>set & co</b>")
+    return out

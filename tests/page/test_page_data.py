@@ -12,6 +12,7 @@ import pytest
 from ercot_nb import ERCOT, TemporalDataset, datasets, figures
 from ercot_nb.figures.style import escape
 from ercot_nb.page import ExplorerPage, page_data, read_table
+from ercot_nb.page import write as write_page
 
 HOSTILE = '</script><img src=x onerror="alert(1)">&amp;\u2028<!--'
 
@@ -209,9 +210,9 @@ def test_repr_html_is_a_sandboxed_srcdoc_iframe(syn3_run):
     assert html.unescape(srcdoc) == page.to_html_string()
 
 
-def test_to_html_writes_the_page(syn3_run, tmp_path):
+def test_page_write_writes_the_page(syn3_run, tmp_path):
     data, result = syn3_run
-    path = result.to_html(tmp_path / "sub" / "run.html", data)
+    path = write_page(result, tmp_path / "sub" / "run.html", data)
     assert path.read_text(encoding="utf-8") == ExplorerPage(result, data).to_html_string()
     bare = page_data(result)
     assert "partition" not in by_view(bare) and "No dataset was given" in bare["notes"][0]
@@ -262,7 +263,7 @@ def test_large_run_page_is_capped_and_linear(tmp_path):
         labels=[truth] * steps, name="big",
     )
     result = ERCOT(seed=0, pop_size=60, n_evaluations=120).fit(data).result_
-    size = result.to_html(tmp_path / "big.html", data).stat().st_size
+    size = write_page(result, tmp_path / "big.html", data).stat().st_size
     assert size < PAGE_SIZE_LIMIT
     assert len(ExplorerPage(result, data, compress=False).to_html_string().encode()) < PLAIN_PAGE_SIZE_LIMIT
     page = page_data(result, data)

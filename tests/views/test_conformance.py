@@ -28,7 +28,7 @@ from .front_ends import (
 
 KEYS = [view.key for view in VIEWS]
 
-# Which of the registry's views apply to each kind (its table, ercot_nb/figures/views.py);
+# Which of the registry's views apply to each kind (its table, ercot_nb/figures/views/__init__.py);
 # a view added later is checked by the front ends without a row here.
 EVERY_RUN = {"alpha", "n_clusters", "sizes", "flows"}
 APPLIES = {

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 import pytest
 
 from ercot_nb import TemporalDataset, figures
-from ercot_nb.figures import views as registry
+from ercot_nb.figures.views import alpha as registry
 from ercot_nb.result import ClusteringResult, StepResult
 from ercot_nb.widgets._state import AppState
 from ercot_nb.widgets.views.alpha import AlphaView
@@ -63,6 +63,7 @@ def assert_shows_parts(view: AlphaView, result: ClusteringResult, t: int) -> Non
         trace.pop("uid", None)
     assert shown == json.loads(go.Figure(data=list(parts.traces)).to_json())["data"]
     layout, expected = layout_json(view.figure.layout), layout_json(parts.layout)
+    expected["title"]["text"] = figures.ViewData(result, view.dataset).titled(expected["title"]["text"])
     for path in ("title", "xaxis", "yaxis", "shapes"):
         assert layout.get(path) == expected.get(path), path
 

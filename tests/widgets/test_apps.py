@@ -20,7 +20,7 @@ from ercot_nb.widgets import Compare, Explorer, PartitionView, VideoView
 from ercot_nb.widgets._state import AppState
 from ercot_nb.widgets.views.alpha import AlphaView
 from ercot_nb.widgets.views.pareto import ParetoView
-from ercot_nb.widgets.views.sankey import SankeyView
+from ercot_nb.widgets.views.flows import FlowsView
 from ercot_nb.widgets.views.scores import ScoresView
 
 FAST = {"pop_size": 10, "n_evaluations": 20, "max_clusters": 4}
@@ -95,7 +95,7 @@ def assert_views_show_the_state(driver: Driver) -> None:
     assert app.scrubber.max == max(state.n_done - 1, 1) and state.n_done == len(times)
     for view, result, member in driver.partition_views():
         assert_partition(view, data, result, step, member)
-    runs = {name: run for name, run in state.runs.items() if len(run)}
+    runs = {name: state.chosen_run(name) for name, run in state.runs.items() if len(run)}  # a member picked: its RI
     if runs and data.has_labels:
         expected = figures.scores_parts(data, runs, app.scores.metric.value, t=step)
         assert traces_json(app.scores.figure.data) == traces_json(expected.traces)
@@ -104,17 +104,18 @@ def assert_views_show_the_state(driver: Driver) -> None:
         return
     result, member = state.result, state.member
     if result is None:
-        assert app.pareto.result is None and app.alpha.result is None and app.sankey.result is None
+        assert app.pareto.result is None and app.alpha.result is None and app.flows.result is None
         return
     expected = figures.pareto_parts(result, step, accumulated=app.pareto.accumulated,
                                     selected=member, fixed=True)
     assert traces_json(app.pareto.figure.data) == traces_json(expected.traces)
-    assert title(app.pareto) == expected.layout["title"]["text"]
+    named = figures.ViewData(result, data).titled  # every view's title names the dataset
+    assert title(app.pareto) == named(expected.layout["title"]["text"])
     expected = figures.alpha_parts(result, show_pairs=app.alpha.pairs.value, t=step, pairs_trace=True)
     assert traces_json(app.alpha.figure.data) == traces_json(expected.traces)
-    expected = figures.sankey_parts(result, t=step, events=app.sankey.show_events.value)
-    assert traces_json(app.sankey.figure.data) == traces_json(expected.traces)
-    assert title(app.sankey) == expected.layout["title"]["text"]
+    expected = figures.sankey_parts(state.chosen_run(), t=step, events=app.flows.show_events.value)
+    assert traces_json(app.flows.figure.data) == traces_json(expected.traces)
+    assert title(app.flows) == named(expected.layout["title"]["text"])
     assert list(app.run_choice.options) == list(state.runs) and app.run_choice.value == state.run
 
 
@@ -208,7 +209,7 @@ def test_data_no_view_can_show_is_refused_and_the_previous_data_stays(driver):
 def test_views_draw_only_from_the_state_they_follow():
     """Views made on their own follow a state: the state alone says what they show."""
     state = AppState()
-    views = [ParetoView().follow(state), AlphaView().follow(state), SankeyView().follow(state),
+    views = [ParetoView().follow(state), AlphaView().follow(state), FlowsView().follow(state),
              ScoresView(None).follow(state)]
     data = datasets.load("syn3", seed=0, n_steps=6)
     assert state.set_dataset(data, "syn3")

@@ -99,7 +99,7 @@ def test_figure_titles_name_the_position_once_by_its_time():
     for title in titles:
         assert "time 5" in title and "step" not in title, title
     assert titles[0] == f"syn1: ERCOT partition at time 5 ({step.n_clusters} clusters)"
-    assert titles[1] == "ERCOT final population at time 5 (accumulated objectives)"
+    assert titles[1] == "syn1: ERCOT final population at time 5 (accumulated objectives)"  # names the dataset
 
 
 def test_time_labels_from_data_are_escaped():

@@ -299,9 +299,9 @@ class ExplorerMachine(RuleBasedStateMachine):
         assert app.pareto.result is result and app.pareto.step == t and app.pareto.selected == member
         if result.algorithm == "ERCOT":
             pareto = figures.pareto_figure(result, t, accumulated=True, selected=member)
-            assert app.pareto.figure.layout.title.text == pareto.layout.title.text
+            assert app.pareto.figure.layout.title.text == f"{data.name}: {pareto.layout.title.text}"
         assert app.alpha.figure.data[-1].x == (time_t,)
-        assert app.sankey.figure.layout.title.text == figures.sankey_title(result, t)
+        assert app.flows.figure.layout.title.text == f"{data.name}: {figures.sankey_title(result, t)}"
         if app.scores.figure.layout.shapes:
             assert app.scores.figure.layout.shapes[0].x0 == time_t
         assert {name for name in app.runs} == set(app.run_choice.options)
@@ -320,6 +320,11 @@ class ExplorerMachine(RuleBasedStateMachine):
             run = view.state_run()
             assert view.step == state.step_of(run if run is not None else None) == min(
                 state.step, len(run if run is not None else state.dataset) - 1), name
+            if hasattr(view, "view") and state.result is not None and len(state.result):
+                # one state: a registered view of the chosen partition draws the state's chosen run (the
+                # member picked at the step shown, e.g. the sizes and flows after a Pareto click)
+                chosen = view.view.chosen and not view.view.member
+                assert run is (state.chosen_run() if chosen else state.result), name
             if not isinstance(view, PartitionView) and hasattr(view, "view") and run is not None:
                 data = figures.ViewData(run, state.dataset, {k: r for k, r in state.runs.items() if len(r)})
                 if view.view.applies(data):  # a registered view: its own static parts at this step
@@ -334,11 +339,13 @@ class ExplorerMachine(RuleBasedStateMachine):
         assert titles[app.partition_view].startswith(f"{data.name}: "), titles
         if result is None:
             assert "ground truth" in titles[app.partition_view], titles
-            assert all(view.result is None for view in (app.pareto, app.alpha, app.sankey))
+            assert all(view.result is None for view in (app.pareto, app.alpha, app.flows))
         else:
             assert titles[app.partition_view].startswith(f"{data.name}: {result.algorithm}"), titles
-            for view in (app.pareto, app.alpha, app.sankey):
-                assert view.result is result and titles[view].startswith(result.algorithm), titles
+            for view in (app.pareto, app.alpha, app.flows):
+                # the flows draw the run as chosen (a member picked: its partition at the step shown)
+                drawn = state.chosen_run() if view is app.flows else result
+                assert view.result is drawn and titles[view].startswith(f"{data.name}: {result.algorithm}"), titles
             assert titles[app.scores].endswith(f"on {data.name}"), titles
 
     @invariant()

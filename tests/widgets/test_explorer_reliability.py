@@ -105,9 +105,9 @@ def assert_views_name_the_current_data_and_run(app: Explorer) -> None:
     assert title.startswith(f"{data.name}: {result.algorithm} partition at time "), title
     assert title == figures.partition_figure(data, result, state.step, member=state.member).layout.title.text
     assert f"on {data.name}" in app.scores.figure.layout.title.text
-    for view in (app.pareto, app.alpha, app.sankey):
+    for view in (app.pareto, app.alpha, app.flows):
         assert view.result is result
-        assert view.figure.layout.title.text.startswith(result.algorithm)
+        assert view.figure.layout.title.text.startswith(f"{data.name}: {result.algorithm}")
 
 
 def test_a_run_that_ends_before_the_switch_is_kept_out_of_the_status():

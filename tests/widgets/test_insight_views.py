@@ -15,7 +15,7 @@ from ercot_nb.result import ClusteringResult
 from ercot_nb.widgets import Explorer
 from ercot_nb.widgets._fits import SeedEnsemble, ensemble_seeds
 from ercot_nb.widgets.views.partition import PartitionView
-from ercot_nb.widgets.views.sankey import SankeyView
+from ercot_nb.widgets.views.flows import FlowsView
 from ercot_nb.widgets.views.scores import LABEL_FREE, ScoresView
 
 FAST = {"pop_size": 20, "n_evaluations": 40}
@@ -59,7 +59,7 @@ def test_scores_view_without_labels_shows_label_free_scores_and_extends_them(syn
 
 def test_sankey_view_marks_events_and_can_hide_them(syn3):
     _, result = syn3
-    view = SankeyView(result, step=5)
+    view = FlowsView(result, step=5)
     flow = view.figure.data[0]
     events = result.events()
     marked = events[(events.t > 0) & (events.event != "continue")]
@@ -127,7 +127,7 @@ def test_use_this_partition_from_here_on(syn3):
     assert adopted[5].knee == member
     np.testing.assert_array_equal(adopted[5].labels, original.labels_of_member(explorer.dataset[5].X, 5, member))
     # the views show the new run
-    assert explorer.pareto.result is adopted and explorer.sankey.result is adopted
+    assert explorer.pareto.result is adopted and explorer.flows.result is adopted
 
 
 def test_use_without_a_fitted_run_says_why(syn3):
@@ -202,7 +202,7 @@ class AdoptSequences(RuleBasedStateMachine):
     @initialize()
     def start(self):
         self.explorer = Explorer("syn1", params=FAST, data_params={"n_steps": 6},
-                                 views=("partition", "pareto", "sankey"))
+                                 views=("partition", "pareto", "flows"))
         self.explorer.run(wait=True)
         self.kept = dict(self.explorer.runs)
 

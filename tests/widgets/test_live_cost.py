@@ -69,11 +69,11 @@ def test_a_live_run_costs_the_same_figure_builds_and_messages_at_any_length(monk
 
 def test_the_sankey_draws_the_steps_around_the_current_one(monkeypatch):
     """A Sankey of every step of a long run cost seconds per redraw and showed no flow."""
-    from ercot_nb.widgets.views.sankey import WINDOW, SankeyView
+    from ercot_nb.widgets.views.flows import WINDOW, FlowsView
 
     data = drifting(3 * WINDOW)
     result = ERCOT(**PARAMS).fit(data).result_
-    view = SankeyView(result, step=0)
+    view = FlowsView(result, step=0)
     for step in (0, WINDOW, len(result) - 1, 5):
         view.show_step(step)
         flow = view.figure.data[0]

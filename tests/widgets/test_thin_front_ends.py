@@ -1,7 +1,7 @@
 """The tuned widgets are front ends of the registry's views: each rule is written once, in the view.
 
 The Explorer's alpha widget (``ercot_nb.widgets.AlphaView``) shows the registered view
-``"alpha"`` (``ercot_nb.figures.views.AlphaView``) with its own checkbox as the view's
+``"alpha"`` (``ercot_nb.figures.views.Alpha``) with its own checkbox as the view's
 ``show_pairs`` option.  Before, the widget re-derived the time line's rules (the y range,
 NaN weights, text times, the axis past 30 steps) in an incremental copy of its own; now
 the view keeps one :class:`ercot_nb.figures.AlphaLine` per run and a grown run's change
@@ -34,8 +34,8 @@ def shown(figure) -> dict:
     return out
 
 
-def registry_figure(result, t: int, show_pairs: bool) -> go.Figure:
-    return figures.view("alpha").figure(ViewData(result), t, show_pairs=show_pairs)
+def registry_figure(result, t: int, show_pairs: bool, dataset=None) -> go.Figure:
+    return figures.view("alpha").figure(ViewData(result, dataset), t, show_pairs=show_pairs)
 
 
 @pytest.mark.parametrize("times", [None, [f"day <{t}>" for t in range(40)]])
@@ -56,10 +56,10 @@ def test_the_alpha_widget_shows_the_registered_views_parts_as_a_run_grows(times,
         run.append(step)
         state.grow(name)
         if t in (1, 2, 3, 4, 29, 30, 31, 39):
-            assert shown(widget.figure) == shown(registry_figure(run, state.step, show_pairs)), t
+            assert shown(widget.figure) == shown(registry_figure(run, state.step, show_pairs, data)), t
     state.set_step(5)
     widget.pairs.value = not show_pairs
-    assert shown(widget.figure) == shown(registry_figure(run, 5, not show_pairs))
+    assert shown(widget.figure) == shown(registry_figure(run, 5, not show_pairs, data))
 
 
 def test_a_grown_runs_change_gives_the_grown_runs_base():
@@ -94,12 +94,12 @@ def test_the_alpha_line_reads_each_step_once():
 
 def test_the_sankey_widget_shows_the_registered_flow_views_window_as_a_run_grows():
     """The window of steps around the step shown and the events are the registered view's options."""
-    from ercot_nb.widgets.views.sankey import WINDOW, SankeyView
+    from ercot_nb.widgets.views.flows import WINDOW, FlowsView
 
     data, steps = steps_of(2 * WINDOW + 5)
     state = AppState()
     state.set_dataset(data, data.name)
-    widget = SankeyView().follow(state)
+    widget = FlowsView().follow(state)
     assert isinstance(widget, RegistryView) and widget.view is figures.view("flows")
     run = ClusteringResult(algorithm="ERCOT", params={})
     run.append(steps[0])
@@ -120,7 +120,7 @@ def test_the_sankey_widget_shows_the_registered_flow_views_window_as_a_run_grows
 def test_the_scores_widget_shows_the_registered_score_views_as_runs_grow():
     """RI, NMI and the label-free scores: the registered views' parts, label-free tables grown per step."""
     from ercot_nb import ERCOT, datasets
-    from ercot_nb.figures.views import ScoresView as Registered
+    from ercot_nb.figures.views import Scores as Registered
     from ercot_nb.metrics import label_free_steps
     from ercot_nb.widgets.views.scores import LABEL_FREE, ScoresView
 
@@ -155,3 +155,18 @@ def test_the_alpha_legend_is_one_row_above_the_plot_so_a_half_width_column_shows
     assert legend["orientation"] == "h" and legend["y"] >= 1.0 and legend["yanchor"] == "bottom"
     in_legend = [trace.name for trace in parts.traces if trace.showlegend is not False]
     assert in_legend == [figures.ALPHA, figures.PAIRS]
+
+
+def test_one_name_per_view():
+    """The registry's names everywhere: no class name in both ``figures.views`` and ``widgets``, and each
+    Explorer view is named by its registered key (the scores widget alone shows several: ri, nmi)."""
+    from ercot_nb.figures import VIEWS as REGISTERED, views as registry
+    from ercot_nb import widgets
+    from ercot_nb.widgets.apps.explorer import VIEWS as SHOWN
+
+    classes = {name for name in registry.__all__ if isinstance(getattr(registry, name), type)}
+    assert not classes & set(widgets.__all__), classes & set(widgets.__all__)
+    keys = {v.key for v in REGISTERED}
+    assert set(SHOWN) - keys == {"scores"}, set(SHOWN) - keys
+    with pytest.warns(DeprecationWarning, match="FlowsView"):
+        assert widgets.SankeyView is widgets.FlowsView

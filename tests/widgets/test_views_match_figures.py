@@ -18,7 +18,7 @@ from ercot_nb import ERCOT, TemporalDataset, datasets, figures
 from ercot_nb.widgets.views.alpha import AlphaView
 from ercot_nb.widgets.views.pareto import ParetoView
 from ercot_nb.widgets.views.partition import PartitionView
-from ercot_nb.widgets.views.sankey import SankeyView
+from ercot_nb.widgets.views.flows import FlowsView
 from ercot_nb.widgets.views.scores import ScoresView
 from ercot_nb.widgets.views.video import VideoView
 
@@ -108,7 +108,7 @@ def test_after_any_sequence_every_view_shows_its_static_parts(syn2, actions):
     data, result = syn2
     runs = {"ERCOT": result, "first steps": result.labels[:6]}
     partition, pareto = PartitionView(data, result), ParetoView(result)
-    alpha, scores, sankey = AlphaView(result), ScoresView(data, runs), SankeyView(result)
+    alpha, scores, sankey = AlphaView(result), ScoresView(data, runs), FlowsView(result)
     step, member = 0, None
     for action, t, pick in actions:
         if action == "step":  # a selection is kept on its own step only (ParetoView.show_step)

@@ -22,7 +22,7 @@ from comm.base_comm import BaseComm
 
 from ercot_nb import datasets, figures
 from ercot_nb.figures import CURRENT_STEP, Change, Parts, View
-from ercot_nb.widgets import AlphaView, Explorer, ParetoView, PartitionView, SankeyView, ScoresView
+from ercot_nb.widgets import AlphaView, Explorer, ParetoView, PartitionView, FlowsView, ScoresView
 from ercot_nb.widgets._state import AppState
 
 FAST = {"pop_size": 10, "n_evaluations": 20, "max_clusters": 3, "seed": 0}
@@ -68,7 +68,7 @@ def test_a_view_changes_the_state_that_every_view_draws(explorer):
     assert app.state.step == 2 and app.scrubber.value == 2
     time = app.result[2].time
     assert app.alpha.figure.data[-1].x == (time,)
-    assert app.sankey.figure.layout.title.text == figures.sankey_title(app.result, 2)
+    assert app.flows.figure.layout.title.text == f"{app.dataset.name}: {figures.sankey_title(app.result, 2)}"
     for view in app.views:
         assert view.state is app.state and view.step == 2, type(view).__name__
     member = next(m for m in range(len(app.result[2].population)) if m != app.result[2].knee)
@@ -81,7 +81,7 @@ def test_views_made_alone_draw_their_own_state():
     from ercot_nb import ERCOT
 
     result = ERCOT(**FAST).fit(data).result_
-    views = [AlphaView(result), ParetoView(result), SankeyView(result), PartitionView(data, result),
+    views = [AlphaView(result), ParetoView(result), FlowsView(result), PartitionView(data, result),
              ScoresView(data, {"ERCOT": result})]
     for view in views:
         view.show_step(3)
@@ -141,9 +141,9 @@ def test_a_registered_view_appears_in_the_explorer(monkeypatch):
     assert view in _shown_widgets(app)  # on screen, wherever the layout puts the views
     assert app.run(wait=True).state == "finished"
     app.step = 2
-    assert view.figure.layout.title.text == "step 2"
+    assert view.figure.layout.title.text == "syn3: step 2"  # a new view's title names the dataset too
     assert view.figure.layout.shapes[0].x0 == figures.plain_times(app.result.times)[2]
-    assert view.static().layout.title.text == "step 2"
+    assert view.static().layout.title.text == "syn3: step 2"
 
 
 class _StrictComm(BaseComm):

@@ -36,7 +36,7 @@ def decoded(value) -> np.ndarray:
 
 def view_state(app: Explorer) -> dict[str, object]:
     """What each view shows that depends on the step."""
-    sankey = app.sankey.figure.data[0]
+    sankey = app.flows.figure.data[0]
     return {
         "partition": (app.partition.figure.layout.title.text,
                       {k: v.tolist() for k, v in cluster_points(app.partition.figure).items()}),
@@ -44,7 +44,7 @@ def view_state(app: Explorer) -> dict[str, object]:
                    [list(np.asarray(t.x, float)) for t in app.pareto.figure.data]),
         "alpha": (tuple(app.alpha.figure.data[-1].x), app.alpha.figure.layout.shapes[0].x0),
         "scores": app.scores.figure.layout.shapes[0].x0,
-        "sankey": (tuple(sankey.node.color), app.sankey.figure.layout.title.text),
+        "flows": (tuple(sankey.node.color), app.flows.figure.layout.title.text),
     }
 
 
@@ -53,7 +53,7 @@ def test_moving_the_slider_changes_every_view(explorer):
     before = view_state(explorer)
     explorer.scrubber.slider.value = 7
     after = view_state(explorer)
-    assert set(before) == {"partition", "pareto", "alpha", "scores", "sankey"}
+    assert set(before) == {"partition", "pareto", "alpha", "scores", "flows"}
     for view in before:
         assert before[view] != after[view], f"{view} did not follow the scrubber"
     assert explorer.scrubber.play.value == 7  # Play and slider are linked in the kernel too
@@ -77,7 +77,7 @@ def test_each_view_shows_the_step_it_is_at(explorer):
     assert explorer.alpha.figure.data[-1].x == (time,)
     assert explorer.alpha.figure.data[-1].y[0] == pytest.approx(result[4].alpha)
     assert explorer.scores.figure.layout.shapes[0].x0 == time
-    sankey = explorer.sankey.figure.data[0]
+    sankey = explorer.flows.figure.data[0]
     strong = [row[0] for row, color in zip(sankey.node.customdata, sankey.node.color)
               if not str(color).startswith("rgba")]
     assert set(strong) == {4}  # only step 4's clusters in full colour
@@ -112,14 +112,14 @@ def test_static_copies_match_the_views(explorer):
     assert len(statics) == len(explorer.views) == len(VIEWS)  # one per view, in layout order
     shown = dict(zip(VIEWS, statics))
     partition, pareto, alpha, scores, sankey = (shown[name] for name in (
-        "partition", "pareto", "alpha", "scores", "sankey"))
-    for name in set(VIEWS) - {"partition", "pareto", "alpha", "scores", "sankey"}:  # registry views
+        "partition", "pareto", "alpha", "scores", "flows"))
+    for name in set(VIEWS) - {"partition", "pareto", "alpha", "scores", "flows"}:  # registry views
         assert shown[name].layout.title.text == explorer.view(name).figure.layout.title.text, name
     assert partition.layout.title.text == explorer.partition.figure.layout.title.text
     assert pareto.layout.title.text == explorer.pareto.figure.layout.title.text
     assert alpha.data[-1].x == explorer.alpha.figure.data[-1].x
     assert scores.layout.shapes[0].x0 == explorer.scores.figure.layout.shapes[0].x0
-    assert list(sankey.data[0].node.color) == list(explorer.sankey.figure.data[0].node.color)
+    assert list(sankey.data[0].node.color) == list(explorer.flows.figure.data[0].node.color)
     for fig in statics:
         assert '"uid"' not in fig.to_json()  # plain, kernel-free figures
 

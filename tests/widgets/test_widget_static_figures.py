@@ -13,6 +13,7 @@ from plotly.offline import get_plotlyjs
 from ercot_nb import ERCOT, StaticEC, TemporalDataset, datasets, figures
 from ercot_nb.data import common_ids
 from ercot_nb.metrics import score_steps
+from ercot_nb.page import write as write_page
 
 FAST = {"pop_size": 20, "n_evaluations": 60}
 
@@ -182,9 +183,9 @@ def test_alpha_and_scores_mark_the_current_step(syn5):
 # -- offline export -----------------------------------------------------------------------------
 
 
-def test_result_to_html_is_self_contained(syn5, tmp_path):
+def test_page_write_is_self_contained(syn5, tmp_path):
     data, result = syn5
-    path = result.to_html(tmp_path / "out" / "run.html", dataset=data)
+    path = write_page(result, tmp_path / "out" / "run.html", dataset=data)
     text = path.read_text(encoding="utf-8")
     # the explorer page (ercot_nb.page): plotly.js inline, gzip+base64 packed
     packed = re.search(r'<script id="plotly-js"[^>]*>([^<]*)</script>', text).group(1)
@@ -192,7 +193,7 @@ def test_result_to_html_is_self_contained(syn5, tmp_path):
     assert "cdn.plot.ly" not in text and "<script src=" not in text and "<link" not in text
     assert "<title>ERCOT on syn5</title>" in text
     assert 'id="ercot-data"' in text
-    bare = result.to_html(tmp_path / "bare.html")
+    bare = write_page(result, tmp_path / "bare.html")
     block = re.search(r'id="ercot-data"[^>]*>([^<]*)<', bare.read_text(encoding="utf-8")).group(1)
     assert "No dataset was given" in gzip.decompress(base64.b64decode(block)).decode()
 

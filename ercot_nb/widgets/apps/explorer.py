@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import html
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
 
+from ... import page
 from ...data import TemporalDataset
 from ...params import check_argument
 from ...result import ClusteringResult
@@ -26,7 +28,7 @@ from ..views.pareto import ParetoView
 from ..views.partition_slot import PartitionSlot
 from ..views.partition import PartitionView
 from .run_panel import RunPanel
-from ..views.sankey import SankeyView
+from ..views.flows import FlowsView
 from ..views.scores import ScoresView
 from .scrubber import TimeScrubber
 from ..views.video import VideoView
@@ -140,7 +142,7 @@ class Explorer(W.VBox):
     scrubber : TimeScrubber
     movie : MoviePanel
         The "Movie" tab: the shown run as a GIF or an MP4 to download.
-    partition, pareto, alpha, scores, sankey : views (None when not shown)
+    partition, pareto, alpha, scores, flows : views (None when not shown)
         The tuned views; every view is also :meth:`view` ``(name)``, e.g.
         ``view("sizes")`` (a :class:`~ercot_nb.widgets.views.registry.RegistryView`).
         ``partition`` is the scatter view; it is created for the first
@@ -272,9 +274,16 @@ class Explorer(W.VBox):
         return self._views.get("scores")
 
     @property
-    def sankey(self) -> SankeyView | None:
-        """The cluster-flow view."""
-        return self._views.get("sankey")
+    def flows(self) -> FlowsView | None:
+        """The cluster-flow view (the registered view ``"flows"``)."""
+        return self._views.get("flows")
+
+    @property
+    def sankey(self) -> FlowsView | None:
+        """Deprecated name of :attr:`flows`."""
+        warnings.warn("Explorer.sankey is now Explorer.flows (one name per view: the registry's)",
+                      DeprecationWarning, stacklevel=2)
+        return self.flows
 
     # -- public state --------------------------------------------------------------------------
     @property
@@ -527,7 +536,7 @@ class Explorer(W.VBox):
         return [view.static() for view in self.views]
 
     def to_html(self, path: str | Path, *, overwrite: bool = False) -> Path:
-        """Write the shown run as one offline HTML page (see ``ClusteringResult.to_html``).
+        """Write the shown run as one offline HTML page (see :func:`ercot_nb.page.write`).
 
         Raises
         ------
@@ -536,7 +545,7 @@ class Explorer(W.VBox):
         """
         if self.result is None:
             raise ValueError("no run to export yet: run an algorithm first")
-        return self.result.to_html(path, self.dataset, overwrite=overwrite)
+        return page.write(self.result, path, self.dataset, overwrite=overwrite)
 
     def _precompute(self) -> None:
         """Fill the per-step caches of a run given at the start, so that scrubbing is cheap."""

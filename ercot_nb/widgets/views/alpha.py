@@ -1,7 +1,7 @@
 """Alpha view: the registry's smoothness-weight view, with a checkbox for the per-pair weights.
 
 What is drawn, and how a live run's time line grows by its new steps only,
-is the registered view's (:class:`ercot_nb.figures.views.AlphaView` over
+is the registered view's (:class:`ercot_nb.figures.views.Alpha` over
 :class:`ercot_nb.figures.AlphaLine`); this widget adds the checkbox of its
 ``show_pairs`` option.
 """

@@ -23,7 +23,7 @@ from .alpha import AlphaView
 from .pareto import ParetoView
 from .partition_slot import PartitionSlot
 from .registry import RegistryView
-from .sankey import SankeyView
+from .flows import FlowsView
 from .scores import ScoresView
 
 __all__ = ["FrontEnd", "TUNED", "front_ends"]
@@ -59,7 +59,7 @@ TUNED: dict[str, FrontEnd] = {
     "alpha": FrontEnd("alpha", lambda state: AlphaView().follow(state)),
     "ri": _SCORES,
     "nmi": _SCORES,
-    "flows": FrontEnd("sankey", lambda state: SankeyView().follow(state), wide=True),
+    "flows": FrontEnd("flows", lambda state: FlowsView().follow(state), wide=True),
 }
 """Registered view key -> its tuned widget."""
 

@@ -104,8 +104,14 @@ class ParetoView(FigureView):
                                      "Pareto front")
         if t is None:
             t, member = self.step, self.member
-        return figures.pareto_parts(self.result, t, accumulated=self.accumulated,
-                                    selected=member, fixed=True, k_max=self._k_max.value)
+        parts = figures.pareto_parts(self.result, t, accumulated=self.accumulated,
+                                     selected=member, fixed=True, k_max=self._k_max.value)
+        parts.layout["title"]["text"] = self._titled(parts.layout["title"]["text"])
+        return parts
+
+    def _titled(self, text: str) -> str:
+        """``text`` naming the dataset shown, as every registered view's title does."""
+        return figures.ViewData(self.result, self.state.dataset).titled(text)
 
     def _take_in_steps(self) -> bool:
         """Update the largest k with the steps added since the last call; whether it grew."""
@@ -219,6 +225,6 @@ class ParetoView(FigureView):
         """:func:`ercot_nb.figures.pareto_figure` of what is shown."""
         if self.result is None or not len(self.result):
             return self._static(go.Figure(*placeholder_parts("no run yet", "Pareto front")))
-        return self._static(figures.pareto_figure(
-            self.result, self.step, accumulated=self.accumulated, selected=self.member
-        ))
+        figure = figures.pareto_figure(self.result, self.step, accumulated=self.accumulated, selected=self.member)
+        figure.layout.title.text = self._titled(figure.layout.title.text)
+        return self._static(figure)

@@ -118,6 +118,14 @@ class RegistryView(FigureView):
         return self.view.key
 
     # -- what is drawn ---------------------------------------------------------------------
+    def state_run(self) -> Any:
+        """The state's run; for a view of the chosen partition (``view.chosen``) that does not draw
+        the member itself, the run as chosen (the picked member's partition at the step shown, see
+        :meth:`~ercot_nb.widgets._state.AppState.chosen_run`)."""
+        if self.view.member or not self.view.chosen or self.run_name is not None:
+            return super().state_run()
+        return self.state.chosen_run(self.state_run_name())
+
     def view_data(self) -> ViewData | None:
         """The state's run and data as the view takes them (None: nothing to show)."""
         result = self.state_run()
@@ -136,7 +144,9 @@ class RegistryView(FigureView):
 
     def _runs(self) -> dict[str, Any]:
         """The state's runs with steps (none: a view made alone names its run by its algorithm)."""
-        runs = {name: run for name, run in self.state.runs.items() if len(run)}
+        chosen = self.view.chosen and not self.view.member
+        runs = {name: self.state.chosen_run(name) if chosen else run
+                for name, run in self.state.runs.items() if len(run)}
         return {} if list(runs) == [OWN_RUN] else runs
 
     def _note(self) -> str | None:

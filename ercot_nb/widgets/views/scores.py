@@ -2,7 +2,7 @@
 
 What is drawn, and how a growing run's label-free scores are extended by
 its new steps only, is the registered views'
-(:class:`ercot_nb.figures.views.ScoresView`: ``"ri"``, ``"nmi"`` and the
+(:class:`ercot_nb.figures.views.Scores`: ``"ri"``, ``"nmi"`` and the
 label-free ``ScoresView(None)``); this widget adds the choice between them.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ import ipywidgets as W
 from ... import figures
 from ...data import TemporalDataset
 from ...figures.lines import LABEL_FREE_SHOWN
-from ...figures.views import ScoresView as _RegisteredScores
+from ...figures.views import Scores as _RegisteredScores
 from ...result import ClusteringResult
 from .._state import AppState
 from ._base import Parts, placeholder_parts
@@ -33,7 +33,7 @@ class ScoresView(RegistryView):
     """Rand index or NMI per step, or label-free scores, one line per run, the current step marked.
 
     A front end of the registered views ``"ri"`` and ``"nmi"`` and of the
-    label-free ``ercot_nb.figures.views.ScoresView(None)``.  Without labels (a
+    label-free ``ercot_nb.figures.views.Scores(None)``.  Without labels (a
     CSV of your own) it shows the label-free scores (silhouette, NMI with the
     previous step, churn) in rows sharing the time axis; with labels the
     "no labels needed" choice shows them instead of RI/NMI.
@@ -98,7 +98,7 @@ class ScoresView(RegistryView):
         """A run the scores are drawn for (the state's selected one, else the first with steps)."""
         runs = self.state.runs
         if self.state.run in runs and isinstance(runs[self.state.run], ClusteringResult) and len(runs[self.state.run]):
-            return runs[self.state.run]
+            return self.state.chosen_run(self.state.run)  # a member picked: the run as chosen
         return next((run for run in runs.values() if isinstance(run, ClusteringResult) and len(run)), None)
 
     def _note(self) -> str | None:
@@ -136,7 +136,8 @@ class ScoresView(RegistryView):
                 self._quiet = False
 
     def _state_content(self) -> tuple[object, ...]:
-        return (self.state.dataset, *self.state.runs.values())
+        # the runs as chosen (AppState.chosen_run): a member picked scores that member at its step
+        return (self.state.dataset, *(self.state.chosen_run(name) for name in self.state.runs))
 
     def _state_size(self) -> tuple[int, ...]:
         return tuple(len(run) for run in self.state.runs.values())

@@ -1,8 +1,8 @@
-"""Sankey view: the registry's cluster-flow view around the current step, with an events checkbox.
+"""Flows view: the registry's cluster-flow view (a Sankey) around the current step, with an events checkbox.
 
 What is drawn (the window of steps around the step shown, the lifecycle
 events, computed once per step as a live run grows) is the registered
-view's (:class:`ercot_nb.figures.views.FlowsView` with its options
+view's (:class:`ercot_nb.figures.views.Flows` with its options
 ``window`` and ``events``); this widget adds the checkbox of ``events``.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from ...figures.flows import FLOW_WINDOW, flow_window
 from ...result import ClusteringResult
 from .registry import RegistryView
 
-__all__ = ["SankeyView", "WINDOW"]
+__all__ = ["FlowsView", "WINDOW"]
 
 WINDOW = FLOW_WINDOW
 """Most steps (columns) the view shows: a 1,140 px Sankey of a longer run shows no flow."""
@@ -22,7 +22,7 @@ WINDOW = FLOW_WINDOW
 window = flow_window
 
 
-class SankeyView(RegistryView):
+class FlowsView(RegistryView):
     """Cluster flow of a run around the current step, its clusters and flows in focus.
 
     A front end of the registered view ``"flows"`` with ``window=WINDOW``:
