@@ -36,8 +36,6 @@ folder and logged, one line each.
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import os
 import re
@@ -55,10 +53,9 @@ from .ex02_knee import _knee_distances, _synthetic_fronts, held_out_fronts
 from .isolated import CleanRunTimeout, call_in_clean_process
 from .registry import get_exercise
 from .replay import answer_cells, verify_values
+from .secret import held_out_seed, read_grading
 from .variants import VARIANT_ENV, student_variant
 
-GRADING_FILE = "ercot_grading.json"
-"""The course secret and options, in the course folder (never handed out)."""
 FLAGS_FOLDER = "flags"
 SETUP_LIMIT = 300
 """Seconds for each of the course's own cells, unchanged (imports, fits, figures): a fit that compiles
@@ -78,32 +75,6 @@ FLAGS: dict[str, str] = {
     "timeout": "a cell ran longer than this exercise's time limit and was stopped",
 }
 """Every flag the grader sets, with the reason shown to the student (declared once)."""
-
-
-# -- the course secret ------------------------------------------------------------------------
-
-def read_grading(root: str | os.PathLike[str]) -> dict[str, Any]:
-    """The course options of ``root/ercot_grading.json``: ``{"secret": hex, "variants": bool}``."""
-    path = Path(root) / GRADING_FILE
-    try:
-        grading = json.loads(path.read_text(encoding="utf-8"))
-        bytes.fromhex(grading["secret"])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"{path}: not a course grading file ({type(exc).__name__}); write the course "
-                         "again with ercot-nb teacher nbgrader") from None
-    return {"secret": grading["secret"], "variants": bool(grading.get("variants", False))}
-
-
-def derived_seed(secret: str, *words: str) -> int:
-    """A 63-bit seed from the course secret and ``words`` (HMAC-SHA256): unknown without the secret."""
-    digest = hmac.new(bytes.fromhex(secret), "/".join(words).encode(), hashlib.sha256).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
-
-
-def held_out_seed(grading: dict[str, Any], exercise: str, part: str, student: str | None = None) -> int:
-    """Seed of the held-out cases of ``exercise/part``: per student when the course has variants."""
-    who = student if (grading["variants"] and student is not None) else "course"
-    return derived_seed(grading["secret"], "held-out", exercise, part, who)
 
 
 # -- what Verify re-grades in a clean process --------------------------------------------------

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .._files import atomic_write_text
-from .autograde import GRADING_FILE, held_out_seed, read_grading
+from .secret import GRADING_FILE, held_out_seed, read_grading
 from .registry import get_exercise, list_exercises
 
 EXERCISES_IN_SOURCE = Path("notebooks") / "exercises"
@@ -210,7 +210,7 @@ def nbgrader_notebook(name: str, folder: Path, grading: Mapping[str, Any] | None
     folder : pathlib.Path
         The exercises folder of a source tree (:func:`exercises_folder`).
     grading : mapping, optional
-        The course's grading file (:func:`~ercot_nb.exercises.autograde.read_grading`): the
+        The course's grading file (:func:`~ercot_nb.exercises.secret.read_grading`): the
         hidden test cells pass a ``held_out_seed`` derived from its secret, so their cases
         are not the package's. Default: the package's fixed held-out cases. With
         ``"variants"``, the course's cells load their datasets with

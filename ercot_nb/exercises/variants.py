@@ -23,6 +23,8 @@ import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .secret import derived_seed, read_grading
+
 VARIANT_ENV = "ERCOT_NB_VARIANT"
 """The environment variable holding a student's variant (a data seed)."""
 
@@ -68,11 +70,10 @@ def student_variant(grading: dict[str, Any], student: str) -> int | None:
     Parameters
     ----------
     grading : dict
-        The course options (:func:`~ercot_nb.exercises.autograde.read_grading`).
+        The course options (:func:`~ercot_nb.exercises.secret.read_grading`).
     student : str
         The student id, as nbgrader and JupyterHub name the student.
     """
-    from .autograde import derived_seed
 
     if not grading.get("variants"):
         return None
@@ -87,7 +88,6 @@ def student_variants(course: str | os.PathLike[str], students: Iterable[str]) ->
     ValueError
         When the course has no variants (written without ``--variants``).
     """
-    from .autograde import read_grading
 
     grading = read_grading(course)
     if not grading["variants"]:
@@ -102,7 +102,6 @@ def hub_environment(course: str | os.PathLike[str]) -> dict[str, Callable[[Any],
     The callable receives the spawner and returns the variant of its user's name.
     The course secret stays on the hub; only the variant reaches the student's server.
     """
-    from .autograde import read_grading
 
     grading = read_grading(course)
     if not grading["variants"]:

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from ercot_nb.exercises import autograde, teacher
+from ercot_nb.exercises import autograde, secret, teacher
 from tests.exercises.test_nbgrader import EXERCISE, REPO, source_cells, submission, text
 from tests.exercises.test_nbgrader import nbgrader as _nbgrader
 
@@ -170,8 +170,8 @@ Also a test cell edited to pass: flagged ``test-cell-edited``, its original put 
         assert "run the check again" not in shown, student
 
     # variants: the two honest students were graded on different held-out cases, each right
-    grading = autograde.read_grading(course)
-    mine = {s: autograde._objective_cases(autograde.held_out_seed(grading, EXERCISE, "f_sep", s))
+    grading = secret.read_grading(course)
+    mine = {s: autograde._objective_cases(secret.held_out_seed(grading, EXERCISE, "f_sep", s))
             for s in ("honest", "deleted_test")}
     shapes = {s: [c[0].shape for c in v] for s, v in mine.items()}
     print("held-out data of the two honest students (X shapes):", shapes)
@@ -192,7 +192,7 @@ def test_clean_process_grades_only_what_the_function_returns():
     """The fast core of the slow test: forgeries in the answer cells cannot change the verdict."""
     sections = teacher.solution_sections(EXERCISE, REPO / "notebooks" / "exercises")
     reference = [sections["f_sep"]]
-    seed = autograde.derived_seed("ab" * 32, "test")
+    seed = secret.derived_seed("ab" * 32, "test")
     assert autograde.verify_part(EXERCISE, "f_sep", [sections["f_sep"]], reference, seed=seed, timeout=30)[0]
     for name in ("forged_grade", "forged_equal", "forged_reference"):
         passed, why = autograde.verify_part(EXERCISE, "f_sep", [FORGERIES[name]], reference, seed=seed, timeout=30)

@@ -5,7 +5,7 @@ import json
 import shutil
 
 from ercot_nb.cli import main
-from ercot_nb.exercises import autograde, teacher
+from ercot_nb.exercises import secret, teacher
 from tests.exercises.test_nbgrader import REPO
 
 
@@ -61,26 +61,26 @@ def test_a_solution_module_without_a_section_is_a_one_line_error(tmp_path, capsy
 def test_a_course_keeps_its_secret_when_written_again_and_variants_are_an_option(tmp_path, capsys):
     course = tmp_path / "course"
     assert main(["teacher", "nbgrader", str(course), "--source", str(REPO)]) == 0
-    first = autograde.read_grading(course)
+    first = secret.read_grading(course)
     assert first["variants"] is False and len(first["secret"]) == 64
     assert main(["teacher", "nbgrader", str(course), "--source", str(REPO), "--overwrite", "--variants"]) == 0
-    again = autograde.read_grading(course)
+    again = secret.read_grading(course)
     assert again == {"secret": first["secret"], "variants": True}
     assert main(["teacher", "solutions", str(tmp_path / "key"), "--source", str(REPO), "--variants"]) == 2
     _one_line_error(capsys)
     other = tmp_path / "other"
     teacher.write_nbgrader_course(other, source=REPO)
-    assert autograde.read_grading(other)["secret"] != first["secret"]  # each course its own secret
+    assert secret.read_grading(other)["secret"] != first["secret"]  # each course its own secret
 
 
 def test_hidden_cells_use_cases_the_package_alone_cannot_reproduce(tmp_path):
     from ercot_nb.exercises.ex01_objectives import held_out_cases
 
     teacher.write_nbgrader_course(tmp_path, source=REPO)
-    grading = autograde.read_grading(tmp_path)
+    grading = secret.read_grading(tmp_path)
     nb = json.loads((tmp_path / "source" / "01_implement_f_sep" / "01_implement_f_sep.ipynb").read_text())
     hidden = [c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "test_f_sep_hidden"]
-    seed = autograde.held_out_seed(grading, "01_implement_f_sep", "f_sep")
+    seed = secret.held_out_seed(grading, "01_implement_f_sep", "f_sep")
     assert f"held_out_seed={seed}" in "".join(hidden[0]["source"])
     package, course = held_out_cases(), held_out_cases(seed)
     assert not any(a.X.shape == b.X.shape and (a.X == b.X).all() for a, b in zip(package, course))

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from ercot_nb.exercises import autograde, replay, teacher, variants
+from ercot_nb.exercises import autograde, replay, secret, teacher, variants
 from ercot_nb.exercises.isolated import values_in_clean_process
 from tests.exercises.test_nbgrader import REPO, submission, text
 from tests.exercises.test_nbgrader import nbgrader as _nbgrader
@@ -37,7 +37,7 @@ def test_data_seed_reads_the_variant_and_says_what_to_do(monkeypatch):
 def test_variants_differ_per_student_and_need_the_secret(tmp_path):
     course = tmp_path / "course"
     course.mkdir()
-    (course / autograde.GRADING_FILE).write_text(json.dumps(SECRET))
+    (course / secret.GRADING_FILE).write_text(json.dumps(SECRET))
     seeds = variants.student_variants(course, ["alice", "bob"])
     assert seeds["alice"] != seeds["bob"]
     other = dict(SECRET, secret="cd" * 32)
@@ -60,9 +60,9 @@ def _literal_answers(values):
 def test_each_student_is_graded_on_their_own_data_and_a_copied_answer_earns_nothing(tmp_path):
     course = tmp_path / "course"
     course.mkdir()
-    (course / autograde.GRADING_FILE).write_text(json.dumps(SECRET))
+    (course / secret.GRADING_FILE).write_text(json.dumps(SECRET))
     teacher.write_nbgrader_course(course, source=REPO, variants=True, overwrite=True)
-    assert json.loads((course / autograde.GRADING_FILE).read_text())["secret"] == SECRET["secret"]
+    assert json.loads((course / secret.GRADING_FILE).read_text())["secret"] == SECRET["secret"]
     _nbgrader(course, "generate_assignment", EXERCISE, "--force")
     release = json.loads((course / "release" / EXERCISE / f"{EXERCISE}.ipynb").read_text())
     assert "seed=data_seed(required=True)" in "\n".join(text(c) for c in release["cells"])
