@@ -36,12 +36,18 @@ def main(argv: list[str] | None = None) -> int:
         from .classroom import main as class_main
 
         return class_main(argv[1:])
+    if argv[:1] == ["kernel"]:  # its own options
+        from .kernel_memory import main as kernel_main
+
+        return kernel_main(argv[1:])
     parser = argparse.ArgumentParser(prog="ercot-nb bench", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="what", required=True)
     sub.add_parser("speed", help="seconds per step, numba vs NumPy twin, compile and first-fit time, "
                        "explorer page data of 10,000 steps")
     sub.add_parser("class", help="a class opening the app at once: N Chromium pages against a local "
                    "ercot-nb app (ercot-nb bench class --help)")
+    sub.add_parser("kernel", help="memory (resident, own) and CPU of one app kernel after import, Explorer() "
+                   "and a first run (ercot-nb bench kernel --help)")
     threads = sub.add_parser("threads", help="seconds per step at 1/4/8/16 numba threads, measured and expected "
                              "(run on a many-core machine with NUMBA_NUM_THREADS set)")
     threads.add_argument("--samples", type=int, default=19_200)

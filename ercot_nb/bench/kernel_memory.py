@@ -1,0 +1,110 @@
+"""``ercot-nb bench kernel``: what one student's kernel holds, stage by stage.
+
+Starts a real IPython kernel (jupyter_client, as the app server does, with the app's
+environment: the shared plotly bundle) and runs the app notebook's steps in it:
+import the Explorer, ``Explorer(dataset)``, a first run (``run(wait=True)``), a second
+run.  After each it reads the kernel process's memory with psutil: resident (RSS, which
+also counts the pages of shared libraries, such as LLVM's, that every kernel maps) and
+its own (USS: what one more kernel adds), its CPU seconds (user + system, which the
+load of the machine does not inflate, unlike wall time) and its count of modules.
+``--path`` runs another checkout's package (``PYTHONPATH``), to compare two versions.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import dataclass
+
+__all__ = ["STAGES", "Stage", "kernel_stages", "format_stages", "main"]
+
+STAGES = (
+    ("empty kernel", ""),
+    ("import", "from ercot_nb.widgets import Explorer"),
+    ("Explorer()", "explorer = Explorer({dataset!r})"),
+    ("first run", "explorer.run(wait=True)"),
+    ("second run", "explorer.run(wait=True)"),
+)
+"""(name, code) run in turn in the kernel; ``{dataset}`` is the dataset's name."""
+
+
+@dataclass(frozen=True)
+class Stage:
+    """The kernel's state after one stage: MiB resident and own, CPU seconds, modules."""
+
+    name: str
+    rss_mib: float
+    uss_mib: float
+    cpu_s: float
+    modules: int
+
+
+def kernel_stages(dataset: str = "syn3", path: str | None = None, timeout: float = 600.0) -> list[Stage]:
+    """Run :data:`STAGES` in a fresh kernel and measure it after each.
+
+    Parameters
+    ----------
+    dataset : str, default="syn3"
+        The built-in scenario the Explorer opens.
+    path : str, optional
+        ``PYTHONPATH`` of the kernel (another checkout); default: this process's.
+    timeout : float, default=600
+        Seconds each stage may take.
+
+    Returns
+    -------
+    list of Stage
+    """
+    import psutil
+    from jupyter_client.manager import start_new_kernel
+
+    from ..widgets._bundle import SHARED_BUNDLE_ENV
+
+    env = {**os.environ, SHARED_BUNDLE_ENV: "1"}  # as `ercot-nb app` starts its kernels
+    if path is not None:
+        env["PYTHONPATH"] = path
+    manager, client = start_new_kernel(kernel_name="python3", env=env)
+    try:
+        process = psutil.Process(manager.provisioner.process.pid)
+        stages = []
+        for name, code in STAGES:
+            modules = 0
+            for line in filter(None, [code.format(dataset=dataset), "import sys; print(len(sys.modules))"]):
+                printed: list[str] = []
+                reply = client.execute_interactive(
+                    line, timeout=timeout,
+                    output_hook=lambda msg: printed.append(msg["content"].get("text", ""))
+                    if msg["msg_type"] == "stream" else None)
+                if reply["content"]["status"] != "ok":
+                    raise RuntimeError(f"stage {name!r} failed in the kernel: {reply['content'].get('evalue')}")
+                if printed:
+                    modules = int("".join(printed).split()[-1])
+            memory, cpu = process.memory_full_info(), process.cpu_times()
+            stages.append(Stage(name, memory.rss / 2**20, memory.uss / 2**20, cpu.user + cpu.system, modules))
+        return stages
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+def format_stages(stages: list[Stage]) -> str:
+    """A Markdown table of ``stages``."""
+    lines = ["| stage | resident MiB | own (USS) MiB | CPU s (cumulative) | modules |", "|---|---|---|---|---|"]
+    lines += [f"| {s.name} | {s.rss_mib:.0f} | {s.uss_mib:.0f} | {s.cpu_s:.1f} | {s.modules} |" for s in stages]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="ercot-nb bench kernel", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dataset", default="syn3", help="built-in scenario (default: syn3)")
+    parser.add_argument("--path", default=None, help="PYTHONPATH of the kernel (another checkout)")
+    parser.add_argument("--json", action="store_true", help="print the stages as JSON")
+    args = parser.parse_args(argv)
+    stages = kernel_stages(args.dataset, args.path)
+    print(json.dumps([s.__dict__ for s in stages]) if args.json else format_stages(stages))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
