@@ -13,12 +13,13 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io as pio
 from plotly.colors import qualitative
 
 from ..result import ClusteringResult
 
 __all__ = [
-    "WEBGL_THRESHOLD", "TEMPLATE", "PALETTE", "COLOUR_VISION_SAFE", "CLUSTER_SYMBOLS", "label_symbol", "INK", "MUTED", "label_color", "cluster_colors",
+    "WEBGL_THRESHOLD", "TEMPLATE", "TEMPLATE_TRACE_TYPES", "PALETTE", "COLOUR_VISION_SAFE", "CLUSTER_SYMBOLS", "label_symbol", "INK", "MUTED", "label_color", "cluster_colors",
     "rgba", "as_result", "plain", "plain_times", "escape", "step_index", "base_layout",
     "padded_range", "time_axis", "message_annotation", "current_step_line", "CURRENT_STEP",
     "counted", "plain_trace", "as_trace", "title_layout", "TICKED_STEPS", "is_numeric_time",
@@ -27,7 +28,34 @@ __all__ = [
 WEBGL_THRESHOLD = 5000
 """Above this many points per step, scatter traces use WebGL (``go.Scattergl``)."""
 
-TEMPLATE = "plotly_white"
+TEMPLATE_TRACE_TYPES = ("scatter", "scattergl", "scatter3d", "heatmap", "image", "sankey", "table")
+"""The trace types the package draws: the ones whose defaults :data:`TEMPLATE` keeps."""
+
+
+def _template() -> go.layout.Template:
+    """plotly_white, its trace defaults for :data:`TEMPLATE_TRACE_TYPES` only.
+
+    Figures draw the same.  plotly_white also holds the defaults of 17 other trace types
+    (bars, maps, polar, ternary, ...), which plotly validated again for every figure: in
+    an app kernel 0.2-1 s of CPU and about 27 MiB (their classes and validators) before
+    the first page, for traces no figure of the package has.
+    """
+    import json
+    import pkgutil
+
+    try:  # as plotly.io reads its named templates
+        full = json.loads(pkgutil.get_data("plotly", "package_data/templates/plotly_white.json") or b"")
+    except (OSError, ValueError):  # pragma: no cover - a plotly without the file
+        full = pio.templates["plotly_white"].to_plotly_json()
+    data = {name: traces for name, traces in full.get("data", {}).items() if name in TEMPLATE_TRACE_TYPES}
+    return go.layout.Template(layout=full.get("layout", {}), data=data)
+
+
+TEMPLATE = "ercot_nb"
+"""The name of every figure's template, registered in ``plotly.io.templates`` on import:
+plotly_white with the trace defaults of :data:`TEMPLATE_TRACE_TYPES` only (see :func:`_template`)."""
+if TEMPLATE not in pio.templates:
+    pio.templates[TEMPLATE] = _template()
 
 COLOUR_VISION_SAFE = ("#0072B2", "#FF7F0E", "#8C564B", "#66CCEE", "#CC3311", "#CC79A7", "#882255", "#4EB265")
 """The first eight cluster colours: chosen among the Okabe-Ito, Paul Tol and D3 colours (none
