@@ -4,7 +4,7 @@ from __future__ import annotations
 
 def test_the_template_keeps_plotly_white_for_every_trace_the_explorer_draws():
     """The package's template is plotly_white less the defaults of trace types it never draws
-    (validated again for every figure: their classes and validators cost a kernel ~27 MiB)."""
+    (validated again for every figure: their classes and validators)."""
     import plotly.io as pio
 
     from ercot_nb.figures.style import TEMPLATE, TEMPLATE_TRACE_TYPES
