@@ -126,6 +126,16 @@ def kernels(server: psutil.Process) -> list[psutil.Process]:
     return found
 
 
+def kernel_cpu(launcher: subprocess.Popen) -> float:
+    """CPU seconds (user + system) of the app's kernels so far: unlike wall time, not inflated by load."""
+    total = 0.0
+    for kernel in kernels(server_process(launcher)):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            times = kernel.cpu_times()
+            total += times.user + times.system
+    return round(total, 2)
+
+
 def wait_until(condition, timeout: float, step: float = 0.5) -> float:
     """Seconds until ``condition()`` held; TimeoutError after ``timeout``."""
     started = time.monotonic()

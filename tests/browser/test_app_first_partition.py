@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from .app_harness import BUNDLE_LOADS, EXPLORER_PLOTS, EXPLORER_READY, app_server, chromium, scratch_env
+from .app_harness import (BUNDLE_LOADS, EXPLORER_PLOTS, EXPLORER_READY, app_server, chromium, kernel_cpu,
+                          scratch_env)
 
 
 SEEN = """() => JSON.stringify({
@@ -37,7 +38,8 @@ def first_partition_timings(tmp_path: Path, shot: Path, timeout: float = 400.0,
     env = {**(env or scratch_env(tmp_path)), "NUMBA_CACHE_DIR": str(cache)}
     timings: dict[str, float] = {}
     trace: list[tuple[float, dict]] = []  # what the page showed, at each change
-    with app_server([], tmp_path, env=env, cwd=cwd) as (_, port, _log), chromium(tmp_path, height=1600) as context:
+    with app_server([], tmp_path, env=env, cwd=cwd) as (launcher, port, _log), \
+            chromium(tmp_path, height=1600) as context:
         page = context.new_page()
         started = time.monotonic()
         page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded", timeout=timeout * 1000)
@@ -54,6 +56,7 @@ def first_partition_timings(tmp_path: Path, shot: Path, timeout: float = 400.0,
                     if "preview" not in timings:
                         page.screenshot(path=str(shot.with_name(shot.stem + "-preview.png")))
                     timings.setdefault("preview", now)
+                    timings.setdefault("kernel CPU s at preview", kernel_cpu(launcher))  # not inflated by load
                     timings.setdefault("preview status", "while the fast kernels compile" in seen["status"])
                 elif "ERCOT partition" in seen["title"]:
                     timings.setdefault("first step", now)
