@@ -59,7 +59,7 @@ def kernel_stages(dataset: str = "syn3", path: str | None = None, timeout: float
     import psutil
     from jupyter_client.manager import start_new_kernel
 
-    from ..widgets._bundle import SHARED_BUNDLE_ENV
+    from ..widgets.serve.launcher import SHARED_BUNDLE_ENV  # the variable `ercot-nb app` sets
 
     env = {**os.environ, SHARED_BUNDLE_ENV: "1"}  # as `ercot-nb app` starts its kernels
     if path is not None:
