@@ -89,7 +89,7 @@ class TimeScrubber(W.HBox):
                                                          "arrow keys",
                                   style={"description_width": "0px"},
                                   layout=W.Layout(width="420px"))
-        self.time_label = W.HTML()
+        self.time_label = W.HTML(layout=W.Layout(flex="0 0 auto"))  # "time 10" on one line
         self.time_label.add_class("ercot-nb-time-label")
         # kernel-side two-way tie (not W.link: an owner that moves the slider back, e.g. to
         # the last computed step, from inside an update would break a traitlets link)
