@@ -32,6 +32,10 @@ MAX_ALGORITHMS = 4
 """Most algorithms shown at once (each partition view is one Plotly figure)."""
 
 _PANEL = dict(border="1px solid #DDDDDD", padding="6px 10px", margin="0 8px 8px 0")
+# the views' column is never narrower than its first view (a 600 px partition, or a 560 px one in
+# its panel): where the window (a JupyterLab notebook beside its file browser) leaves less beside
+# the side panel, the column wraps below it instead of cutting its figures at the right
+_MAIN_MIN_WIDTH = "600px"
 _SIDE_WIDTH = "420px"  # a 1280 px laptop keeps 820 px for the partitions beside it
 
 
@@ -155,9 +159,9 @@ class Compare(W.VBox):
             self.message, self.scrubber, self.views_box,
             W.HBox([self.scores, self._panel("Summary", self.table)],
                    layout=W.Layout(flex_flow="row wrap", align_items="flex-start")),
-        ], layout=W.Layout(flex="1 1 0", min_width="0"))
+        ], layout=W.Layout(flex="1 1 0", min_width=_MAIN_MIN_WIDTH))
         main.add_class("ercot-nb-main")
-        self.children = [W.HBox([side, main], layout=W.Layout(align_items="flex-start"))]
+        self.children = [W.HBox([side, main], layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))]
         self.choice.observe(self.message.guarded("changing the algorithms")(lambda _: self._sync_selection()),
                             names="value")
         self.run_button.on_click(self.message.guarded("starting the runs")(lambda _: self.run()))

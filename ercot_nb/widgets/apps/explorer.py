@@ -46,6 +46,10 @@ under its key (e.g. ``"sizes"``).  Each is one Plotly figure.
 """
 
 _PANEL = dict(border="1px solid #DDDDDD", padding="6px 10px", margin="0 8px 8px 0")
+# the views' column is never narrower than its first view (a 600 px partition, or a 560 px one in
+# its panel): where the window (a JupyterLab notebook beside its file browser) leaves less beside
+# the side panel, the column wraps below it instead of cutting its figures at the right
+_MAIN_MIN_WIDTH = "600px"
 _SIDE_WIDTH = "420px"  # a 1280 px laptop keeps 820 px for the views beside it
 _VIEWS_WIDTH = 800  # the widest figure in that column (a video's three panels)
 
@@ -243,12 +247,12 @@ class Explorer(W.VBox):
         self.views_box = W.HBox([self._views[end.name] for end in self._ends],
                                 layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
         main = W.VBox([self.message, timeline, self.views_box],
-                      layout=W.Layout(flex="1 1 0", min_width="0"))
+                      layout=W.Layout(flex="1 1 0", min_width=_MAIN_MIN_WIDTH))
         main.add_class("ercot-nb-main")
         # says when a page has drawn the Explorer: run(when_shown=True) starts then
         self._shown = PageShown()
         self._run_when_shown = False  # a run(when_shown=True) waits for the page
-        self.children = [W.HBox([side, main], layout=W.Layout(align_items="flex-start")), self._shown]
+        self.children = [W.HBox([side, main], layout=W.Layout(flex_flow="row wrap", align_items="flex-start")), self._shown]
 
     def view(self, name: str) -> Any:
         """The view called ``name`` (see ``VIEWS``), or None when not shown."""

@@ -7,9 +7,21 @@ from typing import Any
 
 import ipywidgets as W
 
+from .._aria import AriaNames
 from .._state import AppState, clamp_step
 
 __all__ = ["TimeScrubber", "StepTimes"]
+
+SCOPE = "ercot-nb-scrubber"
+# what a screen reader says for the Play widget's icon buttons and the slider's handle
+# (ipywidgets gives them no name); the slider's value is read as the time label's text
+ARIA_NAMES = {
+    ".widget-play button:nth-of-type(1)": "play or pause the steps",
+    ".widget-play button:nth-of-type(2)": "stop playing and go back to the first step",
+    ".widget-play button:nth-of-type(3)": "repeat",
+    ".widget-slider [role=slider]": "time step",
+}
+ARIA_VALUETEXT = {".widget-slider [role=slider]": ".ercot-nb-time-label"}
 
 
 class StepTimes(Sequence[Any]):
@@ -41,7 +53,9 @@ class TimeScrubber(W.HBox):
     """Play + slider over time steps, with the current time label.
 
     The position is shown once, as the time label (``time 1990``): the
-    slider has no numeric readout of its own.
+    slider has no numeric readout of its own.  A screen reader reads the
+    buttons' and the slider's names (:data:`ARIA_NAMES`) and the slider's
+    value as that label; Tab reaches the slider, the arrow keys move it.
 
     The Play widget and the slider are tied in the kernel, not with
     ``jslink``: a kernel-side change of either (a test, a live run following
@@ -75,7 +89,8 @@ class TimeScrubber(W.HBox):
                                                          "arrow keys",
                                   style={"description_width": "0px"},
                                   layout=W.Layout(width="420px"))
-        self.time_label = W.HTML()
+        self.time_label = W.HTML(layout=W.Layout(flex="0 0 auto"))  # "time 10" on one line
+        self.time_label.add_class("ercot-nb-time-label")
         # kernel-side two-way tie (not W.link: an owner that moves the slider back, e.g. to
         # the last computed step, from inside an update would break a traitlets link)
         self.play.observe(self._play_moved, names="value")
@@ -83,8 +98,10 @@ class TimeScrubber(W.HBox):
         self._times: Sequence[Any] = list(times)
         self.state: AppState | None = None
         self._drawn: tuple[Any, int] | None = None
-        super().__init__([self.play, self.slider, self.time_label],
+        super().__init__([self.play, self.slider, self.time_label,
+                          AriaNames(SCOPE, ARIA_NAMES, ARIA_VALUETEXT)],
                          layout=W.Layout(align_items="center"))
+        self.add_class(SCOPE)
         self.slider.observe(self._show_time, names="value")
         self.slider.disabled = self.play.disabled = len(times) <= 1
         self._show_time()
