@@ -29,8 +29,9 @@ FIRST_SCREEN = """(run) => {
     const status = [...document.querySelectorAll('.ercot-nb-message')].filter(visible)[0];
     const slider = [...document.querySelectorAll('.widget-slider')].filter(visible)[0];
     const wide = [...document.querySelectorAll('.js-plotly-plot')].filter(visible)
-        .filter(p => p.getBoundingClientRect().right > innerWidth + 0.5)
-        .map(p => (p.querySelector('.gtitle')?.textContent ?? '') + ' ' + p.getBoundingClientRect().right);
+        .map(p => [p.querySelector('.gtitle')?.textContent ?? '', p.querySelector('.main-svg')])
+        .filter(([, svg]) => svg && svg.getBoundingClientRect().right > innerWidth + 0.5)
+        .map(([title, svg]) => title + ' ' + svg.getBoundingClientRect().right);
     return JSON.stringify({partition: plot && rect(plot.querySelector('.main-svg')), wide,
                            run: button && rect(button), status: status && rect(status),
                            slider: slider && rect(slider),
@@ -109,13 +110,10 @@ def test_compare_first_screen_on_a_laptop(app, browser_context, console_errors, 
     assert not console_errors, f"errors in the page console: {console_errors[:3]}"
 
 
-# figures running past the right edge of the notebook (JupyterLab clips them there); not yet the
-# cluster flow, 1140 px wide by design (widgets/views/sankey.py), cut in any column under 1140 px
-# (Voila's at 1280 px too): left to the views' owner
+# figures running past the right edge of the notebook (JupyterLab clips them there)
 CUT_IN_LAB = """() => {
     const area = document.querySelector('.jp-NotebookPanel-notebook').getBoundingClientRect();
     return [...document.querySelectorAll('.js-plotly-plot')].filter(p => p.offsetParent !== null)
-        .filter(p => !(p.querySelector('.gtitle')?.textContent ?? '').includes('cluster flow'))
         .map(p => [p.querySelector('.gtitle')?.textContent ?? '',
                    p.querySelector('.main-svg').getBoundingClientRect().right])
         .filter(([, right]) => right > area.right + 0.5)

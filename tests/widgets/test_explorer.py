@@ -10,6 +10,7 @@ import pytest
 
 from ercot_nb import datasets
 from ercot_nb.widgets import Explorer, TimeScrubber
+from ercot_nb.widgets.apps.explorer import VIEWS
 
 FAST = {"pop_size": 20, "n_evaluations": 40}
 SMALL_VIDEO = {"scale": 0.1, "n_frames": 3}
@@ -152,3 +153,12 @@ def test_every_video_opens_at_a_small_scale(name):
     assert explorer.partition_view is explorer.video
     job = explorer.run(wait=True)
     assert job.state == "finished" and np.all(explorer.video.result.times == explorer.result.times)
+
+
+def test_every_view_fits_the_views_column_of_a_laptop():
+    """At 1280 px the views' column is 820 px beside the side panel: no figure is wider
+    (the cluster flow was 1,140 px and cut at the window's edge)."""
+    explorer = Explorer("syn3")
+    widths = {name: explorer.view(name).figure.layout.width for name in VIEWS
+              if hasattr(explorer.view(name), "figure")}
+    assert "flows" in widths and all(width is not None and width <= 820 for width in widths.values()), widths

@@ -54,7 +54,7 @@ class TimeScrubber(W.HBox):
 
     The position is shown once, as the time label (``time 1990``): the
     slider has no numeric readout of its own.  A screen reader reads the
-    buttons' and the slider's names (:data:`ARIA_NAMES`) and the slider's
+    buttons' and the slider's names (``ARIA_NAMES`` in this module) and the slider's
     value as that label; Tab reaches the slider, the arrow keys move it.
 
     The Play widget and the slider are tied in the kernel, not with

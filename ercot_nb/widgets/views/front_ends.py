@@ -26,7 +26,11 @@ from .registry import RegistryView
 from .flows import FlowsView
 from .scores import ScoresView
 
-__all__ = ["FrontEnd", "TUNED", "front_ends"]
+__all__ = ["FLOWS_WIDTH", "FrontEnd", "TUNED", "front_ends"]
+
+FLOWS_WIDTH = 800
+"""Width in pixels of the Explorer's cluster-flow view: it fits the views' column of a 1280 px
+laptop (820 px beside the side panel; the view's own default, 1,140 px, was cut there)."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,7 @@ TUNED: dict[str, FrontEnd] = {
     "alpha": FrontEnd("alpha", lambda state: AlphaView().follow(state)),
     "ri": _SCORES,
     "nmi": _SCORES,
-    "flows": FrontEnd("flows", lambda state: FlowsView().follow(state), wide=True),
+    "flows": FrontEnd("flows", lambda state: FlowsView(width=FLOWS_WIDTH).follow(state), wide=True),
 }
 """Registered view key -> its tuned widget."""
 
