@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -122,7 +123,7 @@ def test_stop_works_during_the_first_fit(tmp_path, capsys):
             page.wait_for_function(
                 "() => [...document.querySelectorAll('.ercot-nb-message')]"
                 ".some(n => /running|preview/.test(n.textContent))", timeout=30_000)
-            page.get_by_role("button", name="Stop").click(timeout=10_000)
+            page.get_by_role("button", name=re.compile(r"^\W*Stop$")).click(timeout=10_000)
             page.wait_for_function(
                 "() => [...document.querySelectorAll('.ercot-nb-message')]"
                 ".some(n => n.textContent.includes('stopped after'))", timeout=120_000)
