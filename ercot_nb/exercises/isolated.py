@@ -33,6 +33,22 @@ from typing import Any
 
 import numpy as np
 
+_SHELL = r'''
+class _Shell:
+    """get_ipython() of a replayed cell: timing magics run their code once, the rest do nothing."""
+    def __init__(self, namespace):
+        self.namespace = namespace
+    def run_line_magic(self, name, line, *args, **kwargs):
+        if name == "time" and line.strip():
+            exec(compile(line, "<magic>", "exec"), self.namespace)
+    def run_cell_magic(self, name, line, cell, *args, **kwargs):
+        if name in ("time", "capture"):
+            exec(compile(cell, "<magic>", "exec"), self.namespace)
+    def system(self, *args, **kwargs):
+        return None
+    getoutput = system
+'''
+
 _HARNESS = r'''
 import importlib.abc, json, math, sys, traceback
 
@@ -65,19 +81,7 @@ with open(job_path, encoding="utf-8") as fh:
     job = json.load(fh)
 import numpy as np
 
-class _Shell:
-    """get_ipython() of a replayed cell: timing magics run their code once, the rest do nothing."""
-    def __init__(self, namespace):
-        self.namespace = namespace
-    def run_line_magic(self, name, line, *args, **kwargs):
-        if name == "time" and line.strip():
-            exec(compile(line, "<magic>", "exec"), self.namespace)
-    def run_cell_magic(self, name, line, cell, *args, **kwargs):
-        if name in ("time", "capture"):
-            exec(compile(cell, "<magic>", "exec"), self.namespace)
-    def system(self, *args, **kwargs):
-        return None
-    getoutput = system
+#SHELL#
 namespace = {"__name__": "__main__", "np": np}
 namespace["get_ipython"] = lambda: _Shell(namespace)
 setup_errors = []
@@ -106,7 +110,7 @@ for case in range(job["n_cases"]):
         values.append(None); errors.append(f"{type(exc).__name__}: {exc}"[:300])
 with open(out_path, "w", encoding="utf-8") as fh:
     json.dump({"values": values, "errors": errors, "setup_errors": setup_errors}, fh)
-'''
+'''.replace("#SHELL#\n", _SHELL)
 
 
 _VALUES_HARNESS = r'''
@@ -151,19 +155,7 @@ timer = hasattr(signal, "setitimer")
 if timer:
     signal.signal(signal.SIGALRM, _stop)
 
-class _Shell:
-    """get_ipython() of a replayed cell: timing magics run their code once, the rest do nothing."""
-    def __init__(self, namespace):
-        self.namespace = namespace
-    def run_line_magic(self, name, line, *args, **kwargs):
-        if name == "time" and line.strip():
-            exec(compile(line, "<magic>", "exec"), self.namespace)
-    def run_cell_magic(self, name, line, cell, *args, **kwargs):
-        if name in ("time", "capture"):
-            exec(compile(cell, "<magic>", "exec"), self.namespace)
-    def system(self, *args, **kwargs):
-        return None
-    getoutput = system
+#SHELL#
 namespace = {"__name__": "__main__", "display": lambda *a, **k: None}
 namespace["get_ipython"] = lambda: _Shell(namespace)
 setup_errors = []
@@ -190,7 +182,7 @@ if job["context"]:
         pickle.dump(context, fh)
 with open(out_path, "w", encoding="utf-8") as fh:
     json.dump({"values": values, "errors": errors, "setup_errors": setup_errors}, fh)
-'''
+'''.replace("#SHELL#\n", _SHELL)
 
 
 class CleanRunTimeout(Exception):
