@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["StudentPage", "ClassReport", "run_class", "format_report", "MAX_STUDENTS"]
+__all__ = ["StudentPage", "ClassReport", "run_class", "format_report", "stop_group", "MAX_STUDENTS"]
 
 MAX_STUDENTS = 60
 """Most students one bench opens (a bounded load test)."""
@@ -187,6 +187,17 @@ async def _student(browser, number: int, url: str, timeout: float,
     return seen_page, context
 
 
+def stop_group(process: subprocess.Popen) -> None:
+    """End a server started in its own process group (it and its children): TERM, then KILL."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+
 def run_class(students: int, *, timeout: float = 300.0, server_args: list[str] | None = None,
               chromium: str = CHROMIUM, settle: float = 30.0, port: int | None = None,
               server_path: Path | None = None) -> ClassReport:
@@ -244,13 +255,7 @@ def run_class(students: int, *, timeout: float = 300.0, server_args: list[str] |
             loop.close()
         load_after = os.getloadavg()
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
+        stop_group(process)
     return ClassReport(students, pages, kernel_mib, left, load_before, load_after, server_args)
 
 

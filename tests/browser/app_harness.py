@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -16,6 +15,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import psutil
+
+from ercot_nb.bench.classroom import stop_group
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = [
@@ -202,12 +203,3 @@ def tiny_notebook(folder: Path) -> Path:
     return path
 
 
-def stop_group(process: subprocess.Popen) -> None:
-    """End a server started in its own process group (it and its children): TERM, then KILL."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
