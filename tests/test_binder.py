@@ -1,4 +1,4 @@
-"""Binder files: consistent with pyproject.toml, and the numba warm-up really caches."""
+"""Binder files: consistent with pyproject.toml (the warm-up that Binder's postBuild runs: tests/test_warmup.py)."""
 from __future__ import annotations
 
 import json
@@ -6,11 +6,9 @@ import os
 import re
 import subprocess
 import sys
-import time
 import tomllib
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BINDER = ROOT / "binder"
@@ -102,38 +100,6 @@ def test_start_exports_and_execs(tmp_path):
                                "NUMBA_CACHE_DIR": f"{tmp_path}/numba-cache"}
 
 
-FIRST_FIT = """
-import json, time
-t0 = time.perf_counter()
-import ercot_nb
-from ercot_nb import ERCOT, datasets
-ERCOT(seed=0).fit(datasets.load("syn1", seed=0)[:2])
-print(json.dumps({"seconds": time.perf_counter() - t0}))
-"""
-
-
-@pytest.mark.slow
-def test_warmup_fills_cache_so_first_fit_does_not_compile(tmp_path):
-    """Cold warm-up in one process, then a first fit in a fresh process hits the cache."""
-    cache = tmp_path / "numba-cache"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
-    env.update(NUMBA_CACHE_DIR=str(cache), NUMBA_CPU_NAME="generic")
-    run = dict(env=env, cwd=tmp_path, capture_output=True, text=True, check=True, timeout=180)
-
-    started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "ercot_nb.warmup"], **run)
-    cold_s = time.perf_counter() - started
-    assert list(cache.rglob("*.nbi")), "warm-up wrote no numba cache index"
-
-    started = time.perf_counter()
-    fit = subprocess.run([sys.executable, "-c", FIRST_FIT], **run)
-    process_s = time.perf_counter() - started  # interpreter + import + first fit
-    first_fit_s = json.loads(fit.stdout)["seconds"]
-    print(f"cold warm-up {cold_s:.1f} s; fresh process after it: import + first fit "
-          f"{first_fit_s:.2f} s ({process_s:.2f} s wall)")
-    assert process_s < cold_s / 3, (cold_s, process_s)
-
-
 def test_check_script_builds_the_environment_like_repo2docker():
     """binder/check.sh (run by hand: it installs from the index) follows repo2docker's steps."""
     script = BINDER / "check.sh"
@@ -148,30 +114,8 @@ def test_check_script_builds_the_environment_like_repo2docker():
     assert 'CONDA_DIR="$WORK/env"' in text  # postBuild and start put the cache under CONDA_DIR
 
 
-@pytest.mark.slow
-def test_first_fit_check_fails_on_a_cold_cache_and_passes_after_warmup(tmp_path):
-    """binder/first_fit.py (a fresh kernel, NUMBA_DEBUG_CACHE=1) tells compiling from loading."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
-    env.update(NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"), NUMBA_CPU_NAME="generic",
-               NUMBA_DEBUG_CACHE="1", HOME=str(tmp_path))
-    run = dict(env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    check = [sys.executable, str(BINDER / "first_fit.py")]
-
-    cold = subprocess.run(check, **run)
-    assert cold.returncode == 1, cold.stdout + cold.stderr
-    cold_report = json.loads(cold.stdout.strip().splitlines()[-1])
-    assert cold_report["dispatcher_cache_misses"] > 0
-    assert cold_report["numba_debug_cache"]["data_saved"] > 0
-
-    subprocess.run([sys.executable, "-m", "ercot_nb.warmup"], check=True,
-                   **{**run, "env": {**env, "NUMBA_DEBUG_CACHE": "0"}})
-    warm = subprocess.run(check, **run)
-    assert warm.returncode == 0, warm.stdout + warm.stderr
-    report = json.loads(warm.stdout.strip().splitlines()[-1])
-    print("cold:", cold_report, "\nwarm:", report)
-    assert report["dispatcher_cache_misses"] == 0 and report["numba_debug_cache"]["data_saved"] == 0
-    assert report["dispatcher_cache_hits"] > 0 and report["numba_debug_cache"]["data_loaded"] > 0
-    assert report["import_and_first_fit_s"] < cold_report["import_and_first_fit_s"] / 2
+# binder/first_fit.py on a cold cache, then after the warm-up: tests/test_warmup.py
+# (test_a_cold_cache_compiles_and_after_the_warmup_nothing_does), one cold cache for both.
 
 
 def test_plain_voila_loads_the_lab_extensions_of_the_app():

@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -39,15 +40,49 @@ print(json.dumps([name for name in compiled if name.startswith("ercot_nb")]))
 """
 
 
+BINDER_FIRST_FIT = Path(__file__).resolve().parents[1] / "binder" / "first_fit.py"
+
+
+def _first_fit_report(completed: subprocess.CompletedProcess) -> dict:
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
 @pytest.mark.slow
-def test_warmup_covers_float32_and_every_estimator(tmp_path):
+def test_a_cold_cache_compiles_and_after_the_warmup_nothing_does(tmp_path):
+    """One cold numba cache, Binder's way (``NUMBA_CPU_NAME=generic``), taken through a class's first day.
+
+    1. ``binder/first_fit.py`` (a fresh Jupyter kernel, ``NUMBA_DEBUG_CACHE=1``) on the cold cache
+       compiles, and says so (exit 1);
+    2. ``python -m ercot_nb.warmup`` fills the cache, announcing how long it takes;
+    3. the same check in a fresh kernel now loads everything and compiles nothing (exit 0);
+    4. every estimator, float32 and the parallel variants compile nothing either.
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
-    env.update(NUMBA_CACHE_DIR=str(tmp_path), NUMBA_NUM_THREADS="2")
-    run = dict(env=env, cwd=tmp_path, capture_output=True, text=True, check=True, timeout=900)
-    warm = subprocess.run([sys.executable, "-m", "ercot_nb.warmup"], **run)
-    after = subprocess.run([sys.executable, "-c", _AFTER], **run)
+    env.update(NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"), NUMBA_CPU_NAME="generic",
+               NUMBA_NUM_THREADS="2", HOME=str(tmp_path))
+    run = dict(env=env, cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    check = [sys.executable, str(BINDER_FIRST_FIT)]
+    debug = {**env, "NUMBA_DEBUG_CACHE": "1"}
+
+    cold = subprocess.run(check, **{**run, "env": debug})
+    assert cold.returncode == 1, cold.stdout + cold.stderr
+    cold_report = _first_fit_report(cold)
+    assert cold_report["dispatcher_cache_misses"] > 0
+    assert cold_report["numba_debug_cache"]["data_saved"] > 0
+
+    warm_up = subprocess.run([sys.executable, "-m", "ercot_nb.warmup"], check=True, **run)
+    assert "about" in warm_up.stderr and "compiled and cached in" in warm_up.stderr
+
+    warm = subprocess.run(check, **{**run, "env": debug})
+    assert warm.returncode == 0, warm.stdout + warm.stderr
+    report = _first_fit_report(warm)
+    print("cold:", cold_report, "\nwarm:", report)
+    assert report["dispatcher_cache_misses"] == 0 and report["numba_debug_cache"]["data_saved"] == 0
+    assert report["dispatcher_cache_hits"] > 0 and report["numba_debug_cache"]["data_loaded"] > 0
+    assert report["import_and_first_fit_s"] < cold_report["import_and_first_fit_s"] / 2
+
+    after = subprocess.run([sys.executable, "-c", _AFTER], check=True, **run)
     assert json.loads(after.stdout.strip().splitlines()[-1]) == []  # nothing left to compile
-    assert "about" in warm.stderr and "compiled and cached in" in warm.stderr
 
 
 def test_warmup_says_how_long_and_shows_progress(monkeypatch, capsys):
