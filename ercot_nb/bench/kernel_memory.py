@@ -8,10 +8,14 @@ also counts the pages of shared libraries, such as LLVM's, that every kernel map
 its own (USS: what one more kernel adds), its CPU seconds (user + system, which the
 load of the machine does not inflate, unlike wall time) and its count of modules.
 ``--path`` runs another checkout's package (``PYTHONPATH``), to compare two versions.
+``--fit-workers N`` measures a kernel of ``ercot-nb app --fit-workers N``: its fits run in a
+pool of N warm worker processes (:mod:`ercot_nb.widgets.serve.fit_pool`), whose memory (shared
+by the whole class) is measured once after the stages, and whether the kernel imported numba.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -40,7 +44,8 @@ class Stage:
     modules: int
 
 
-def kernel_stages(dataset: str = "syn3", path: str | None = None, timeout: float = 600.0) -> list[Stage]:
+def kernel_stages(dataset: str = "syn3", path: str | None = None, timeout: float = 600.0,
+                  fit_workers: int = 0) -> list[Stage]:
     """Run :data:`STAGES` in a fresh kernel and measure it after each.
 
     Parameters
@@ -51,19 +56,43 @@ def kernel_stages(dataset: str = "syn3", path: str | None = None, timeout: float
         ``PYTHONPATH`` of the kernel (another checkout); default: this process's.
     timeout : float, default=600
         Seconds each stage may take.
+    fit_workers : int, default=0
+        Run the kernel's fits in a fit pool of this many workers (0: in the kernel); the
+        workers' memory and CPU come last, as stage ``"fit pool worker <i>"`` each.
 
     Returns
     -------
     list of Stage
     """
     import psutil
-    from jupyter_client.manager import start_new_kernel
 
     from ..widgets.serve.launcher import SHARED_BUNDLE_ENV  # the variable `ercot-nb app` sets
 
     env = {**os.environ, SHARED_BUNDLE_ENV: "1"}  # as `ercot-nb app` starts its kernels
     if path is not None:
         env["PYTHONPATH"] = path
+    with contextlib.ExitStack() as stack:
+        if fit_workers:
+            from ..widgets.serve.fit_pool import FitPool
+
+            pool = stack.enter_context(FitPool(fit_workers, env=env))
+            if not pool.wait_ready():
+                raise RuntimeError("the fit pool's workers did not start within 120 s")
+            env.update(pool.env())
+        stages = _stages(env, dataset, timeout)
+        if fit_workers:
+            for number, pid in enumerate(pool.pids(), 1):
+                process = psutil.Process(pid)
+                memory, cpu = process.memory_full_info(), process.cpu_times()
+                stages.append(Stage(f"fit pool worker {number}", memory.rss / 2**20, memory.uss / 2**20,
+                                    cpu.user + cpu.system, 0))
+        return stages
+
+
+def _stages(env: dict[str, str], dataset: str, timeout: float) -> list[Stage]:
+    import psutil
+    from jupyter_client.manager import start_new_kernel
+
     manager, client = start_new_kernel(kernel_name="python3", env=env)
     try:
         process = psutil.Process(manager.provisioner.process.pid)
@@ -82,10 +111,21 @@ def kernel_stages(dataset: str = "syn3", path: str | None = None, timeout: float
                     modules = int("".join(printed).split()[-1])
             memory, cpu = process.memory_full_info(), process.cpu_times()
             stages.append(Stage(name, memory.rss / 2**20, memory.uss / 2**20, cpu.user + cpu.system, modules))
+        imported = _printed(client, "import sys; print(', '.join(sorted({m.split('.')[0] for m in sys.modules} "
+                                    "& {'numba', 'llvmlite'})))", timeout)
+        stages.append(Stage(f"numba/llvmlite in the kernel: {imported or 'none'}", stages[-1].rss_mib, stages[-1].uss_mib,
+                            stages[-1].cpu_s, stages[-1].modules))
         return stages
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
+
+
+def _printed(client, code: str, timeout: float) -> str:  # noqa: ANN001 - a jupyter_client client
+    printed: list[str] = []
+    client.execute_interactive(code, timeout=timeout, output_hook=lambda msg: printed.append(
+        msg["content"].get("text", "")) if msg["msg_type"] == "stream" else None)
+    return "".join(printed).strip()
 
 
 def format_stages(stages: list[Stage]) -> str:
@@ -100,8 +140,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dataset", default="syn3", help="built-in scenario (default: syn3)")
     parser.add_argument("--path", default=None, help="PYTHONPATH of the kernel (another checkout)")
     parser.add_argument("--json", action="store_true", help="print the stages as JSON")
+    parser.add_argument("--fit-workers", type=int, default=0, metavar="N",
+                        help="fits in a pool of N workers, as `ercot-nb app --fit-workers N` (default 0: in the kernel)")
     args = parser.parse_args(argv)
-    stages = kernel_stages(args.dataset, args.path)
+    stages = kernel_stages(args.dataset, args.path, fit_workers=args.fit_workers)
     print(json.dumps([s.__dict__ for s in stages]) if args.json else format_stages(stages))
     return 0
 

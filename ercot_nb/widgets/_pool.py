@@ -16,7 +16,8 @@ kernel and the worker):
   when the user asks;
 * pool -> kernel: ``("queued", (place, workers))`` while it waits for a free worker,
   ``("started", pid)``, ``("result", header)`` when the run's result object is new
-  (its steps so far), ``("step", step)`` per finished step, ``("preview", step)``,
+  (its steps so far), ``("step", step)`` per finished step, ``("preview", step)``, ``("tail",
+  steps)`` for the result's steps the callback was not told (a fit without live steps, a Stop),
   ``("done", (result state, fitted object, error))`` at the end, or ``("lost", text)``
   when the worker died.
 
@@ -152,6 +153,8 @@ def fit_in_pool(job: Any, address: str, key: bytes, poll: float = 0.1) -> None:
                 received.keep([step])
                 received.result.steps.append(step)
                 job._callback(step)
+            elif kind == "tail":  # steps of the result the callback was not told (as in a fit here)
+                received.keep(received.load(data))
             elif kind == "preview":
                 job._preview(loads(data))
             elif kind == "lost":

@@ -105,6 +105,11 @@ class FitPool:
         """The worker processes' ids (live or starting)."""
         return [pid for pid, process in self._processes.items() if process.poll() is None]
 
+    def wait_ready(self, timeout: float = 120.0) -> bool:
+        """Block until every worker is warm and free (True), or ``timeout`` seconds passed (False)."""
+        with self._queue.condition:
+            return self._queue.condition.wait_for(lambda: len(self._queue.free) >= self.workers, timeout)
+
     def close(self) -> None:
         """Stop listening and end the workers."""
         self._closed = True
@@ -277,15 +282,18 @@ def _run(connection: Connection, number: int, job: bytes) -> None:
     numbers: dict[int, int] = {}
     result: list[Any] = [None]
 
+    def known(obj: Any) -> bool:
+        index = numbers.get(id(obj))
+        return index is not None and sent[index] is obj
+
     def persistent_id(obj: Any) -> Any:
         if obj is result[0] and obj is not None:
             return ("result",)
-        index = numbers.get(id(obj))
-        return ("step", index) if index is not None and sent[index] is obj else None
+        return ("step", numbers[id(obj)]) if known(obj) else None
 
     def keep(steps: Sequence[Any]) -> None:
         for step in steps:
-            if id(step) not in numbers or sent[numbers[id(step)]] is not step:
+            if not known(step):
                 numbers[id(step)] = len(sent)
                 sent.append(step)
 
@@ -328,7 +336,10 @@ def _run(connection: Connection, number: int, job: bytes) -> None:
     if isinstance(final, ClusteringResult):
         if final is not result[0]:
             new_result(final, len(final.steps))
-        keep(final.steps)
+        unsent = [step for step in final.steps if not known(step)]
+        if unsent:  # steps made without a callback, or after a Stop (a consensus has them all at once)
+            connection.send(("tail", dumps(unsent, persistent_id)))
+            keep(unsent)
         result[0] = None
         state = dumps({**final.__dict__, "__class__": type(final)}, persistent_id)
         result[0] = final
