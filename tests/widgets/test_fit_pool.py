@@ -11,8 +11,9 @@ import pytest
 
 from ercot_nb import ERCOT, datasets
 from ercot_nb.widgets._fits import Adoption, SeedEnsemble, adoptions_of
-from ercot_nb.widgets._job import FitJob, job_status
+from ercot_nb.widgets._job import FitJob, Runner, job_status
 from ercot_nb.widgets._messages import waiting_status
+from ercot_nb.widgets._state import AppState
 from ercot_nb.widgets._pool import POOL_ENV, POOL_KEY_ENV, FitPoolError
 from ercot_nb.widgets.serve.fit_pool import FitPool
 
@@ -56,6 +57,14 @@ def test_a_pooled_fit_equals_the_fit_in_the_kernel_and_comes_back_fitted(pool, m
     adopted = FitJob(Adoption(job.estimator, 4, 3), data).run()
     assert adopted.state == "finished" and _same_steps(adopted.result, here_adopted.result)
     assert [t for t, _ in adoptions_of(adopted.estimator.estimator)] == [4]
+    # "How sure?" of the adopted run, in the pool: its adoption repeated on each seed, as here
+    monkeypatch.delenv(POOL_ENV)
+    here_seeds = FitJob(SeedEnsemble(here_adopted.estimator.estimator, [1, 2]), data).run()
+    monkeypatch.setenv(POOL_ENV, pool.address)
+    seeds = FitJob(SeedEnsemble(adopted.estimator.estimator, [1, 2]), data).run()
+    assert seeds.state == "finished" and _same_steps(seeds.result, here_seeds.result)
+    assert all(np.array_equal(a, b) for a, b in zip(seeds.estimator.ensemble.agreement,
+                                                    here_seeds.estimator.ensemble.agreement, strict=True))
 
 
 def test_stop_reaches_a_pooled_fit_and_the_pool_serves_the_next(pooled):
@@ -72,19 +81,22 @@ def test_stop_reaches_a_pooled_fit_and_the_pool_serves_the_next(pooled):
     assert 1 <= len(seeds.ensemble.seeds) < 40 and seeds.result_ is ensemble.result
 
 
-def test_a_second_fit_waits_for_the_one_worker_and_says_so(pooled):
+def test_a_second_fit_waits_for_the_one_worker_and_the_status_line_says_so(pooled):
     data = datasets.load("syn3")
     first = FitJob(ERCOT(seed=0, **SLOW), data, on_step=lambda job, step: job.stop() if step.t == 1 else None)
-    waits = []
-    second = FitJob(ERCOT(seed=1), data, on_wait=lambda job, place, workers: waits.append((place, workers)))
+    state = AppState()
+    state.set_dataset(data)
+    lines = []
+    state.observe(lambda change: lines.append(change["new"].text), names="status")
     first.start()
     while first.n_done == 0 and first.running:
         first.wait(0.05)
-    second.run()
+    second = Runner(state).start([("ERCOT", ERCOT(seed=1))], data, wait=True)[0]
     assert first.wait(60) and second.state == "finished"
-    assert waits[0] == (1, 1) and waits[-1] == (None, 0)
-    text = waiting_status("ERCOT #2", *waits[0]).text
-    assert "ERCOT #2 waits for a free fit worker" in text and "it is next" in text
+    waiting = [line for line in lines if "waits for a free fit worker" in line]
+    assert waiting and waiting[0] == waiting_status("ERCOT", 1, 1).text
+    assert "the class server's fit worker is busy with other runs, and it is next" in waiting[0]
+    assert lines[-1].startswith("ERCOT #1 finished 10 of 10 steps")
 
 
 def test_a_worker_killed_mid_fit_fails_the_job_in_one_line_and_is_replaced(pooled):
