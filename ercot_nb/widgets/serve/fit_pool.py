@@ -9,9 +9,10 @@ numba itself.  The pool listens on a unix socket in a private folder (mode
 authentication); the key travels only in environment variables.
 
 Each worker (``python -m ercot_nb.widgets.serve.fit_pool``, started with the
-address and key in its environment) imports the package and numba, runs one
-small fit to load the compiled kernels, then connects and fits one job at a
-time.  The pool hands a fit to a free worker, queues the others in order
+address and key in its environment) imports the package, connects, and fits
+one job at a time; meanwhile a small fit in a background thread loads numba's
+compiled kernels (a fit that comes first shows its preview meanwhile, as in a
+kernel).  The pool hands a fit to a free worker, queues the others in order
 (each kernel is told its place: the status line says it waits for a free
 worker), relays the steps and Stop, and replaces a worker that died (the
 kernel is told in one line).  At most N fits run at once.
@@ -61,7 +62,7 @@ class FitPool:
     workers : int
         Worker processes (fits at once), at least 1.
     warm : bool, default=True
-        Each worker runs one small fit before it takes jobs (loads numba's compiled kernels).
+        Each worker runs one small fit in the background as it starts (loads numba's compiled kernels).
     env : mapping, optional
         The workers' environment (default: this process's), to which the pool's address and key are added.
 
@@ -363,7 +364,9 @@ def worker_main() -> int:
     import ercot_nb  # noqa: F401 - imported once, warm
 
     if os.environ.get("ERCOT_NB_FIT_WORKER_WARM", "1") == "1":
-        _warm_up()
+        # in the background: a fit that comes meanwhile shows its preview while the kernels
+        # load or compile (a fresh install), as it would in a kernel
+        threading.Thread(target=_warm_up, name="ercot-nb fit worker warm-up", daemon=True).start()
     connection = Client(address, family="AF_UNIX", authkey=key)
     connection.send(("worker", os.getpid()))
     while True:
