@@ -235,8 +235,8 @@ class FitJob:
 
     def _run(self) -> None:
         try:
-            if pool := pool_address():  # a class server: the fit runs in its shared workers (see _pool)
-                fit_in_pool(self, *pool)
+            if (pool := pool_address()) and fit_in_pool(self, *pool):
+                pass  # a class server: the fit ran in its shared workers (see _pool)
             elif self.live and self.on_preview is not None:
                 self.estimator.fit(self.dataset, callback=self._callback, preview=self._preview)
             elif self.live:

@@ -78,6 +78,15 @@ def loads(data: bytes, persistent_load: Callable[[Any], Any] | None = None) -> A
     return unpickler.load()
 
 
+class _HereOnly(pickle.Unpickler):
+    """Refuses what only this process can open: the classes and functions of its ``__main__``."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module == "__main__":
+            raise pickle.UnpicklingError(f"__main__.{name} exists only in this kernel")
+        return super().find_class(module, name)
+
+
 class _Received:
     """The steps and the result object received so far, as the final pickles refer to them."""
 
@@ -102,7 +111,7 @@ class _Received:
                 self.steps.append(step)
 
 
-def fit_in_pool(job: Any, address: str, key: bytes, poll: float = 0.1) -> None:
+def fit_in_pool(job: Any, address: str, key: bytes, poll: float = 0.1) -> bool:
     """Run ``job``'s fit in the pool at ``address``; returns when it ended, like ``estimator.fit``.
 
     The job's ``remote_result`` grows step by step (the job's ``result``), its
@@ -110,6 +119,12 @@ def fit_in_pool(job: Any, address: str, key: bytes, poll: float = 0.1) -> None:
     workers)`` the place in the queue (``None`` once a worker took the fit);
     Stop is passed on.  At the end the fitted object's state replaces the
     estimator's (``adopt`` and "How sure?" work on it as after a fit here).
+
+    Returns
+    -------
+    bool
+        False, having done nothing, for a fit that cannot travel to a worker (an estimator
+        class defined in the notebook itself): the caller fits it here.
 
     Raises
     ------
@@ -120,6 +135,13 @@ def fit_in_pool(job: Any, address: str, key: bytes, poll: float = 0.1) -> None:
     """
     from multiprocessing.connection import Client
 
+    options = {"live": job.live, "preview": job.on_preview is not None}
+    try:
+        fit = dumps((job.estimator, job.dataset, options))
+        if b"__main__" in fit:  # maybe a class of the notebook's own: no worker could open it
+            _HereOnly(io.BytesIO(fit)).load()
+    except Exception:  # noqa: BLE001 - anything that cannot be pickled, or opened elsewhere: fitted here
+        return False
     try:
         connection = Client(address, family="AF_UNIX", authkey=key)
     except (OSError, EOFError) as exc:
@@ -127,8 +149,7 @@ def fit_in_pool(job: Any, address: str, key: bytes, poll: float = 0.1) -> None:
                            "(ercot-nb app) may have stopped: ask the person running it to restart it") from None
     received = _Received()
     with connection:
-        options = {"live": job.live, "preview": job.on_preview is not None}
-        connection.send(("fit", dumps((job.estimator, job.dataset, options))))
+        connection.send(("fit", fit))
         stop_sent = False
         while True:
             if job.stop_requested and not stop_sent:
@@ -160,7 +181,8 @@ def fit_in_pool(job: Any, address: str, key: bytes, poll: float = 0.1) -> None:
             elif kind == "lost":
                 raise FitPoolError(data)
             elif kind == "done":
-                return _finish(job, received, data)
+                _finish(job, received, data)
+                return True
 
 
 def _send(connection: Any, message: tuple) -> bool:

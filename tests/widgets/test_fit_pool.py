@@ -135,3 +135,17 @@ def test_a_kernel_of_a_class_server_never_imports_numba(pool):
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split("\n")[-2] == "finished 10 []"
+
+
+def test_a_fit_of_the_notebooks_own_class_runs_in_the_kernel(pooled):
+    """An estimator class defined in the notebook (``__main__``) cannot reach a worker: it is fitted here."""
+    namespace = {"__name__": "__main__", "ERCOT": ERCOT}
+    exec("class MyERCOT(ERCOT):\n    pass\n", namespace)  # as a notebook cell defines it
+    mine = namespace["MyERCOT"]
+    mine.__module__ = "__main__"
+    sys.modules["__main__"].MyERCOT = mine
+    try:
+        job = FitJob(mine(seed=0), datasets.load("syn3")).run()
+    finally:
+        del sys.modules["__main__"].MyERCOT
+    assert job.state == "finished" and job.n_done == 10
