@@ -225,7 +225,8 @@ def build_parser(algorithm: str | None = None) -> argparse.ArgumentParser:
                      help="also answer requests for this host name (as typed in the browser's "
                           "address bar; repeatable; '*' answers any)")
     app.add_argument("--max-kernels", metavar="N", type=int, default=10,
-                     help="most app pages open at once, each running a kernel of ~300 MB; more "
+                     help="most app pages open at once, each running a kernel of ~190 MiB (~300 "
+                          "MiB with --fit-workers 0); more "
                           "wait in a queue, told their place (default: 10; 0: no cap)")
     app.add_argument("--max-starting", metavar="N", type=int, default=2,
                      help="most pages starting their kernel and notebook at once; more wait in a "

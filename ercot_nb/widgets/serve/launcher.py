@@ -383,7 +383,8 @@ def serve(
         Host names (as typed in the browser) accepted besides localhost and
         ``ip``; ``"*"`` accepts any.
     max_kernels : int, default=10
-        Most app pages open at once (each runs a kernel of ~300 MB).
+        Most app pages open at once (each runs a kernel of ~190 MiB after its first run with the
+        fit pool, ~300 MiB with ``fit_workers=0``).
     cull_idle : int, default=300
         Seconds after which the kernel of a page that went away is shut down.
     extra_args : sequence of str
