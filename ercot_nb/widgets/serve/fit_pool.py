@@ -323,7 +323,7 @@ def _run(connection: Connection, number: int, job: bytes) -> None:
         estimator, dataset, options = loads(job)
     except Exception as exc:  # noqa: BLE001 - the kernel checked it opens; a worker stays up anyway
         connection.send(("done", (None, None, dumps(RuntimeError(f"a fit worker could not open the fit "
-                                                                 f"({type(exc).__name__}: {exc})"))))))
+                                                                 f"({type(exc).__name__}: {exc})")))))
         return
     if hasattr(estimator, "should_stop"):  # SeedEnsemble asks between its seeds
         estimator.should_stop = stop_requested
