@@ -126,15 +126,16 @@ def test_a_pool_that_went_away_fails_the_job_in_one_line(tmp_path, monkeypatch):
 
 
 def test_a_kernel_of_a_class_server_never_imports_numba(pool):
-    """The Explorer's first run and its views, in a fresh process with the pool's variables: no numba."""
+    """The Explorer's run, adoption and "How sure?", in a fresh process with the pool's variables: no numba."""
     code = ("import sys; from ercot_nb.widgets import Explorer; explorer = Explorer('syn3'); "
-            "job = explorer.run(wait=True); explorer.step = 5; "
-            "print(job.state, len(explorer.result), sorted({m.split('.')[0] for m in sys.modules} & "
-            "{'numba', 'llvmlite'}))")
+            "jobs = [explorer.run(wait=True)]; explorer.step = 5; "
+            "jobs += [explorer.adopt(t=3, member=2, wait=True), explorer.run_seeds(2, wait=True)]; "
+            "print(*[job.state for job in jobs], len(explorer.runs), sorted({m.split('.')[0] for m in "
+            "sys.modules} & {'numba', 'llvmlite'}))")
     env = {**os.environ, **pool.env()}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.split("\n")[-2] == "finished 10 []"
+    assert out.stdout.split("\n")[-2] == "finished finished finished 3 []"
 
 
 def test_a_fit_of_the_notebooks_own_class_runs_in_the_kernel(pooled):
