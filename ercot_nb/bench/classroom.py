@@ -268,7 +268,8 @@ def run_class(students: int, *, timeout: float = 300.0, server_args: list[str] |
 
 
 async def _class_session(students: int, url: str, timeout: float, chromium: str, launcher_pid: int,
-                         settle: float, pool_mib: list) -> tuple[list[StudentPage], list[tuple[float, float, float]], int]:
+                         settle: float, pool_mib: list,
+                         ) -> tuple[list[StudentPage], list[tuple[float, float, float]], int]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as playwright:

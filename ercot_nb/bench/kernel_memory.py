@@ -141,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--path", default=None, help="PYTHONPATH of the kernel (another checkout)")
     parser.add_argument("--json", action="store_true", help="print the stages as JSON")
     parser.add_argument("--fit-workers", type=int, default=0, metavar="N",
-                        help="fits in a pool of N workers, as `ercot-nb app --fit-workers N` (default 0: in the kernel)")
+                        help="fits in a pool of N workers, as `ercot-nb app --fit-workers N` "
+                             "(default 0: in the kernel)")
     args = parser.parse_args(argv)
     workers: list[Stage] = []
     stages = kernel_stages(args.dataset, args.path, fit_workers=args.fit_workers, workers=workers)

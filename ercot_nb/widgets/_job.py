@@ -190,7 +190,7 @@ class FitJob:
     @property
     def result(self) -> ClusteringResult | None:
         """The estimator's ``result_`` (growing while the run goes on), if any."""
-        result = self.remote_result or getattr(self.estimator, "result_", None)
+        result = self.remote_result if self.remote_result is not None else getattr(self.estimator, "result_", None)
         return result if isinstance(result, ClusteringResult) else None
 
     @property
