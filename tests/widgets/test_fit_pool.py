@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -150,3 +151,13 @@ def test_a_fit_of_the_notebooks_own_class_runs_in_the_kernel(pooled):
     finally:
         del sys.modules["__main__"].MyERCOT
     assert job.state == "finished" and job.n_done == 10
+
+
+def test_a_worker_killed_while_idle_is_replaced(pooled):
+    (pid,) = pooled.pids()
+    os.kill(pid, 9)
+    while pid in pooled.pids():  # polled until it is gone
+        time.sleep(0.05)
+    job = FitJob(ERCOT(seed=0), datasets.load("syn3")).start()
+    assert job.wait(60), "the fit waits for a worker that is gone"
+    assert job.state == "finished" and pooled.pids() != [pid] and len(pooled.pids()) == 1

@@ -178,7 +178,11 @@ class FitPool:
         try:
             while True:
                 with queue.condition:
-                    queue.free = [w for w in queue.free if w.process is None or w.process.poll() is None]
+                    dead = [w for w in queue.free if w.process is not None and w.process.poll() is not None]
+                    for worker in dead:  # died while idle (killed, out of memory): replaced
+                        queue.free.remove(worker)
+                        self._processes.pop(worker.pid, None)
+                        self._spawn()
                     if queue.waiting[0] is ticket and queue.free:
                         return queue.free.pop(0)
                     place = queue.waiting.index(ticket) + 1
