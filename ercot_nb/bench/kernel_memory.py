@@ -88,7 +88,7 @@ def kernel_stages(dataset: str = "syn3", path: str | None = None, timeout: float
             memory, cpu = process.memory_full_info(), process.cpu_times()
             if workers is not None:
                 workers.append(Stage(f"fit pool worker {number}", memory.rss / 2**20, memory.uss / 2**20,
-                                     cpu.user + cpu.system, 0, True))
+                                     cpu.user + cpu.system, 0, True))  # modules: not counted (0, shown "-")
         return stages
 
 
@@ -130,7 +130,7 @@ def format_stages(stages: list[Stage]) -> str:
     """A Markdown table of ``stages``."""
     lines = ["| stage | resident MiB | own (USS) MiB | CPU s (cumulative) | modules | numba imported |",
              "|---|---|---|---|---|---|"]
-    lines += [f"| {s.name} | {s.rss_mib:.0f} | {s.uss_mib:.0f} | {s.cpu_s:.1f} | {s.modules} | "
+    lines += [f"| {s.name} | {s.rss_mib:.0f} | {s.uss_mib:.0f} | {s.cpu_s:.1f} | {s.modules or '-'} | "
               f"{'-' if s.numba is None else 'yes' if s.numba else 'no'} |" for s in stages]
     return "\n".join(lines)
 
