@@ -233,7 +233,7 @@ def build_parser(algorithm: str | None = None) -> argparse.ArgumentParser:
                           "queue, told their place (default: 2; 0: no limit)")
     app.add_argument("--fit-workers", metavar="N", type=int, default=None,
                      help="worker processes that run every page's fits, so that no page's kernel "
-                          "loads numba (about 130 MB less each); at most N fits run at once, more "
+                          "loads numba (about 110 MiB less resident each); at most N fits run at once, more "
                           "wait, told so (default: this machine's cores; 0: each kernel fits by itself)")
     app.add_argument("--cull-idle", metavar="SECONDS", type=int, default=300,
                      help="shut down the kernel of a page that went away without closing "

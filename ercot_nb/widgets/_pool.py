@@ -6,7 +6,8 @@ and numba once, and tells its kernels where it is through two environment
 variables: :data:`POOL_ENV` (the pool's unix socket) and :data:`POOL_KEY_ENV`
 (its random authentication key, hex).  A kernel that finds them sends each fit
 there (:func:`fit_in_pool`) instead of fitting in its own process, so that no
-student's kernel imports numba or LLVM (about 130 MiB each).
+student's kernel imports numba or LLVM (about 110 MiB resident each, by
+``ercot-nb bench kernel``).
 
 The conversation (``multiprocessing.connection``: pickled ``(kind, data)`` pairs;
 fit objects, steps and results travel as pickles inside, opened only by the

@@ -393,8 +393,8 @@ def serve(
         Most pages starting at once; the others wait in a queue, told their place.
     fit_workers : int, optional
         Worker processes that run the fits of every page (:mod:`.fit_pool`): the kernels then
-        never import numba (about 130 MiB each); at most this many fits run at once, the others
-        wait, told so.  Default: the cores this process may use; 0: each kernel fits by itself.
+        never import numba (about 110 MiB less resident each); at most this many fits run at
+        once, the others wait, told so.  Default: the cores this process may use; 0: each kernel fits by itself.
 
     Returns
     -------
