@@ -225,11 +225,16 @@ def build_parser(algorithm: str | None = None) -> argparse.ArgumentParser:
                      help="also answer requests for this host name (as typed in the browser's "
                           "address bar; repeatable; '*' answers any)")
     app.add_argument("--max-kernels", metavar="N", type=int, default=10,
-                     help="most app pages open at once, each running a kernel of ~300 MB; more "
+                     help="most app pages open at once, each running a kernel of ~190 MiB (~300 "
+                          "MiB with --fit-workers 0); more "
                           "wait in a queue, told their place (default: 10; 0: no cap)")
     app.add_argument("--max-starting", metavar="N", type=int, default=2,
                      help="most pages starting their kernel and notebook at once; more wait in a "
                           "queue, told their place (default: 2; 0: no limit)")
+    app.add_argument("--fit-workers", metavar="N", type=int, default=None,
+                     help="worker processes that run every page's fits, so that no page's kernel "
+                          "loads numba (about 110 MiB less resident each); at most N fits run at once, more "
+                          "wait, told so (default: this machine's cores; 0: each kernel fits by itself)")
     app.add_argument("--cull-idle", metavar="SECONDS", type=int, default=300,
                      help="shut down the kernel of a page that went away without closing "
                           "after this many seconds (default: 300; 0: never)")
@@ -299,7 +304,8 @@ def _app(args: argparse.Namespace) -> int:
         return serve(port=args.port, open_browser=not args.no_browser, dataset=args.dataset,
                      notebook=args.notebook, app=args.app, ip=args.ip,
                      allowed_hosts=args.allow_host, max_kernels=args.max_kernels,
-                     cull_idle=args.cull_idle, max_starting=args.max_starting)
+                     cull_idle=args.cull_idle, max_starting=args.max_starting,
+                     fit_workers=args.fit_workers)
     except ValueError as exc:
         raise _InputError(str(exc)) from None
 

@@ -13,7 +13,7 @@ Printed, with the load average before and after:
 * seconds to the first partition (median and max over the ok pages) and to the
   first run finished;
 * resident memory per kernel (psutil RSS of the server's kernel processes), once the
-  runs finished;
+  runs finished, and of the fit pool's workers (``--fit-workers``: shared by the class);
 * kernels left a while after the pages closed (a closed page's kernel shuts down).
 
 Only 127.0.0.1 is contacted; the count of students and the time are bounded.
@@ -89,6 +89,7 @@ class ClassReport:
     load_before: tuple[float, float, float]
     load_after: tuple[float, float, float]
     server_args: list[str]
+    pool_mib: list[tuple[float, float, float]] = field(default_factory=list)
 
     def count(self, outcome: str) -> int:
         return sum(page.outcome == outcome for page in self.pages)
@@ -112,16 +113,21 @@ def _wait_for_port(port: int, process: subprocess.Popen, timeout: float) -> None
     raise TimeoutError(f"ercot-nb app did not listen on port {port} within {timeout} s")
 
 
-def _kernel_processes(launcher_pid: int) -> list:
+def _kernel_processes(launcher_pid: int, marker: str = "ipykernel") -> list:
+    """The launcher's child processes whose command line has ``marker`` (default: the kernels)."""
     import psutil
 
     found = []
     with contextlib.suppress(psutil.NoSuchProcess):
         for child in psutil.Process(launcher_pid).children(recursive=True):
             with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
-                if "ipykernel" in " ".join(child.cmdline()):
+                if marker in " ".join(child.cmdline()):
                     found.append(child)
     return found
+
+
+FIT_WORKER = "ercot_nb.widgets.serve.fit_pool"
+"""What the command line of a fit pool's worker has (``ercot-nb app --fit-workers``)."""
 
 
 def _rss_mib(processes: list) -> list[tuple[float, float, float]]:
@@ -245,22 +251,25 @@ def run_class(students: int, *, timeout: float = 300.0, server_args: list[str] |
             env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
     kernel_mib: list[tuple[float, float, float]] = []
+    pool_mib: list[tuple[float, float, float]] = []
     try:
         _wait_for_port(port, process, timeout=120)
         loop = asyncio.new_event_loop()
         try:
             pages, kernel_mib, left = loop.run_until_complete(
-                _class_session(students, f"http://127.0.0.1:{port}/", timeout, chromium, process.pid, settle))
+                _class_session(students, f"http://127.0.0.1:{port}/", timeout, chromium, process.pid, settle,
+                               pool_mib))
         finally:
             loop.close()
         load_after = os.getloadavg()
     finally:
         stop_group(process)
-    return ClassReport(students, pages, kernel_mib, left, load_before, load_after, server_args)
+    return ClassReport(students, pages, kernel_mib, left, load_before, load_after, server_args, pool_mib)
 
 
 async def _class_session(students: int, url: str, timeout: float, chromium: str, launcher_pid: int,
-                         settle: float) -> tuple[list[StudentPage], list[tuple[float, float, float]], int]:
+                         settle: float, pool_mib: list,
+                         ) -> tuple[list[StudentPage], list[tuple[float, float, float]], int]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as playwright:
@@ -273,6 +282,7 @@ async def _class_session(students: int, url: str, timeout: float, chromium: str,
             start.set()
             results = await asyncio.gather(*tasks)
             kernel_mib = _rss_mib(_kernel_processes(launcher_pid))  # the runs finished (or timed out)
+            pool_mib[:] = _rss_mib(_kernel_processes(launcher_pid, FIT_WORKER))
             for _, context in results:  # the students close their tabs, as a browser closes one
                 for page in context.pages:
                     with contextlib.suppress(Exception):
@@ -319,6 +329,11 @@ def format_report(report: ClassReport) -> str:
         f"CPU per kernel until then (median / max): {_stat(cpu)}" if cpu else "CPU per kernel: -",
         f"requests leaving 127.0.0.1: {len(off)}" + (f" ({', '.join(off[:5])})" if off else ""),
     ]
+    if report.pool_mib:  # shared by the whole class
+        lines.insert(-1, f"fit pool: {len(report.pool_mib)} workers, "
+                         f"{sum(m[0] for m in report.pool_mib):.0f} MiB resident, "
+                         f"{sum(m[1] for m in report.pool_mib):.0f} MiB their own (USS), "
+                         f"{sum(m[2] for m in report.pool_mib):.0f} CPU s, in all")
     for page in pages:
         if page.outcome != "ok" or page.error:
             lines.append(f"  student {page.student}: {page.outcome}"
@@ -354,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
         from .._files import atomic_write
 
         data = {"load_before": report.load_before, "load_after": report.load_after,
-                "kernel_mib": report.kernel_mib, "kernels_left": report.kernels_left,
+                "kernel_mib": report.kernel_mib, "fit_pool_mib": report.pool_mib, "kernels_left": report.kernels_left,
                 "pages": [page.__dict__ for page in report.pages]}
         atomic_write(args.json, lambda file: file.write(json.dumps(data, indent=1).encode()))
     return 0 if report.count("ok") + report.count("told to wait") == report.students and \

@@ -57,8 +57,15 @@ class Adoption:
     def fit(self, data: TemporalDataset, *, callback: Any = None) -> "Adoption":
         result = self.estimator.adopt(self.t, self.member, callback=callback).result_
         t = self.t % len(result) if len(result) else self.t
-        _ADOPTED[self.estimator] = [*(a for a in self._before if a[0] < t), (t, np.array(result[t].labels))]
+        self.adopted = [*(a for a in self._before if a[0] < t), (t, np.array(result[t].labels))]
+        _ADOPTED[self.estimator] = self.adopted
         return self
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled (a class server's fit worker sent it back): its adoptions are known again."""
+        self.__dict__.update(state)
+        if "adopted" in state:
+            _ADOPTED[self.estimator] = self.adopted
 
 
 def ensemble_seeds(estimator: Any, n_seeds: int) -> list[int]:
@@ -104,10 +111,18 @@ class SeedEnsemble:
         self.seeds = [int(seed) for seed in seeds]
         if not self.seeds:
             raise ValueError("an ensemble needs at least one seed")
-        self.should_stop = should_stop or (lambda: False)
+        self.should_stop = should_stop or _never
         self.adoptions = adoptions_of(estimator)
         self.ensemble: Ensemble | None = None
         self.result_: ClusteringResult | None = None
+
+    def __getstate__(self) -> dict:
+        """Without ``should_stop`` (a function of the app's): a fit worker asks its own (see ``serve.fit_pool``)."""
+        return {key: value for key, value in self.__dict__.items() if key != "should_stop"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.should_stop = _never
 
     def fit(self, data: TemporalDataset, *, callback: Any = None) -> "SeedEnsemble":
         results, seeds = [], []
@@ -128,6 +143,10 @@ class SeedEnsemble:
             if callback is not None and callback(step) is False:
                 break
         return self
+
+
+def _never() -> bool:
+    return False
 
 
 def _closest_member(result: ClusteringResult, X: Any, t: int, labels: np.ndarray) -> int:

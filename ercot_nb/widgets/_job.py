@@ -23,34 +23,14 @@ from typing import Any
 
 from ..data import TemporalDataset
 from ..result import ClusteringResult, StepResult
-from ._messages import explain
+from ._messages import PREVIEW_NOTE, explain, preview_note, waiting_status
+from ._pool import fit_in_pool, pool_address
 from ._pace import RateLimit
 from ._redraw import LiveRedraw
 from ._state import RUN_NUMBER, AppState, Status
 
 __all__ = ["FitJob", "Runner", "supports_step_callback", "supports_preview", "unnumbered",
            "PREVIEW_NOTE", "preview_note"]
-
-PREVIEW_NOTE = "first step (preview while the fast kernels compile)…"
-
-
-def preview_note(name: str, elapsed: float, estimate: float) -> str:
-    """The status line while run ``name`` previews: :data:`PREVIEW_NOTE`, the seconds so far, the estimate.
-
-    Parameters
-    ----------
-    name : str
-        The run's name (``"ERCOT #1"``).
-    elapsed : float
-        Seconds since the run started.
-    estimate : float
-        Seconds the compilation takes by the warm-up's figures (``ercot_nb.warmup.FIRST_FIT_SECONDS``).
-    """
-    if elapsed <= estimate:
-        return f"{name}: {PREVIEW_NOTE} {elapsed:.0f} s of about {estimate:.0f} s"
-    return (f"{name}: {PREVIEW_NOTE} {elapsed:.0f} s (about {estimate:.0f} s on an idle machine; "
-            "a busy one takes longer)")
-"""What the status line says while a run shows its provisional first step."""
 
 
 def unnumbered(name: str) -> str:
@@ -116,6 +96,11 @@ class FitJob:
         whose ``fit`` takes ``preview``.  The run itself is not affected.
     name : str, optional
         Shown in messages; default the estimator's class name.
+    on_wait : callable, optional
+        ``on_wait(job, place, workers)`` while a class server's fit pool has no
+        free worker for the fit (``place`` in its queue), and with ``place``
+        None once one took it; only in a kernel of ``ercot-nb app --fit-workers``
+        (:mod:`ercot_nb.widgets._pool`), where the fit runs in a shared worker.
 
     Attributes
     ----------
@@ -148,6 +133,7 @@ class FitJob:
         on_finish: Callable[[FitJob], None] | None = None,
         on_preview: Callable[[FitJob, StepResult], None] | None = None,
         name: str | None = None,
+        on_wait: Callable[[FitJob, int | None, int], None] | None = None,
     ) -> None:
         self.estimator = estimator
         self.dataset = dataset
@@ -162,6 +148,7 @@ class FitJob:
         self.first_step_seconds: float | None = None
         self.run_name: str | None = None
         self.status_before_preview: Status | None = None
+        self.on_wait, self.remote_result = on_wait, None  # remote_result: a pooled fit's, as it grows
         self._started = 0.0
         self._stop_requested = threading.Event()
         self._done = threading.Event()
@@ -203,7 +190,7 @@ class FitJob:
     @property
     def result(self) -> ClusteringResult | None:
         """The estimator's ``result_`` (growing while the run goes on), if any."""
-        result = getattr(self.estimator, "result_", None)
+        result = self.remote_result if self.remote_result is not None else getattr(self.estimator, "result_", None)
         return result if isinstance(result, ClusteringResult) else None
 
     @property
@@ -242,9 +229,15 @@ class FitJob:
         if self.on_preview is not None and not self._stop_requested.is_set():
             self.on_preview(self, step)
 
+    def waiting(self, place: int | None, workers: int) -> None:
+        """A pooled fit waits for a free worker, at ``place`` in the queue (None: a worker took it)."""
+        self.on_wait and self.on_wait(self, place, workers)
+
     def _run(self) -> None:
         try:
-            if self.live and self.on_preview is not None:
+            if (pool := pool_address()) and fit_in_pool(self, *pool):
+                pass  # a class server: the fit ran in its shared workers (see _pool)
+            elif self.live and self.on_preview is not None:
                 self.estimator.fit(self.dataset, callback=self._callback, preview=self._preview)
             elif self.live:
                 self.estimator.fit(self.dataset, callback=self._callback)
@@ -332,6 +325,7 @@ class Runner:
         self._done_listeners: list[Callable[[Runner], None]] = []
         self._dropped = ""  # the note about a run dropped by a load, until the load's answer has it
         self._drop_note = ""  # the note of the queue going on, once dropped
+        self._before_wait: Status | None = None  # the status line before a pooled fit waited for a worker
         self.redraw = LiveRedraw(state, self.lock, self.pace)  # a growing run's views, apart from the fit
         state.observe(self._on_dataset, names="dataset")
         state.observe(self._on_status, names="status")
@@ -388,7 +382,8 @@ class Runner:
                 raise RuntimeError("a run is already going on; stop it first")
             on_preview = self._preview_done if self.preview else None
             self.jobs = [FitJob(estimator, dataset, on_step=self._step_done, on_finish=self._finished,
-                                on_preview=on_preview, name=name) for name, estimator in fits]
+                                on_preview=on_preview, name=name, on_wait=self._waiting)
+                         for name, estimator in fits]
             self._stop.clear()
             self._dropped = self._drop_note = ""
             self.state.running = True
@@ -470,6 +465,17 @@ class Runner:
                         listener(self)
                     except Exception as exc:  # noqa: BLE001 - shown in the UI, logged
                         self.state.status = explain(exc, "showing the result")
+
+    def _waiting(self, job: FitJob, place: int | None, workers: int) -> None:
+        """The status line says that a pooled fit waits for a free worker, then what it said before."""
+        with self.lock:
+            if not self.current(job):
+                return
+            if place is not None:
+                self._before_wait = self._before_wait or self.state.status
+                self.state.status = waiting_status(self.run_name(job), place, workers)
+            elif self._before_wait is not None:
+                self.state.status, self._before_wait = self._before_wait, None
 
     def previewing(self, job: FitJob) -> bool:
         """Whether ``job``'s run shows its provisional first step (no real step yet)."""

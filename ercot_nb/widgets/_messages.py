@@ -25,7 +25,7 @@ import ipywidgets as W
 
 from ._state import AppState, Status
 
-__all__ = ["MessageArea", "EXPECTED_ERRORS", "explain"]
+__all__ = ["MessageArea", "EXPECTED_ERRORS", "explain", "waiting_status", "PREVIEW_NOTE", "preview_note"]
 
 LOGGER = logging.getLogger("ercot_nb.widgets")
 
@@ -83,6 +83,46 @@ def explain(exc: BaseException, doing: str) -> Status:
         f"{type(exc).__name__}: {message}\nwhile {doing}",
         doing,
     )
+
+
+PREVIEW_NOTE = "first step (preview while the fast kernels compile)…"
+
+
+def preview_note(name: str, elapsed: float, estimate: float) -> str:
+    """The status line while run ``name`` previews: :data:`PREVIEW_NOTE`, the seconds so far, the estimate.
+
+    Parameters
+    ----------
+    name : str
+        The run's name (``"ERCOT #1"``).
+    elapsed : float
+        Seconds since the run started.
+    estimate : float
+        Seconds the compilation takes by the warm-up's figures (``ercot_nb.warmup.FIRST_FIT_SECONDS``).
+    """
+    if elapsed <= estimate:
+        return f"{name}: {PREVIEW_NOTE} {elapsed:.0f} s of about {estimate:.0f} s"
+    return (f"{name}: {PREVIEW_NOTE} {elapsed:.0f} s (about {estimate:.0f} s on an idle machine; "
+            "a busy one takes longer)")
+"""What the status line says while a run shows its provisional first step."""
+
+
+def waiting_status(name: str, place: int, workers: int) -> Status:
+    """The status line of run ``name`` waiting, at ``place``, for one of the class server's ``workers`` fit workers.
+
+    Parameters
+    ----------
+    name : str
+        The run's name (``"ERCOT #1"``).
+    place : int
+        Its place in the fit pool's queue (1: next).
+    workers : int
+        The pool's workers, each of which fits one run at a time.
+    """
+    ahead = "it is next" if place == 1 else f"{place - 1} runs are ahead of it"
+    busy = "fit worker is" if workers == 1 else f"{workers} fit workers are"
+    return Status("info", f"{name} waits for a free fit worker: the class server's {busy} busy with "
+                          f"other runs, and {ahead}. It starts by itself; Stop cancels it.", "", "run")
 
 
 class MessageArea(W.HTML):

@@ -20,6 +20,9 @@ def test_the_table_counts_each_outcome_and_names_what_left_the_machine():
     assert "305 / 310 MiB resident, 185 / 190 MiB its own (2 kernels) | 1 |" in table
     assert "requests leaving 127.0.0.1: 1 (https://cdn.example/x.css)" in table
     assert "student 4: blank" in table and "student 3: told to wait" in table
+    assert "fit pool" not in table  # fits in the kernels
+    report.pool_mib = [(225.0, 113.0, 9.5), (224.0, 112.0, 3.0)]
+    assert "fit pool: 2 workers, 449 MiB resident, 225 MiB their own (USS), 12 CPU s, in all" in format_report(report)
 
 
 def test_a_class_size_out_of_bounds_is_one_clear_error():

@@ -1,6 +1,7 @@
 """`ercot-nb app` checks its address and port before starting, and prints the address once it listens."""
 from __future__ import annotations
 
+import os
 import socket
 import sys
 import textwrap
@@ -97,3 +98,24 @@ def test_a_server_that_stops_before_listening_prints_no_address(monkeypatch, cap
     out, err = capsys.readouterr()
     assert "Serving" not in out
     assert err.count("\n") == 1 and "stopped before listening" in err and "exit code 3" in err
+
+
+@pytest.mark.parametrize("workers", [1, 0])
+def test_the_kernels_learn_the_fit_pool_from_their_environment_only(workers, monkeypatch, tmp_path):
+    seen = tmp_path / "seen.json"
+    _fake_voila(monkeypatch, f"""
+        import json, os, sys
+        with open({str(seen)!r}, "w") as out:
+            json.dump({{{{"env": {{{{k: v for k, v in os.environ.items() if k.startswith("ERCOT_NB_FIT_POOL")}}}},
+                       "argv": sys.argv}}}}, out)
+    """)
+    monkeypatch.setattr(app, "print", lambda *a, **k: None, raising=False)
+    app.serve(port=_free_port(), open_browser=False, fit_workers=workers)
+    kernel = __import__("json").loads(seen.read_text())
+    if not workers:  # each kernel fits by itself
+        assert kernel["env"] == {}
+        return
+    address, key = kernel["env"]["ERCOT_NB_FIT_POOL"], kernel["env"]["ERCOT_NB_FIT_POOL_KEY"]
+    assert len(bytes.fromhex(key)) == 32 and key not in " ".join(kernel["argv"])
+    assert not os.path.exists(address)  # the pool ended with the server: its socket and folder are gone
+    assert main(["app", "--fit-workers", "-1", "--no-browser"]) == 2
