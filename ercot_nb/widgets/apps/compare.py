@@ -37,6 +37,7 @@ _PANEL = dict(border="1px solid #DDDDDD", padding="6px 10px", margin="0 8px 8px 
 # the side panel, the column wraps below it instead of cutting its figures at the right
 _MAIN_MIN_WIDTH = "600px"
 _SIDE_WIDTH = "420px"  # a 1280 px laptop keeps 820 px for the partitions beside it
+_PARTITION_WIDTH = 372  # two partitions' panels (+30 px each) side by side in those 820 px
 
 
 def summary_frame(dataset: TemporalDataset, runs: Mapping[str, ClusteringResult]) -> pd.DataFrame:
@@ -117,7 +118,7 @@ class Compare(W.VBox):
         self.message = MessageArea(state)
         self._slots: dict[str, PartitionSlot] = {}
         self._titled_boxes: dict[str, W.VBox] = {}
-        self.scores = ScoresView(None, width=620).follow(state)
+        self.scores = ScoresView(None, width=600).follow(state)
         self.picker = DatasetPicker(dataset, seed=data_seed, params=data_params, state=state)
         self._forms: dict[str, ParamsForm] = {}
         for name, values in (params or {}).items():
@@ -137,7 +138,8 @@ class Compare(W.VBox):
                                       tooltip="steps fitted so far",
                                       style={"description_width": "50px"}, layout=W.Layout(width="330px"))
         self.scrubber = TimeScrubber().follow(state)
-        self.views_box = W.HBox(layout=W.Layout(flex_flow="row wrap"))
+        # the partitions' boxes are items of the row below (display: contents), beside the scores
+        self.views_box = W.HBox(layout=W.Layout(display="contents"))
         self.table = W.HTML()
         self._sync_selection()
         self._show_runs()
@@ -156,8 +158,11 @@ class Compare(W.VBox):
                       layout=W.Layout(width=_SIDE_WIDTH, flex="0 0 auto", margin="0 8px 0 0"))
         side.add_class("ercot-nb-side")
         main = W.VBox([
-            self.message, self.scrubber, self.views_box,
-            W.HBox([self.scores, self._panel("Summary", self.table)],
+            self.message, self.scrubber,
+            # two partitions side by side on a 1280 px laptop, the scores beside them where
+            # the window is wider: one row that wraps, no blank band beside a lone partition
+            W.HBox([self.views_box, W.Box([self.scores], layout=W.Layout(order=str(MAX_ALGORITHMS))),
+                    self._panel("Summary", self.table, order=str(MAX_ALGORITHMS + 1))],
                    layout=W.Layout(flex_flow="row wrap", align_items="flex-start")),
         ], layout=W.Layout(flex="1 1 0", min_width=_MAIN_MIN_WIDTH))
         main.add_class("ercot-nb-main")
@@ -173,9 +178,9 @@ class Compare(W.VBox):
 
     # -- helpers ---------------------------------------------------------------------------------
     @staticmethod
-    def _panel(title: str, body: W.Widget, width: str | None = None) -> W.VBox:
+    def _panel(title: str, body: W.Widget, width: str | None = None, order: str | None = None) -> W.VBox:
         return W.VBox([W.HTML(f"<b>{html.escape(title)}</b>"), body],
-                      layout=W.Layout(width=width, **_PANEL))
+                      layout=W.Layout(width=width, order=order, **_PANEL))
 
     @staticmethod
     def _canonical(name: str, registry: list[str]) -> str:
@@ -212,7 +217,7 @@ class Compare(W.VBox):
         for name in names:
             if name not in self._slots:
                 self._slots[name] = PartitionSlot(
-                    self.state, run=name, partition_options=dict(width=560, height=480),
+                    self.state, run=name, partition_options=dict(width=_PARTITION_WIDTH, height=400),
                     video_options=dict(truth=False, panel_width=280))
         # a figure's view is hidden, never removed: plotly's front end keeps a removed view
         # listening, and the figure's next trace swap would fail in the page

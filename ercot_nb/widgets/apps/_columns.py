@@ -1,0 +1,133 @@
+"""An app's views in two columns where its views' column is wide enough, in one where it is not.
+
+A row that wraps (flexbox) leaves a blank band under a short view beside a tall one: a
+video's frames (about 250 px) beside the Pareto front (550 px) left 300 px blank under
+the frames.  Two columns stack their views independently: the first holds the
+partition (or the video) and every other view after it, the second the Pareto front
+and the rest, so a short view is followed at once by the next one of its column.
+Where the views' column is narrower than the two columns side by side (a 1280 px
+laptop, a JupyterLab notebook beside its file browser) the columns dissolve
+(``display: contents``) and the views wrap in their registry order, partition first.
+Wide views (``FrontEnd.wide``: the cluster flow) take a row of their own below.
+
+The switch is a CSS container query on the app's views column, written into a
+``<style>`` of an HTML widget: the same in Voila and inside JupyterLab.
+
+Where the whole app is a little narrower than its side panel beside its first view (a
+JupyterLab notebook beside the file browser on a 1280 px laptop: about 850 px), the
+side panel would wrap above the views and fill the first screen with forms.  There the
+app is drawn at its natural width and scaled down to fit (``transform: scale``, in steps;
+plotly inverts CSS transforms for its hover and clicks, not CSS ``zoom``), so Run, the
+status line, the slider and the partition stay on one screen.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import ipywidgets as W
+
+__all__ = ["ViewColumns"]
+
+_GAP = 8  # px between views (their panels' right and bottom margin)
+_SLACK = 40  # px: borders, scrollbars and the controls a little wider than their figure
+_SCALES = (0.95, 0.9, 0.85, 0.8, 0.75, 0.7)  # the app drawn smaller, in steps, down to 70 %
+
+
+def _width(view: W.Widget) -> int:
+    """The width in px a view's column needs: its figure's (``width``), else 560."""
+    shown = getattr(view, "view", view)  # a PartitionSlot shows a partition or a video
+    return int(getattr(shown, "width", None) or 560)
+
+
+class ViewColumns(W.HBox):
+    """Views in two columns (wide container) or one wrapping row (narrow), plus wide views below.
+
+    Parameters
+    ----------
+    views : sequence of Widget
+        The views in reading order: dealt to the two columns in turn (first, second,
+        first, ...), so the first two sit side by side.
+    wide : sequence of Widget
+        Views that take a row of their own, after the columns.
+    scope : str
+        A CSS class unique to this app, given to the box whose width decides (the
+        app's views column, via :meth:`container`).
+    fit : tuple of (Widget, Widget, int), optional
+        ``(root, layout, side_width)``: the app's outermost box, the box of its side
+        panel and views column, and the side panel's width in px: where ``root`` is
+        narrower than the side panel beside the first view, ``layout`` is drawn at
+        that width and scaled down to fit.
+
+    Attributes
+    ----------
+    style : HTML
+        The CSS (put it anywhere in the app; :meth:`refresh` rewrites it).
+    threshold : int
+        The container width in px from which the two columns sit side by side.
+    """
+
+    def __init__(self, views: Sequence[W.Widget], wide: Sequence[W.Widget], scope: str,
+                 fit: tuple[W.Widget, W.Widget, int] | None = None) -> None:
+        self.scope = scope
+        self._fit = None
+        if fit is not None:
+            root, layout, side = fit
+            root.add_class(f"{scope}-root")
+            layout.add_class(f"{scope}-layout")
+            self._fit = side
+        self._columns = [list(views[0::2]), list(views[1::2])]
+        boxes = []
+        for column in self._columns:
+            box = W.VBox(column, layout=W.Layout(align_items="flex-start"))
+            box.add_class("ercot-nb-column")
+            boxes.append(box)
+        order = [*views[0::2], *views[1::2]]  # DOM order in the columns
+        reading = list(views)  # the order where the columns dissolve
+        for view in reading:
+            view.add_class(f"ercot-nb-order-{reading.index(view)}")
+        for i, view in enumerate(wide):
+            view.add_class(f"ercot-nb-order-{len(reading) + i}")
+        self._n = len(order) + len(wide)
+        super().__init__([*boxes, *wide], layout=W.Layout(
+            flex_flow="row wrap", align_items="flex-start", justify_content="space-around"))
+        self.add_class("ercot-nb-columns")
+        self.style = W.HTML(layout=W.Layout(display="none"))
+        self.threshold = 0
+        self.refresh()
+
+    def container(self, box: W.Widget) -> W.Widget:
+        """Mark ``box`` (an ancestor) as the container whose width decides; returns it."""
+        box.add_class(self.scope)
+        return box
+
+    def refresh(self) -> None:
+        """Rewrite the CSS for the views' present widths (e.g. a video instead of a scatter)."""
+        self.threshold = sum(max((_width(v) for v in column), default=0) + _GAP
+                             for column in self._columns) + _SLACK
+        s = f".{self.scope}"
+        orders = "\n".join(f"{s} .ercot-nb-order-{i} {{ order: {i}; }}" for i in range(self._n))
+        self.style.value = f"""<style>
+{s} {{ container-type: inline-size; }}
+{s} .ercot-nb-columns > .ercot-nb-column.widget-vbox {{ display: contents; }}
+{orders}
+@container (min-width: {self.threshold}px) {{
+  {s} .ercot-nb-columns > .ercot-nb-column.widget-vbox {{ display: flex; }}
+}}
+{self._scale_css()}
+</style>"""
+
+    def _scale_css(self) -> str:
+        if self._fit is None:
+            return ""
+        natural = self._fit + _GAP + max(600, _width(self._columns[0][0]) if self._columns[0] else 0) + _SLACK
+        root, layout = f".{self.scope}-root", f".{self.scope}-layout"
+        rules = [f"{root} {{ container-type: inline-size; overflow: hidden; }}"]
+        upper = natural
+        for scale in _SCALES:
+            lower = int(natural * scale) + 1
+            rules.append(f"@container (min-width: {lower}px) and (max-width: {upper - 0.02}px) {{\n"
+                         f"  {root} > {layout} {{ width: {natural}px; flex: 0 0 auto; "
+                         f"transform: scale({scale}); transform-origin: 0 0; }}\n}}")
+            upper = lower
+        self.natural = natural
+        return "\n".join(rules)
