@@ -186,5 +186,25 @@ def test_explorer_in_jupyterlab_on_a_laptop(tmp_path, browser_context, console_e
             page.wait_for_timeout(500)
             assert page.evaluate(CUT_IN_LAB) == [], "figures cut at the notebook's right edge"
             assert page.evaluate(OVERFLOW) == [], "text cut at its box's edge"
+            # the Explorer's output scrolled to the notebook's top, as a student reads it: the
+            # partition, Run, the status line and the slider on one screen beside the file browser
+            assert page.evaluate("() => document.querySelector('.jp-FileBrowser').offsetParent !== null")
+            page.evaluate("() => document.querySelector('.jp-OutputArea').scrollIntoView({block: 'start'})")
+            page.wait_for_timeout(300)
+            screen = json.loads(page.evaluate(FIRST_SCREEN, "Run"))
+            area = page.evaluate("""() => { const r = document.querySelector('.jp-WindowedPanel-outer, '
+                + '.jp-NotebookPanel-notebook').getBoundingClientRect();
+                return {top: r.top, left: r.left, bottom: r.bottom, right: r.right}; }""")
+            screen.pop("viewport"), screen.pop("wide")
+            outside = {name: box for name, box in screen.items()
+                       if box is None or box["top"] < area["top"] - 0.5 or box["bottom"] > area["bottom"] + 0.5
+                       or box["left"] < area["left"] - 0.5 or box["right"] > area["right"] + 0.5}
+            assert not outside, f"not on the notebook's screen {area}: {outside}"
+            _check_no_blank_band(page, "JupyterLab 1280×720")
+            page.set_viewport_size(WIDE)  # the main views side by side beside the file browser too
+            page.wait_for_timeout(500)
+            assert page.evaluate(CUT_IN_LAB) == [], "figures cut at the notebook's right edge at 1920"
+            assert page.evaluate(OVERFLOW) == [], "text cut at its box's edge at 1920"
+            _check_no_blank_band(page, "JupyterLab 1920×1080")
         finally:
             page.screenshot(path=str(shot))

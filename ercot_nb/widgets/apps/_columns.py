@@ -15,8 +15,10 @@ The switch is a CSS container query on the app's views column, written into a
 
 Where the whole app is a little narrower than its side panel beside its first view (a
 JupyterLab notebook beside the file browser on a 1280 px laptop: about 850 px), the
-side panel would wrap above the views and fill the first screen with forms.  There the
-app is drawn at its natural width and scaled down to fit (``transform: scale``, in steps;
+side panel would wrap above the views and fill the first screen with forms; where it is
+a little narrower than the side panel beside the two columns (the same at 1920 px), the
+views would stand in one column with blank bands beside them.  There the app is drawn
+at that natural width and scaled down to fit (down to 70 % and 80 %) (``transform: scale``, in steps;
 plotly inverts CSS transforms for its hover and clicks, not CSS ``zoom``), so Run, the
 status line, the slider and the partition stay on one screen.
 """
@@ -119,15 +121,18 @@ class ViewColumns(W.HBox):
     def _scale_css(self) -> str:
         if self._fit is None:
             return ""
-        natural = self._fit + _GAP + max(600, _width(self._columns[0][0]) if self._columns[0] else 0) + _SLACK
+        first = max(600, _width(self._columns[0][0]) if self._columns[0] else 0)
+        # the side panel beside one view (below: it wraps above them), and beside two columns
+        self.natural = self._fit + _GAP + first + _SLACK
+        two = self._fit + 2 * _GAP + self.threshold
         root, layout = f".{self.scope}-root", f".{self.scope}-layout"
         rules = [f"{root} {{ container-type: inline-size; overflow: hidden; }}"]
-        upper = natural
-        for scale in _SCALES:
-            lower = int(natural * scale) + 1
-            rules.append(f"@container (min-width: {lower}px) and (max-width: {upper - 0.02}px) {{\n"
-                         f"  {root} > {layout} {{ width: {natural}px; flex: 0 0 auto; "
-                         f"transform: scale({scale}); transform-origin: 0 0; }}\n}}")
-            upper = lower
-        self.natural = natural
+        for natural, scales in ((two, _SCALES[:4]), (self.natural, _SCALES)):
+            upper = natural
+            for scale in scales:
+                lower = int(natural * scale) + 1
+                rules.append(f"@container (min-width: {lower}px) and (max-width: {upper - 0.02}px) {{\n"
+                             f"  {root} > {layout} {{ width: {natural}px; flex: 0 0 auto; "
+                             f"transform: scale({scale}); transform-origin: 0 0; }}\n}}")
+                upper = lower
         return "\n".join(rules)
