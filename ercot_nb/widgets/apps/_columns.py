@@ -28,11 +28,11 @@ from collections.abc import Sequence
 
 import ipywidgets as W
 
-__all__ = ["ViewColumns"]
+__all__ = ["SCALES", "ViewColumns", "scaled_css"]
 
 _GAP = 8  # px between views (their panels' right and bottom margin)
 _SLACK = 40  # px: borders, scrollbars and the controls a little wider than their figure
-_SCALES = (0.95, 0.9, 0.85, 0.8, 0.75, 0.7)  # the app drawn smaller, in steps, down to 70 %
+SCALES = (0.95, 0.9, 0.85, 0.8, 0.75, 0.7)  # the app drawn smaller, in steps, down to 70 %
 
 
 def _width(view: W.Widget) -> int:
@@ -125,14 +125,29 @@ class ViewColumns(W.HBox):
         # the side panel beside one view (below: it wraps above them), and beside two columns
         self.natural = self._fit + _GAP + first + _SLACK
         two = self._fit + 2 * _GAP + self.threshold
-        root, layout = f".{self.scope}-root", f".{self.scope}-layout"
-        rules = [f"{root} {{ container-type: inline-size; overflow: hidden; }}"]
-        for natural, scales in ((two, _SCALES[:4]), (self.natural, _SCALES)):
-            upper = natural
-            for scale in scales:
-                lower = int(natural * scale) + 1
-                rules.append(f"@container (min-width: {lower}px) and (max-width: {upper - 0.02}px) {{\n"
-                             f"  {root} > {layout} {{ width: {natural}px; flex: 0 0 auto; "
-                             f"transform: scale({scale}); transform-origin: 0 0; }}\n}}")
-                upper = lower
-        return "\n".join(rules)
+        return scaled_css(f".{self.scope}-root", f".{self.scope}-layout",
+                          ((two, SCALES[:4]), (self.natural, SCALES)))
+
+
+def scaled_css(root: str, layout: str, naturals: Sequence[tuple[int, Sequence[float]]]) -> str:
+    """CSS drawing ``layout`` at a natural width, scaled to fit ``root`` where that is a little narrower.
+
+    Parameters
+    ----------
+    root, layout : str
+        CSS selectors: the app's outermost box (the container measured) and its child
+        that is drawn at ``natural`` px and scaled.
+    naturals : sequence of (int, sequence of float)
+        Natural widths in px, widest first, each with its scales (largest first): a
+        root from ``natural * scale`` up to the next larger step gets that scale.
+    """
+    rules = [f"{root} {{ container-type: inline-size; overflow: hidden; }}"]
+    for natural, scales in naturals:
+        upper = natural
+        for scale in scales:
+            lower = int(natural * scale) + 1
+            rules.append(f"@container (min-width: {lower}px) and (max-width: {upper - 0.02}px) {{\n"
+                         f"  {root} > {layout} {{ width: {natural}px; flex: 0 0 auto; "
+                         f"transform: scale({scale}); transform-origin: 0 0; }}\n}}")
+            upper = lower
+    return "\n".join(rules)

@@ -18,6 +18,7 @@ from .._job import Runner
 from .._messages import MessageArea, explain
 from ._params_form import ParamsForm
 from .._state import AppState, Status
+from ._columns import SCALES, scaled_css
 from .dataset_picker import DatasetPicker
 from ..views.partition_slot import PartitionSlot
 from ..views.partition import PartitionView
@@ -166,7 +167,15 @@ class Compare(W.VBox):
                    layout=W.Layout(flex_flow="row wrap", align_items="flex-start")),
         ], layout=W.Layout(flex="1 1 0", min_width=_MAIN_MIN_WIDTH))
         main.add_class("ercot-nb-main")
-        self.children = [W.HBox([side, main], layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))]
+        layout = W.HBox([side, main], layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
+        # a little narrower than the side panel beside a partition (JupyterLab beside its file
+        # browser on a laptop): drawn at that width, scaled to fit, not the forms above the views
+        self.add_class("ercot-nb-compare-root")
+        layout.add_class("ercot-nb-compare-layout")
+        natural = int(_SIDE_WIDTH[:-2]) + 8 + int(_MAIN_MIN_WIDTH[:-2]) + 40
+        style = W.HTML(f"<style>{scaled_css('.ercot-nb-compare-root', '.ercot-nb-compare-layout', [(natural, SCALES)])}"
+                       "</style>", layout=W.Layout(display="none"))
+        self.children = [layout, style]
         self.choice.observe(self.message.guarded("changing the algorithms")(lambda _: self._sync_selection()),
                             names="value")
         self.run_button.on_click(self.message.guarded("starting the runs")(lambda _: self.run()))
