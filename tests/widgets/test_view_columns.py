@@ -22,12 +22,12 @@ def test_views_are_dealt_to_two_columns_in_turn_and_keep_their_reading_order():
     views = [_view(600), _view(560), _view(560), _view(560), _view(560)]
     wide = [_view(800)]
     columns = ViewColumns(views, wide, scope="test-views")
-    first, second, *rest = columns.children
+    first, second = columns.children
     assert list(first.children) == views[0::2] and list(second.children) == views[1::2]
-    assert rest == wide  # a wide view takes a row of its own, after the columns
+    assert columns.wide == wide  # a wide view takes a row of its own, placed by the app
     css = columns.style.value
-    # where the columns dissolve, the views wrap in their registry order, the wide one last
-    for i, view in enumerate([*views, *wide]):
+    # where the columns dissolve, the views wrap in their registry order
+    for i, view in enumerate(views):
         assert f"ercot-nb-order-{i}" in view._dom_classes
         assert f".ercot-nb-order-{i} {{ order: {i}; }}" in css
     # side by side from the two columns' widths on (600 + 560 + gaps + slack)

@@ -8,7 +8,8 @@ and the rest, so a short view is followed at once by the next one of its column.
 Where the views' column is narrower than the two columns side by side (a 1280 px
 laptop, a JupyterLab notebook beside its file browser) the columns dissolve
 (``display: contents``) and the views wrap in their registry order, partition first.
-Wide views (``FrontEnd.wide``: the cluster flow) take a row of their own below.
+Wide views (``FrontEnd.wide``: the cluster flow) are left to the app: a row of its own below
+its side panel and views column, whole also where the app is scaled (see below).
 
 The switch is a CSS container query on the app's views column, written into a
 ``<style>`` of an HTML widget: the same in Voila and inside JupyterLab.
@@ -50,7 +51,7 @@ class ViewColumns(W.HBox):
         The views in reading order: dealt to the two columns in turn (first, second,
         first, ...), so the first two sit side by side.
     wide : sequence of Widget
-        Views that take a row of their own, after the columns.
+        Views that take a row of their own (:attr:`wide`, placed by the app: not children).
     scope : str
         A CSS class unique to this app, given to the box whose width decides (the
         app's views column, via :meth:`container`).
@@ -80,22 +81,25 @@ class ViewColumns(W.HBox):
         self._columns = [list(views[0::2]), list(views[1::2])]
         boxes = []
         for column in self._columns:
-            box = W.VBox(column, layout=W.Layout(align_items="flex-start"))
+            # centred: a 560 px view under an 800 px video leaves 120 px each side, not a 240 px band
+            box = W.VBox(column, layout=W.Layout(align_items="center"))
             box.add_class("ercot-nb-column")
             boxes.append(box)
-        order = [*views[0::2], *views[1::2]]  # DOM order in the columns
-        reading = list(views)  # the order where the columns dissolve
-        for view in reading:
-            view.add_class(f"ercot-nb-order-{reading.index(view)}")
-        for i, view in enumerate(wide):
-            view.add_class(f"ercot-nb-order-{len(reading) + i}")
-        self._n = len(order) + len(wide)
-        super().__init__([*boxes, *wide], layout=W.Layout(
+        for i, view in enumerate(views):  # the order where the columns dissolve
+            view.add_class(f"ercot-nb-order-{i}")
+        self._n = len(views)
+        super().__init__(boxes, layout=W.Layout(
             flex_flow="row wrap", align_items="flex-start", justify_content="space-around"))
+        self._wide = list(wide)
         self.add_class("ercot-nb-columns")
         self.style = W.HTML(layout=W.Layout(display="none"))
         self.threshold = 0
         self.refresh()
+
+    @property
+    def wide(self) -> list[W.Widget]:
+        """The wide views, for the app to place in a row of their own."""
+        return self._wide
 
     def container(self, box: W.Widget) -> W.Widget:
         """Mark ``box`` (an ancestor) as the container whose width decides; returns it."""

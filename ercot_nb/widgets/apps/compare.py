@@ -162,8 +162,8 @@ class Compare(W.VBox):
             self.message, self.scrubber,
             # two partitions side by side on a 1280 px laptop, the scores beside them where
             # the window is wider: one row that wraps, no blank band beside a lone partition
-            W.HBox([self.views_box, W.Box([self.scores], layout=W.Layout(order=str(MAX_ALGORITHMS))),
-                    self._panel("Summary", self.table, order=str(MAX_ALGORITHMS + 1))],
+            W.HBox([self.views_box, W.VBox([self.scores, self._panel("Summary", self.table)],
+                                           layout=W.Layout(order=str(MAX_ALGORITHMS)))],
                    layout=W.Layout(flex_flow="row wrap", align_items="flex-start")),
         ], layout=W.Layout(flex="1 1 0", min_width=_MAIN_MIN_WIDTH))
         main.add_class("ercot-nb-main")
@@ -187,9 +187,9 @@ class Compare(W.VBox):
 
     # -- helpers ---------------------------------------------------------------------------------
     @staticmethod
-    def _panel(title: str, body: W.Widget, width: str | None = None, order: str | None = None) -> W.VBox:
+    def _panel(title: str, body: W.Widget, width: str | None = None) -> W.VBox:
         return W.VBox([W.HTML(f"<b>{html.escape(title)}</b>"), body],
-                      layout=W.Layout(width=width, order=order, **_PANEL))
+                      layout=W.Layout(width=width, **_PANEL))
 
     @staticmethod
     def _canonical(name: str, registry: list[str]) -> str:

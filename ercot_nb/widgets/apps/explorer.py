@@ -246,7 +246,7 @@ class Explorer(W.VBox):
         timeline = W.HBox([self.scrubber, self.run_choice],
                           layout=W.Layout(flex_flow="row wrap", align_items="center"))
         # two columns where the window is wide (no blank band under a short view), else one
-        layout = W.HBox(layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
+        layout = W.HBox(layout=W.Layout(flex_flow="row wrap", align_items="flex-start", justify_content="center"))
         self.views_box = ViewColumns([self._views[end.name] for end in self._ends if not end.wide],
                                      [self._views[end.name] for end in self._ends if end.wide],
                                      scope="ercot-nb-explorer-views", fit=(self, layout, int(_SIDE_WIDTH[:-2])))
@@ -257,7 +257,7 @@ class Explorer(W.VBox):
         # says when a page has drawn the Explorer: run(when_shown=True) starts then
         self._shown = PageShown()
         self._run_when_shown = False  # a run(when_shown=True) waits for the page
-        layout.children = [side, main]
+        layout.children = [side, main, *self.views_box.wide]  # the flow view: a row of its own
         self.children = [layout, self._shown,
                          self.views_box.style]
 
