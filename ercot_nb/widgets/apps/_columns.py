@@ -19,9 +19,11 @@ JupyterLab notebook beside the file browser on a 1280 px laptop: about 850 px), 
 side panel would wrap above the views and fill the first screen with forms; where it is
 a little narrower than the side panel beside the two columns (the same at 1920 px), the
 views would stand in one column with blank bands beside them.  There the app is drawn
-at that natural width and scaled down to fit (down to 70 % and 80 %) (``transform: scale``, in steps;
-plotly inverts CSS transforms for its hover and clicks, not CSS ``zoom``), so Run, the
-status line, the slider and the partition stay on one screen.
+at that natural width and scaled down to fit, in steps down to 70 % (80 % for the two
+columns): ``transform: scale``, which plotly inverts for its hover and clicks (CSS
+``zoom`` it does not), so Run, the status line, the slider and the partition stay on one
+screen.  A transform keeps the app's unscaled height in the page: below a scaled app
+the output area ends with a blank of (1 - scale) of its height.
 """
 from __future__ import annotations
 
