@@ -96,11 +96,28 @@ BLANK = """() => {
 }"""
 MAX_BLANK = 200  # px: a blank square this big reads as a hole in the page
 
+# figures whose drawing runs past a box that clips it (overflow other than visible): a
+# video's panels cut at the views column's edge, a figure cut by the notebook's output
+CLIPPED = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(p => p.offsetParent !== null)
+    .flatMap(p => {
+        const svg = p.querySelector('.main-svg');
+        if (!svg) return [];
+        const r = svg.getBoundingClientRect();
+        for (let e = p.parentElement; e && e !== document.body; e = e.parentElement) {
+            if (getComputedStyle(e).overflowX === 'visible') continue;
+            const b = e.getBoundingClientRect();
+            if (r.right > b.right + 0.5 || r.left < b.left - 0.5)
+                return [`${p.querySelector('.gtitle')?.textContent ?? ''}: ${r.right.toFixed(0)} > ${b.right.toFixed(0)}`];
+        }
+        return [];
+    })"""
+
 
 def _check_no_blank_band(page, where: str) -> None:
     page.evaluate("() => window.scrollTo(0, 0)")
     blank = page.evaluate(BLANK)
     assert 0 <= blank < MAX_BLANK, f"a blank {blank}×{blank} px square among the views ({where})"
+    assert page.evaluate(CLIPPED) == [], f"a figure cut by the box around it ({where})"
 
 
 def _inside(box: dict | None, viewport: dict) -> bool:

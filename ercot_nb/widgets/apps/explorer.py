@@ -257,7 +257,10 @@ class Explorer(W.VBox):
         # says when a page has drawn the Explorer: run(when_shown=True) starts then
         self._shown = PageShown()
         self._run_when_shown = False  # a run(when_shown=True) waits for the page
-        layout.children = [side, main, *self.views_box.wide]  # the flow view: a row of its own
+        # the flow view: a row of its own (100 % wide: never beside the views column)
+        wide_row = W.HBox(self.views_box.wide, layout=W.Layout(width="100%", flex_flow="row wrap",
+                                                               justify_content="center"))
+        layout.children = [side, main, wide_row]
         self.children = [layout, self._shown,
                          self.views_box.style]
 
