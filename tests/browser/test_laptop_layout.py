@@ -104,8 +104,8 @@ CLIPPED = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(p =>
         if (!svg) return [];
         const r = svg.getBoundingClientRect();
         for (let e = p.parentElement; e && e !== document.body; e = e.parentElement) {
-            if (getComputedStyle(e).overflowX === 'visible') continue;
-            const b = e.getBoundingClientRect();
+            const style = getComputedStyle(e), b = e.getBoundingClientRect();
+            if (style.overflowX === 'visible' || style.display === 'contents') continue;  // no box
             if (r.right > b.right + 0.5 || r.left < b.left - 0.5)
                 return [`${p.querySelector('.gtitle')?.textContent ?? ''}: ${r.right.toFixed(0)} > ${b.right.toFixed(0)}`];
         }
