@@ -17,6 +17,7 @@ from .test_voila_explorer import _wait_status
 pytestmark = pytest.mark.slow
 
 LAPTOP = {"width": 1280, "height": 720}
+WIDE = {"width": 1920, "height": 1080}
 
 # the boxes of the first screen (the first visible one of each), as rectangles
 FIRST_SCREEN = """(run) => {
@@ -44,7 +45,7 @@ OVERFLOW = """() => {
     const visible = e => e.offsetParent !== null;
     const cut = [];
     const boxes = '.ercot-nb-progress-text, .ercot-nb-message, .lm-TabBar-tabLabel, ' +
-                  '.widget-label, .widget-html-content, .widget-button';
+                  '.widget-label, .widget-html-content, .widget-button, .widget-toggle-button';
     for (const e of document.querySelectorAll(boxes)) {
         if (visible(e) && e.scrollWidth > e.clientWidth + 1)
             cut.push(`${e.className}: "${e.textContent.trim().slice(0, 50)}" ${e.scrollWidth} > ${e.clientWidth}`);
@@ -61,6 +62,62 @@ OVERFLOW = """() => {
     }
     return cut;
 }"""
+
+
+# the largest blank square (px) in the apps' views column on the screen: what the views and
+# their controls leave empty between the column's top and the screen's (or the last view's)
+# bottom, on an 8 px grid (a band under a short view beside a tall one, a lone figure in a
+# wide row)
+BLANK = """() => {
+    const visible = e => e.offsetParent !== null;
+    const main = [...document.querySelectorAll('.ercot-nb-main')].filter(visible)[0];
+    if (!main) return -1;
+    const m = main.getBoundingClientRect();
+    const leaves = '.main-svg, .widget-button, .widget-toggle-buttons, .widget-html, .widget-checkbox, ' +
+        '.widget-dropdown, .widget-slider, .widget-play, .widget-label, .ercot-nb-message, img';
+    const rects = [...main.querySelectorAll(leaves)].filter(visible).map(e => e.getBoundingClientRect())
+        .filter(r => r.width > 0 && r.height > 0);
+    const cell = 8, left = m.left, top = Math.max(m.top, 0), right = Math.min(m.right, innerWidth);
+    const bottom = Math.min(innerHeight, Math.max(...rects.map(r => r.bottom)));
+    const cols = Math.floor((right - left) / cell), rows = Math.floor((bottom - top) / cell);
+    if (cols <= 0 || rows <= 0) return 0;
+    const full = Array.from({length: rows}, () => new Uint8Array(cols));
+    for (const r of rects)
+        for (let i = Math.max(0, Math.floor((r.top - top) / cell)); i < Math.min(rows, Math.ceil((r.bottom - top) / cell)); i++)
+            for (let j = Math.max(0, Math.floor((r.left - left) / cell)); j < Math.min(cols, Math.ceil((r.right - left) / cell)); j++)
+                full[i][j] = 1;
+    let best = 0;
+    const side = Array.from({length: rows}, () => new Uint16Array(cols));
+    for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) if (!full[i][j]) {
+        side[i][j] = 1 + (i && j ? Math.min(side[i - 1][j], side[i][j - 1], side[i - 1][j - 1]) : 0);
+        best = Math.max(best, side[i][j]);
+    }
+    return best * cell;
+}"""
+MAX_BLANK = 200  # px: a blank square this big reads as a hole in the page
+
+# figures whose drawing runs past a box that clips it (overflow other than visible): a
+# video's panels cut at the views column's edge, a figure cut by the notebook's output
+CLIPPED = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(p => p.offsetParent !== null)
+    .flatMap(p => {
+        const svg = p.querySelector('.main-svg');
+        if (!svg) return [];
+        const r = svg.getBoundingClientRect();
+        for (let e = p.parentElement; e && e !== document.body; e = e.parentElement) {
+            const style = getComputedStyle(e), b = e.getBoundingClientRect();
+            if (style.overflowX === 'visible' || style.display === 'contents') continue;  // no box
+            if (r.right > b.right + 0.5 || r.left < b.left - 0.5)
+                return [`${p.querySelector('.gtitle')?.textContent ?? ''}: ${r.right.toFixed(0)} > ${b.right.toFixed(0)}`];
+        }
+        return [];
+    })"""
+
+
+def _check_no_blank_band(page, where: str) -> None:
+    page.evaluate("() => window.scrollTo(0, 0)")
+    blank = page.evaluate(BLANK)
+    assert 0 <= blank < MAX_BLANK, f"a blank {blank}×{blank} px square among the views ({where})"
+    assert page.evaluate(CLIPPED) == [], f"a figure cut by the box around it ({where})"
 
 
 def _inside(box: dict | None, viewport: dict) -> bool:
@@ -89,6 +146,13 @@ def test_explorer_first_screen_on_a_laptop(dataset, app, browser_context, consol
         _wait_status(page, "finished", timeout=180_000)
         page.wait_for_timeout(500)  # the progress text follows the last step
         _check_first_screen(page, "Run")
+        _check_no_blank_band(page, "1280×720")
+        page.set_viewport_size(WIDE)  # the main views side by side, no blank band
+        page.wait_for_timeout(500)
+        _check_no_blank_band(page, "1920×1080")
+        assert page.evaluate(OVERFLOW) == [], "text cut at 1920×1080"
+        page.set_viewport_size(LAPTOP)
+        page.wait_for_timeout(300)
         page.locator(".lm-TabBar-tab", has_text="Parameters").first.click()
         page.get_by_text("more parameters").first.click()
         page.wait_for_timeout(300)
@@ -105,6 +169,10 @@ def test_compare_first_screen_on_a_laptop(app, browser_context, console_errors, 
     page = open_app(context, f"http://127.0.0.1:{port}/", plots=3)
     try:
         _check_first_screen(page, "Run all")
+        _check_no_blank_band(page, "1280×720")
+        page.set_viewport_size(WIDE)
+        page.wait_for_timeout(500)
+        _check_no_blank_band(page, "1920×1080")
     finally:
         page.screenshot(path=str(shot))
     assert not console_errors, f"errors in the page console: {console_errors[:3]}"
@@ -135,5 +203,25 @@ def test_explorer_in_jupyterlab_on_a_laptop(tmp_path, browser_context, console_e
             page.wait_for_timeout(500)
             assert page.evaluate(CUT_IN_LAB) == [], "figures cut at the notebook's right edge"
             assert page.evaluate(OVERFLOW) == [], "text cut at its box's edge"
+            # the Explorer's output scrolled to the notebook's top, as a student reads it: the
+            # partition, Run, the status line and the slider on one screen beside the file browser
+            assert page.evaluate("() => document.querySelector('.jp-FileBrowser').offsetParent !== null")
+            page.evaluate("() => document.querySelector('.jp-OutputArea').scrollIntoView({block: 'start'})")
+            page.wait_for_timeout(300)
+            screen = json.loads(page.evaluate(FIRST_SCREEN, "Run"))
+            area = page.evaluate("""() => { const r = document.querySelector('.jp-WindowedPanel-outer, '
+                + '.jp-NotebookPanel-notebook').getBoundingClientRect();
+                return {top: r.top, left: r.left, bottom: r.bottom, right: r.right}; }""")
+            screen.pop("viewport"), screen.pop("wide")
+            outside = {name: box for name, box in screen.items()
+                       if box is None or box["top"] < area["top"] - 0.5 or box["bottom"] > area["bottom"] + 0.5
+                       or box["left"] < area["left"] - 0.5 or box["right"] > area["right"] + 0.5}
+            assert not outside, f"not on the notebook's screen {area}: {outside}"
+            _check_no_blank_band(page, "JupyterLab 1280×720")
+            page.set_viewport_size(WIDE)  # the main views side by side beside the file browser too
+            page.wait_for_timeout(500)
+            assert page.evaluate(CUT_IN_LAB) == [], "figures cut at the notebook's right edge at 1920"
+            assert page.evaluate(OVERFLOW) == [], "text cut at its box's edge at 1920"
+            _check_no_blank_band(page, "JupyterLab 1920×1080")
         finally:
             page.screenshot(path=str(shot))

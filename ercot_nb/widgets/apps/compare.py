@@ -18,6 +18,7 @@ from .._job import Runner
 from .._messages import MessageArea, explain
 from ._params_form import ParamsForm
 from .._state import AppState, Status
+from ._columns import SCALES, scaled_css
 from .dataset_picker import DatasetPicker
 from ..views.partition_slot import PartitionSlot
 from ..views.partition import PartitionView
@@ -37,6 +38,7 @@ _PANEL = dict(border="1px solid #DDDDDD", padding="6px 10px", margin="0 8px 8px 
 # the side panel, the column wraps below it instead of cutting its figures at the right
 _MAIN_MIN_WIDTH = "600px"
 _SIDE_WIDTH = "420px"  # a 1280 px laptop keeps 820 px for the partitions beside it
+_PARTITION_WIDTH = 372  # two partitions' panels (+30 px each) side by side in those 820 px
 
 
 def summary_frame(dataset: TemporalDataset, runs: Mapping[str, ClusteringResult]) -> pd.DataFrame:
@@ -117,7 +119,7 @@ class Compare(W.VBox):
         self.message = MessageArea(state)
         self._slots: dict[str, PartitionSlot] = {}
         self._titled_boxes: dict[str, W.VBox] = {}
-        self.scores = ScoresView(None, width=620).follow(state)
+        self.scores = ScoresView(None, width=600).follow(state)
         self.picker = DatasetPicker(dataset, seed=data_seed, params=data_params, state=state)
         self._forms: dict[str, ParamsForm] = {}
         for name, values in (params or {}).items():
@@ -137,7 +139,8 @@ class Compare(W.VBox):
                                       tooltip="steps fitted so far",
                                       style={"description_width": "50px"}, layout=W.Layout(width="330px"))
         self.scrubber = TimeScrubber().follow(state)
-        self.views_box = W.HBox(layout=W.Layout(flex_flow="row wrap"))
+        # the partitions' boxes are items of the row below (display: contents), beside the scores
+        self.views_box = W.HBox(layout=W.Layout(display="contents"))
         self.table = W.HTML()
         self._sync_selection()
         self._show_runs()
@@ -156,12 +159,23 @@ class Compare(W.VBox):
                       layout=W.Layout(width=_SIDE_WIDTH, flex="0 0 auto", margin="0 8px 0 0"))
         side.add_class("ercot-nb-side")
         main = W.VBox([
-            self.message, self.scrubber, self.views_box,
-            W.HBox([self.scores, self._panel("Summary", self.table)],
+            self.message, self.scrubber,
+            # two partitions side by side on a 1280 px laptop, the scores beside them where
+            # the window is wider: one row that wraps, no blank band beside a lone partition
+            W.HBox([self.views_box, W.VBox([self.scores, self._panel("Summary", self.table)],
+                                           layout=W.Layout(order=str(MAX_ALGORITHMS)))],
                    layout=W.Layout(flex_flow="row wrap", align_items="flex-start")),
         ], layout=W.Layout(flex="1 1 0", min_width=_MAIN_MIN_WIDTH))
         main.add_class("ercot-nb-main")
-        self.children = [W.HBox([side, main], layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))]
+        layout = W.HBox([side, main], layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
+        # a little narrower than the side panel beside a partition (JupyterLab beside its file
+        # browser on a laptop): drawn at that width, scaled to fit, not the forms above the views
+        self.add_class("ercot-nb-compare-root")
+        layout.add_class("ercot-nb-compare-layout")
+        natural = int(_SIDE_WIDTH[:-2]) + 8 + int(_MAIN_MIN_WIDTH[:-2]) + 40
+        style = W.HTML(f"<style>{scaled_css('.ercot-nb-compare-root', '.ercot-nb-compare-layout', [(natural, SCALES)])}"
+                       "</style>", layout=W.Layout(display="none"))
+        self.children = [layout, style]
         self.choice.observe(self.message.guarded("changing the algorithms")(lambda _: self._sync_selection()),
                             names="value")
         self.run_button.on_click(self.message.guarded("starting the runs")(lambda _: self.run()))
@@ -212,7 +226,7 @@ class Compare(W.VBox):
         for name in names:
             if name not in self._slots:
                 self._slots[name] = PartitionSlot(
-                    self.state, run=name, partition_options=dict(width=560, height=480),
+                    self.state, run=name, partition_options=dict(width=_PARTITION_WIDTH, height=400),
                     video_options=dict(truth=False, panel_width=280))
         # a figure's view is hidden, never removed: plotly's front end keeps a removed view
         # listening, and the figure's next trace swap would fail in the page

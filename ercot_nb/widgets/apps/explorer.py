@@ -22,6 +22,7 @@ from .._shown import PageShown
 from .._state import RUN_NUMBER, AppState, run_number
 from ..views.alpha import AlphaView
 from ..views.front_ends import front_ends
+from ._columns import ViewColumns
 from .dataset_picker import DatasetPicker
 from .movie_panel import MoviePanel
 from ..views.pareto import ParetoView
@@ -244,15 +245,24 @@ class Explorer(W.VBox):
         side.add_class("ercot-nb-side")
         timeline = W.HBox([self.scrubber, self.run_choice],
                           layout=W.Layout(flex_flow="row wrap", align_items="center"))
-        self.views_box = W.HBox([self._views[end.name] for end in self._ends],
-                                layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
-        main = W.VBox([self.message, timeline, self.views_box],
-                      layout=W.Layout(flex="1 1 0", min_width=_MAIN_MIN_WIDTH))
+        # two columns where the window is wide (no blank band under a short view), else one
+        layout = W.HBox(layout=W.Layout(flex_flow="row wrap", align_items="flex-start", justify_content="center"))
+        self.views_box = ViewColumns([self._views[end.name] for end in self._ends if not end.wide],
+                                     [self._views[end.name] for end in self._ends if end.wide],
+                                     scope="ercot-nb-explorer-views", fit=(self, layout, int(_SIDE_WIDTH[:-2])))
+        state.observe(lambda _: self.views_box.refresh(), names="dataset")  # a video is wider
+        main = self.views_box.container(W.VBox([self.message, timeline, self.views_box],
+                                               layout=W.Layout(flex="1 1 0", min_width=_MAIN_MIN_WIDTH)))
         main.add_class("ercot-nb-main")
         # says when a page has drawn the Explorer: run(when_shown=True) starts then
         self._shown = PageShown()
         self._run_when_shown = False  # a run(when_shown=True) waits for the page
-        self.children = [W.HBox([side, main], layout=W.Layout(flex_flow="row wrap", align_items="flex-start")), self._shown]
+        # the flow view: a row of its own (100 % wide: never beside the views column)
+        wide_row = W.HBox(self.views_box.wide, layout=W.Layout(width="100%", flex_flow="row wrap",
+                                                               justify_content="center"))
+        layout.children = [side, main, wide_row]
+        self.children = [layout, self._shown,
+                         self.views_box.style]
 
     def view(self, name: str) -> Any:
         """The view called ``name`` (see ``VIEWS``), or None when not shown."""

@@ -65,7 +65,7 @@ class ParetoView(FigureView):
         self.objectives = W.ToggleButtons(
             options=[("accumulated", True), ("raw", False)], value=accumulated,
             tooltip="objectives the knee was chosen on (accumulated) or of this step alone (raw)",
-            style={"button_width": "95px"},
+            style={"button_width": "auto"},  # "accumulated" whole in JupyterLab's font too
         )
         self.knee_button = W.Button(description="back to the knee", icon="star", disabled=True,
                                     tooltip="show the knee's partition again",

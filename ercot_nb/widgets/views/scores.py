@@ -65,7 +65,7 @@ class ScoresView(RegistryView):
     ) -> None:
         self.metric = W.ToggleButtons(
             options=[("Rand index", "RI"), ("mutual information", "NMI"), ("no labels needed", LABEL_FREE)],
-            value=metric, style={"button_width": "130px"},
+            value=metric, style={"button_width": "auto"},  # labels whole in JupyterLab's font too
             tooltips=["Rand index against the labels", "normalised mutual information against the labels",
                       "silhouette, NMI with the previous step and churn: scores without labels"],
         )
