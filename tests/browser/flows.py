@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import time
 from dataclasses import dataclass, field
 
 from .test_voila_explorer import STATUS, TIME_LABEL, _choose, _field, _fill, _tab, _wait_status
@@ -149,9 +150,11 @@ class Flow:
     done: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     _errors_seen: int = 0
+    seconds: list[float] = field(default_factory=list)  # each action's, its check included
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
+        self._clock = time.monotonic()
         self.page.evaluate(RECORD_STATUSES)
 
     # -- checks ----------------------------------------------------------------------------
@@ -170,12 +173,16 @@ class Flow:
         self._errors_seen = len(self.console)
         for error in errors:
             self._problem(f"console error: {error[:300]}")
+        now = time.monotonic()
+        self.seconds.append(now - self._clock)
+        self._clock = now
 
     def _problem(self, text: str) -> None:
         self.problems.append(f"after {len(self.done)}. {self.done[-1]}: {text}")
 
     def report(self) -> str:
-        steps = "\n".join(f"  {i}. {action}" for i, action in enumerate(self.done, 1))
+        steps = "\n".join(f"  {i}. {action} ({seconds:.1f} s)" for i, (action, seconds)
+                          in enumerate(zip(self.done, self.seconds), 1))
         found = "\n".join(f"  - {problem}" for problem in self.problems)
         return f"flow seed {self.seed}, actions:\n{steps}\nproblems:\n{found or '  none'}"
 
