@@ -155,6 +155,7 @@ class Flow:
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
         self._clock = time.monotonic()
+        self._errors_seen = len(self.console)  # the flow's own: the test checks the others
         self.page.evaluate(RECORD_STATUSES)
 
     # -- checks ----------------------------------------------------------------------------
@@ -326,8 +327,8 @@ class Flow:
         """A video run, then a 2-D run; around them scrubs, Pareto clicks, adoptions, How sure?."""
         self.load(video, frame_scale=0.25, frames=3)
         self.run()
-        for _ in range(self.rng.randint(0, 2)):
-            self.rng.choice([self.scrub, self.pick_member])()
+        for action in self.rng.sample([self.scrub, self.pick_member], self.rng.randint(1, 2)):
+            action()
         self.load(flat)
         self.run()
         pending = {"scrub", "pick_member", "adopt", "how_sure"}
