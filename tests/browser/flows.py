@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from .test_voila_explorer import STATUS, TIME_LABEL, _choose, _field, _fill, _tab, _wait_status
 
 RUN_BUTTON = re.compile(r"Run$")
-SLIDER = ".ercot-nb-scrubber [role=slider]"
 SETTLE_MS = 15_000  # how long the page may take to agree with the model after an action
+SLIDER = ".ercot-nb-scrubber [role=slider]"
 
 # What the page shows, checked against ``expect`` = {dataset, algorithm, ran, views}: a list of
 # problems (empty when every check holds).  ``views`` are the view names in layout order.
@@ -72,10 +72,16 @@ CHECK = f"""(expect) => {{
             problems.push(`the axes toggle says "${{active}}" but the partition is ${{scene ? '3-D' : '2-D'}}`);
     }}
     if (!expect.ran) return problems;
-    // the member-dependent views at the slider's step agree with the partition's K clusters
-    const k = +(partition.title.match(/(\\d+) clusters?/) || [])[1];
     const byName = Object.fromEntries(views.map(view => [view.name, view]));
     const line = (byName.n_clusters?.plot.data || []).find(trace => /chosen/.test(trace.name || ''));
+    if (expect.step !== null) {{  // the slider was moved to this step: the time label follows it
+        const now = +document.querySelector({json.dumps(SLIDER)}).getAttribute('aria-valuenow');
+        const label = line ? String(Array.from(line.x)[expect.step]) : null;
+        if (now !== expect.step || label !== time)
+            problems.push(`the slider at step ${{now}} (time ${{label}}), the time label says ${{time}}; asked step ${{expect.step}}`);
+    }}
+    // the member-dependent views at the slider's step agree with the partition's K clusters
+    const k = +(partition.title.match(/(\\d+) clusters?/) || [])[1];
     const step = line ? Array.from(line.x).map(String).indexOf(time) : -1;
     if (line && (step < 0 || +line.y[step] !== k))
         problems.push(`number of clusters at time ${{time}}: ${{step < 0 ? 'none' : line.y[step]}}, the partition shows ${{k}}`);
@@ -159,11 +165,14 @@ class Flow:
         self.page.evaluate(RECORD_STATUSES)
 
     # -- checks ----------------------------------------------------------------------------
-    def check(self, action: str, *, ran: bool = True) -> None:
-        """After ``action``: wait until the page agrees with the model, or record what it shows."""
+    def check(self, action: str, *, ran: bool = True, step: int | None = None) -> None:
+        """After ``action``: wait until the page agrees with the model, or record what it shows.
+
+        ``step``: the slider's step the action asked for (the time label and every view follow it).
+        """
         self.done.append(action)
         expect = {"dataset": self.dataset, "algorithm": self.algorithm if ran else None,
-                  "ran": ran, "views": list(self.views)}
+                  "ran": ran, "views": list(self.views), "step": step}
         checking = time.monotonic()
         try:
             self.page.wait_for_function(f"(expect) => ({CHECK})(expect).length === 0", arg=expect,
@@ -229,16 +238,8 @@ class Flow:
         handle.focus()
         for _ in range(presses):
             handle.press(key)
-        try:
-            page.wait_for_function(
-                f"(n) => +document.querySelector({json.dumps(SLIDER)}).getAttribute('aria-valuenow') === n",
-                arg=target, timeout=SETTLE_MS)
-        except Exception:
-            self.done.append(f"scrub {key} x{presses}")
-            self._problem(f"the slider did not move to step {target}")
-            self.done.pop()
         self.member = None  # a member is picked at one step
-        self.check(f"scrub {key} x{presses} (step {now} -> {target})")
+        self.check(f"scrub {key} x{presses} (step {now} -> {target})", step=target)
 
     def pick_member(self) -> bool:
         """Click a first-front member on the Pareto plot (another K than the partition's, if any)."""
