@@ -28,7 +28,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from .test_voila_explorer import STATUS, TIME_LABEL, _choose, _field, _fill, _tab, _wait_status
+from .test_voila_explorer import STATUS, TIME_LABEL, _choose, _field, _tab
 
 RUN_BUTTON = re.compile(r"Run$")
 SETTLE_MS = 15_000  # how long the page may take to agree with the model after an action
