@@ -12,11 +12,15 @@ module-federation errors of lab extensions that do not belong in a dashboard.
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 
 import pytest
 
+from ercot_nb.widgets.apps.explorer import VIEWS as VIEWS_SHOWN
+
+from .flows import Flow
 from .front_ends import FRONT_ENDS, explorer_server, open_explorer
 from .test_voila_explorer import STATUS, TIME_LABEL, _choose, _field, _fill, _tab, _wait_status
 
@@ -27,6 +31,8 @@ VIEWS = """() => JSON.stringify([...document.querySelectorAll('.js-plotly-plot')
                 placeholder: p.textContent.includes('Run an algorithm to see')})))"""
 
 RUN_BUTTON = re.compile(r"Run$")
+FLOW_SEED = int(os.environ.get("ERCOT_NB_FLOW_SEED", "32"))
+"""Seed of the random flow (the same on every front end: one sequence, three front ends)."""
 
 
 def views_follow(page, dataset: str, *, ran: bool, timeout: float = 60_000) -> list[dict]:
@@ -63,7 +69,7 @@ def run_to_the_end(page) -> None:
 @pytest.mark.parametrize("front_end", FRONT_ENDS)
 def test_the_views_follow_the_data_on_every_front_end(front_end, tmp_path, browser_context,
                                                      console_errors, capsys):
-    started = time.monotonic()
+    started, flow = time.monotonic(), None
     shot = tmp_path / f"explorer-{front_end}.png"
     with explorer_server(front_end, tmp_path) as url:
         context = browser_context(height=2300)
@@ -93,9 +99,18 @@ def test_the_views_follow_the_data_on_every_front_end(front_end, tmp_path, brows
             run_to_the_end(page)
             views_follow(page, "syn2", ran=True)
             status = page.evaluate(STATUS)
+            sequences = time.monotonic() - started
+            # then a seeded random flow: a video run, a 2-D run, scrubs, a Pareto click, adopt,
+            # How sure?, each checked (see flows.py)
+            flow = Flow(page, VIEWS_SHOWN, console_errors, seed=FLOW_SEED, dataset="syn2")
+            flow.play()
         finally:
             page.screenshot(path=str(shot), full_page=True)  # the end state, or the failure
+            if flow is not None:
+                with capsys.disabled():
+                    print(f"\n{front_end}: {flow.report()}")
     with capsys.disabled():
-        print(f"\n{front_end}: the issue-32 sequences in {time.monotonic() - started:.0f} s; "
-              f"status {status!r}; screenshot {shot}")
+        print(f"\n{front_end}: the issue-32 sequences in {sequences:.0f} s, then the random flow in "
+              f"{time.monotonic() - started - sequences:.0f} s; status {status!r}; screenshot {shot}")
+    assert not flow.problems, f"on {front_end}: {flow.report()}"
     assert not console_errors, f"errors in the page console on {front_end}: {console_errors[:3]}"
