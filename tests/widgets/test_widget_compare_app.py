@@ -157,7 +157,8 @@ def test_app_command_serves_the_explorer_with_voila(monkeypatch, capsys):
     opened = []
     monkeypatch.setattr(app.webbrowser, "open", opened.append)
     port = _free_port()
-    assert main(["app", "--port", str(port), "--dataset", "SYN5", "--no-browser"]) == 0
+    # --fit-workers 0: no fit pool (its workers are processes too; tests/widgets/test_fit_pool.py)
+    assert main(["app", "--port", str(port), "--dataset", "SYN5", "--no-browser", "--fit-workers", "0"]) == 0
     command = started["command"]
     assert command[1:4] == ["-m", "ercot_nb.widgets.serve.app_server",
                             str(REPO / "widgets" / "explorer.ipynb")]
@@ -165,7 +166,7 @@ def test_app_command_serves_the_explorer_with_voila(monkeypatch, capsys):
     assert started["env"][app.DATASET_ENV] == "syn5"
     assert started["env"][_bundle.SHARED_BUNDLE_ENV] == "1"
     assert not opened and f"http://127.0.0.1:{port}/" in capsys.readouterr().out
-    assert main(["app", "--port", str(port)]) == 0
+    assert main(["app", "--port", str(port), "--fit-workers", "0"]) == 0
     assert opened == [f"http://127.0.0.1:{port}/"], "the browser was not opened"
 
 
@@ -191,7 +192,7 @@ def test_stopping_the_launcher_stops_voila(monkeypatch):
     monkeypatch.setattr(app.subprocess, "Popen", FakeVoila)
     monkeypatch.setattr(app, "_listening", lambda host, port: True)
     before = signal.getsignal(signal.SIGTERM)
-    assert app.serve(port=_free_port(), open_browser=False) == 0
+    assert app.serve(port=_free_port(), open_browser=False, fit_workers=0) == 0
     assert events == ["waiting", "terminated"]
     assert signal.getsignal(signal.SIGTERM) == before  # handler restored
 
