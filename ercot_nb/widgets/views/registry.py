@@ -117,6 +117,11 @@ class RegistryView(FigureView):
         """The registered view's key."""
         return self.view.key
 
+    def show_view(self, key: str) -> bool:
+        """Draw the registered view ``key`` if this widget shows it (a subclass's controls may switch
+        between views, e.g. the partition's axes); whether it now draws it."""
+        return self.view.key == key
+
     # -- what is drawn ---------------------------------------------------------------------
     def state_run(self) -> Any:
         """The state's run; for a view of the chosen partition (``view.chosen``) that does not draw
