@@ -190,6 +190,7 @@ class RegistryView(FigureView):
         self.children = [*self.children, self.notes]
         self._show_notes()
         self._connect_clicks()
+        self._draw_step()  # the state's step and member (the figure holds the base)
 
     def set_options(self, **options: Any) -> None:
         """Draw the view with these options changed (a control of the view changed)."""
@@ -295,6 +296,7 @@ class RegistryView(FigureView):
             return
         data, t, member = self.view_data(), self.step, self.member
         if t == 0 and member is None and self._at_base:
+            self._note_asked(t)
             return
         change = self.view.step_change(data, t, **self.options)
         if self.view.member and member is not None:
@@ -307,13 +309,30 @@ class RegistryView(FigureView):
         self._at_base = False
         if change.data is not None:
             self._connect_clicks()
+        self._note_asked(t)
+
+    def _note_asked(self, t: int) -> None:
+        """The title says when the step asked is not computed yet (a live run): the last one is shown."""
+        asked = self.state.step
+        note = f" — step {asked} not computed yet" if asked > t and self.state_run() is not None else ""
+        text = self.figure.layout.title.text or ""
+        stripped = bool(self._title_note) and text.endswith(self._title_note)
+        if stripped:
+            text = text[:-len(self._title_note)]
+        if not note and not stripped:
+            self._title_note = ""
+            return
+        self._title_note = note
+        self.figure.plotly_relayout({"title.text": text + note})
 
     def _show(self, parts: Parts) -> None:
         super()._show(parts)
         self._at_base, self._base_grown = True, False
         self._shown = [_flat(trace) for trace in parts.traces]
+        self._title_note = ""
 
     _at_base = True
+    _title_note = ""
     _shown: Shown | None = None
 
     def static(self) -> go.Figure:

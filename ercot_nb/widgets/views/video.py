@@ -134,5 +134,14 @@ class VideoView(RegistryView):
             self.view.parts(data, t, **self.options)
 
     def static(self) -> go.Figure:
-        """The registered view's figure of what is shown (no kernel needed)."""
-        return super().static()
+        """:func:`ercot_nb.figures.video_segmentation_animation` starting at the step shown.
+
+        The kernel-free fallback: every step with a slider and Play (the
+        knees' segmentations; a member picked instead of a knee is not kept).
+        """
+        data = self.view_data()
+        if data is None:
+            return super().static()
+        return figures.video_segmentation_animation(
+            data.result, self.dataset, truth=self.options["truth"], max_pixels=self.max_pixels,
+            panel_width=self.panel_width, max_width=self.max_width, start=self.step)
