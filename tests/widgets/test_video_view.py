@@ -103,7 +103,7 @@ def test_live_steps_arrive_through_refresh():
 def test_load_switches_between_a_preview_and_a_run():
     data = tiny_video()
     view = VideoView(data)  # no run yet: the frame and the ground truth
-    assert [tr.name for tr in visible(view)] == ["frame", "ground truth segmentation"]
+    assert [tr.name for tr in visible(view)] == ["frame", "ground truth"]
     layout = view.figure.layout
     assert len(view.figure.data) == 3 and layout.xaxis3.visible is False
     # the hidden subplot's (white) background must not cover the two panels

@@ -117,9 +117,10 @@ def test_video_view_equals_the_registered_view(video):
     member = members(result, 2)[0]
     view.show_step(2, member)
     assert_shows(view, registry("video", result, data, 2, member, slots=3), ("title",))
-    preview = VideoView(data, step=3)  # no run: the frame and the ground truth (as the segmentation)
+    preview = VideoView(data, step=3)  # no run: the frame and the ground truth
     truth = ClusteringResult.from_labels(data)
-    assert_shows(preview, registry("video", truth, data, 3, slots=3, truth=False), ("title",))
+    assert_shows(preview, registry("video", truth, data, 3, slots=3, preview=True), ("title",))
+    assert_shows(preview, figures.video_parts(None, data, 3, slots=3), ("title",))
 
 
 actions = st.lists(

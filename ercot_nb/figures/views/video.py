@@ -21,17 +21,19 @@ class Video(View):
     member = True
     wide = True
     options = {"truth": True, "max_pixels": VIDEO_MAX_PIXELS, "panel_width": VIDEO_PANEL_WIDTH,
-               "max_width": VIDEO_MAX_WIDTH, "slots": 0}
+               "max_width": VIDEO_MAX_WIDTH, "slots": 0, "preview": False}
     """``slots``: panels padded with hidden ones up to that many (a live front end keeps one trace
-    layout whether the truth is shown or not)."""
+    layout whether the truth is shown or not); ``preview``: the data alone, the frame and the ground
+    truth, not the run (what a front end shows before a run)."""
 
     def applies(self, data: ViewData) -> bool:
         return data.is_video
 
     def layer(self, data: ViewData, **options: Any) -> VideoLayer:
         o = self.with_defaults(options)
-        return data.memo((self.key, o["truth"], o["max_pixels"], o["panel_width"], o["max_width"]),
-                         lambda: VideoLayer(data.dataset, data.result, truth=o["truth"], max_pixels=o["max_pixels"],
+        result = None if o["preview"] else data.result
+        return data.memo((self.key, o["truth"], o["max_pixels"], o["panel_width"], o["max_width"], o["preview"]),
+                         lambda: VideoLayer(data.dataset, result, truth=o["truth"], max_pixels=o["max_pixels"],
                                             panel_width=o["panel_width"], max_width=o["max_width"]))
 
     def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:

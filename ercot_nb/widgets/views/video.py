@@ -37,7 +37,7 @@ class VideoView(RegistryView):
         A video (see :attr:`ercot_nb.data.TemporalDataset.is_video`).
     result : ClusteringResult, optional
         The run to show; default a preview of the data (the frame and the
-        ground truth, as the segmentation panel).
+        ground truth: the view's ``preview`` option).
     step : int, default=0
     truth : bool, default=True
         Show the ground truth next to the segmentation when the data has labels.
@@ -96,9 +96,9 @@ class VideoView(RegistryView):
         return self._truth[1]
 
     def _content_parts(self) -> figures.Parts:
-        # a preview shows the truth once (as the segmentation); a run shows it beside its own
+        # before a run: the registered view's preview of the data (the frame and the ground truth)
         preview = super(RegistryView, self).state_run() is None
-        self.options = self.view.with_defaults({**self.options, "truth": self.truth and not preview})
+        self.options = self.view.with_defaults({**self.options, "preview": preview})
         data = self.view_data()
         if data is not None and self.view.applies(data):
             self.width, self.height = self.view.layer(data, **self.options).size()
@@ -143,5 +143,5 @@ class VideoView(RegistryView):
         if data is None:
             return super().static()
         return figures.video_segmentation_animation(
-            data.result, self.dataset, truth=self.options["truth"], max_pixels=self.max_pixels,
+            None if self.options["preview"] else data.result, self.dataset, truth=self.options["truth"], max_pixels=self.max_pixels,
             panel_width=self.panel_width, max_width=self.max_width, start=self.step)
