@@ -96,15 +96,19 @@ def apply_change(figure: go.FigureWidget, change: Change, base: Parts, layout: d
 
 
 def _flat(trace: Any) -> dict[str, Any]:
-    """A trace (plain dict or plotly trace) as ``{property path: value}``, one level into sub-objects."""
+    """A trace (plain dict or plotly trace) as ``{property path: value}``, down to the leaves."""
     spec = trace if isinstance(trace, dict) else trace.to_plotly_json()
     out: dict[str, Any] = {}
-    for key, value in spec.items():
-        if isinstance(value, dict) and key not in ("meta", "customdata"):
-            for sub, inner in value.items():
-                out[f"{key}.{sub}"] = inner
-        else:
-            out[key] = value
+
+    def walk(prefix: str, node: dict[str, Any]) -> None:
+        for key, value in node.items():
+            path = f"{prefix}{key}"
+            if isinstance(value, dict) and value and path not in ("meta", "customdata"):
+                walk(path + ".", value)
+            else:
+                out[path] = value
+
+    walk("", spec)
     out.pop("uid", None)
     return out
 
