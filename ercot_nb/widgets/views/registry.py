@@ -258,7 +258,10 @@ class RegistryView(FigureView):
         note = self._note()
         if note is not None:
             self._base = None
-            return placeholder_parts(note, self.view.title)
+            data = self.view_data()  # a run the view does not apply to: the title names data and run
+            title = self.view.title if data is None else \
+                data.titled(f"{html.escape(data.result.algorithm)}: {self.view.title}")
+            return placeholder_parts(note, title)
         data = self.view_data()
         self._base = self.view.base(data, **self.options)
         return self._base
