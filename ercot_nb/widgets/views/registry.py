@@ -284,6 +284,11 @@ class RegistryView(FigureView):
         base, data = self._base, self.view_data()
         change = None if base is None or data is None or not self.view.applies(data) else \
             self.view.grown_base(data, base, **self.options)
+        if change is None and base is not None and data is not None and self.view.applies(data) \
+                and self.view.member:
+            # a view whose step changes hold the whole trace list (partition, video, Pareto) needs no new
+            # base: the step shown is unchanged, or _state_changed draws the new one next
+            return
         if change is None:
             self._draw_content()
             return
