@@ -17,7 +17,7 @@ from .layers import Parts
 from .style import TEMPLATE, as_result, counted, escape, plain_times, step_index
 
 __all__ = [
-    "VIDEO_MAX_PIXELS", "VIDEO_MAX_WIDTH", "FRAME", "TRUTH", "VideoLayer", "video_parts",
+    "VIDEO_MAX_PIXELS", "VIDEO_MAX_WIDTH", "VIDEO_PANEL_WIDTH", "FRAME", "TRUTH", "VideoLayer", "video_parts",
     "video_segmentation_figure", "video_segmentation_animation",
 ]
 
@@ -38,6 +38,8 @@ JupyterLab notebook with its side bar open.
 FRAME = "frame"
 TRUTH = "ground truth (colours matched)"
 _PANEL_WIDTH = 320  # default display width of one video panel, in CSS pixels
+VIDEO_PANEL_WIDTH = _PANEL_WIDTH
+"""Default display width of one video panel, in CSS pixels."""
 _PANEL_GAP = 16  # CSS pixels between panels
 _MARGIN = 20  # left + right margin of the figure
 

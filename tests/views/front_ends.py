@@ -5,8 +5,9 @@
   applied as ``ercot_nb/page/explorer.js`` does (base, then the step's change, then the
   member's change; typed arrays, inherited and gathered traces, shared member trace lists and
   patches unpacked), a line-for-line port of its ``decode``/``inherited``/``gathered``/``apply``;
-* the widget: ``ercot_nb.widgets.RegistryView`` (the live front end of any registered
-  view), moved to the step and member through its state as an app moves it; its figure
+* the widget: the one an :class:`ercot_nb.widgets.Explorer` on the data displays for the view
+  (:func:`widget_for`: what users see, a :class:`~ercot_nb.widgets.RegistryView` or a subclass
+  with controls), moved to the step and member through the app's state; its figure
   size (``width``, ``height``) is the widget's own and left out.
 
 :func:`plain` turns any of them into plain JSON (typed arrays as lists, NaN as None) and
@@ -77,26 +78,61 @@ def figure_json(traces: list[Any], layout: Any, *, validate: bool = False) -> di
 
 
 # ---------------------------------------------------------------- the static figure
-def static_json(view, data, t: int, member: int | None = None, *, validate: bool = False) -> dict[str, Any]:
+def static_json(view, data, t: int, member: int | None = None, *, validate: bool = False,
+                options: dict[str, Any] | None = None) -> dict[str, Any]:
     """The registry's static figure of ``view`` at step ``t`` (and ``member``); made once per data.
 
-    ``validate``: its layout through plotly's validation, to compare with a widget's."""
+    ``validate``: its layout through plotly's validation, to compare with a widget's;
+    ``options``: the view's options (default its defaults; a widget's ``options``: what it shows)."""
+    options = dict(options or {})
+
     def make() -> dict[str, Any]:
-        parts = view.parts(data, t, member)
+        parts = view.parts(data, t, member, **options)
         return figure_json(list(parts.traces), parts.layout, validate=validate)
 
-    return copy.deepcopy(data.memo(("conformance: static json", view.key, t, member, validate), make))
+    key = ("conformance: static json", view.key, t, member, validate, repr(sorted(options.items())))
+    return copy.deepcopy(data.memo(key, make))
 
 
 # ---------------------------------------------------------------- the widget
 SIZE = ("width", "height")
 
 
-def widget_for(view, data):
-    """The live widget of ``view`` drawing ``data``'s run at step 0."""
-    from ercot_nb.widgets import RegistryView
+def explorer_for(data):
+    """An Explorer showing ``data``'s dataset and run (made once per data), as a user has it."""
+    from ercot_nb.widgets import Explorer
 
-    return RegistryView(view, data.result, dataset=data.dataset)
+    def make():
+        return Explorer(data.dataset, result=data.result)
+
+    return data.memo("conformance: explorer", make)
+
+
+def displayed(app) -> list[Any]:
+    """The view widgets ``app`` displays now (the partition place's shown view, not a hidden one)."""
+    return list(app.views)
+
+
+def widget_for(view, data):
+    """The live widget an :class:`~ercot_nb.widgets.Explorer` on ``data`` displays for ``view``,
+    set to show it (the partition's axes, the scores' metric), or None where the Explorer displays
+    no widget drawing that view (it does not apply to the data)."""
+    app = explorer_for(data)
+    for widget in displayed(app):
+        if hasattr(widget, "show_view") and widget.show_view(view.key):
+            return widget
+    return None
+
+
+def shown_data(widget, data):
+    """``data`` with the runs named as the app names them (``"ERCOT #1"``), for the static figure
+    the widget is compared with (made once per data and names)."""
+    from ercot_nb.figures import ViewData
+
+    runs = {name: run for name, run in widget.state.runs.items() if len(run)}
+    if list(runs) in ([], [data.result.algorithm]):
+        return data
+    return data.memo(("conformance: named runs", tuple(runs)), lambda: ViewData(data.result, data.dataset, runs))
 
 
 def widget_json(widget, t: int, member: int | None = None) -> dict[str, Any]:
@@ -104,7 +140,9 @@ def widget_json(widget, t: int, member: int | None = None) -> dict[str, Any]:
     widget.state.set_step(t)
     widget.state.select_member(member)
     figure = widget.figure
-    layout = {key: value for key, value in figure.layout.to_plotly_json().items() if key not in SIZE}
+    # an empty entry left from an earlier content (a placeholder's annotations) draws nothing
+    layout = {key: value for key, value in figure.layout.to_plotly_json().items()
+              if key not in SIZE and not (isinstance(value, (dict, list, tuple)) and not len(value))}
     return figure_json(list(figure.data), layout)  # validated by the widget
 
 

@@ -6,8 +6,8 @@ on every kind of data of tests/views/conftest.py (2-D, 3-D, video, one step, a c
 a run without a population):
 
 * the static figure (``view.figure``), the offline page (``page_data``, applied as
-  explorer.js applies it) and the live widget (``ercot_nb.widgets.RegistryView``, moved by
-  its state) show the same traces and layout at the first, a middle and the last step, and
+  explorer.js applies it) and the live widget users see (the one an ``Explorer`` on the data
+  displays for the view, a ``RegistryView`` of it, moved by the app's state) show the same traces and layout at the first, a middle and the last step, and
   for a front member other than the knee; a live front end may reach a step from any other;
 * the front ends list the same views: those that apply (``view.applies``), in the
   registry's order; a view that does not apply to a kind is absent from the page and the
@@ -23,7 +23,7 @@ from ercot_nb.page import page_data
 
 from .conftest import KINDS
 from .front_ends import (
-    assert_same, figure_json, page_entry, page_json, static_json, widget_for, widget_json, without_size,
+    assert_same, figure_json, page_entry, page_json, shown_data, static_json, widget_for, widget_json, without_size,
 )
 
 KEYS = [view.key for view in VIEWS]
@@ -136,19 +136,28 @@ def test_a_step_change_applies_to_any_step_not_only_the_base(kind, key, view_dat
 
 @pytest.mark.parametrize("key", KEYS)
 @pytest.mark.parametrize("kind", KINDS)
-def test_the_widget_shows_the_static_figure(kind, key, view_data, page_of):
+def test_the_widget_users_see_shows_the_static_figure(kind, key, view_data, page_of):
+    """The widget an Explorer on the data displays for the view is the registry's live front end
+    (a RegistryView of that very view, whatever controls it has) and shows the static figure."""
+    from ercot_nb.widgets import RegistryView
+
     data = view_data(kind)
     view = next(view for view in VIEWS if view.key == key)
     widget = widget_for(view, data)
     if not view.applies(data):
-        notes = [a.text for a in widget.figure.layout.annotations or ()]
-        assert not widget.figure.data and notes == [f"{view.title}: not shown for this data or run."], notes
+        if widget is not None:  # displayed, saying why it is empty
+            notes = [a.text for a in widget.figure.layout.annotations or ()]
+            assert not widget.figure.data and notes == [f"{view.title}: not shown for this data or run."], notes
         return
+    assert widget is not None, f"{kind}: the Explorer displays no widget showing {key!r}"
+    assert isinstance(widget, RegistryView) and widget.view is view, (
+        f"{kind}: the Explorer shows {key!r} with a {type(widget).__name__} not drawn from the registry's view")
     selections = [(t, None) for t in [*steps_of(data), 0]]  # forth and back again
     if view.member and data.has_population:
         found = member_of(page_entry(page_of(kind), key), data)
         assert found is not None, f"{kind}: no front member besides the knee is on the page"
         selections += [found, (found[0], None)]  # the member, then the knee again
     for t, member in selections:
-        assert_same(widget_json(widget, t, member), without_size(static_json(view, data, t, member, validate=True)),
+        expected = static_json(view, shown_data(widget, data), t, member, validate=True, options=widget.options)
+        assert_same(widget_json(widget, t, member), without_size(expected),
                     f"{kind}/{key} widget at step {t}" + ("" if member is None else f", member {member}"))

@@ -9,6 +9,7 @@ dataset, run, step and member, and the status line must answer the action.
 """
 from __future__ import annotations
 
+import base64
 import json
 
 import numpy as np
@@ -29,10 +30,24 @@ PROJECTION = {"features": None, "pca": "pca", "3d": "3d"}
 
 
 def traces_json(traces) -> list[dict]:
-    data = json.loads(go.Figure(data=list(traces)).to_json())["data"]
+    data = [_lists(trace) for trace in json.loads(go.Figure(data=list(traces)).to_json())["data"]]
     for trace in data:
         trace.pop("uid", None)
     return data
+
+
+def _lists(value):
+    """Typed arrays (``{"dtype", "bdata"}``) as lists: a list and an array of the same values are the same."""
+    if isinstance(value, list):
+        return [_lists(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if isinstance(value.get("bdata"), str) and "dtype" in value:
+        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]).newbyteorder("<"))
+        if value.get("shape") and "," in str(value["shape"]):
+            array = array.reshape(-1, int(str(value["shape"]).split(",")[1]))
+        return array.tolist()
+    return {key: _lists(v) for key, v in value.items()}
 
 
 def title(view) -> str:
@@ -69,21 +84,21 @@ class Driver:
 
 
 def assert_partition(view, data, result, step: int, member: int | None) -> None:
+    """The partition place shows the registered view its controls choose, for the state's run (or the data)."""
     shown_run = result if result is not None else figures.ground_truth_result(data)
     t = min(step, len(shown_run) - 1)
     assert view.step == t and view.member == member
+    shown = figures.ViewData(shown_run, data)
     if isinstance(view, VideoView):
-        expected = figures.video_parts(result, data, t, member=member, slots=3, truth=view.truth,
-                                       max_pixels=view.max_pixels, panel_width=view.panel_width,
-                                       max_width=view.max_width)
-        assert traces_json(view.figure.data) == traces_json(expected.traces)
+        expected = figures.view("video").parts(
+            shown, t, member, slots=3, truth=view.truth, max_pixels=view.max_pixels, panel_width=view.panel_width,
+            max_width=view.max_width, preview=result is None)
     else:
         assert isinstance(view, PartitionView)
-        expected = figures.partition_parts(data, shown_run, t, member=member, fixed=True,
-                                           projection=PROJECTION[view.axes.value])
-        shown = {trace["name"]: trace for trace in traces_json(view.figure.data)}
-        for trace in traces_json(expected.traces):  # traces of clusters seen at other steps stay, empty
-            assert shown[trace["name"]] == trace
+        axes = view.axes.value
+        expected = (figures.view("partition3d").parts(shown, t, member) if axes == "3d" else
+                    figures.view("partition").parts(shown, t, member, projection=axes))
+    assert traces_json(view.figure.data) == traces_json(expected.traces)
     assert title(view).startswith(expected.layout["title"]["text"])
 
 
@@ -106,11 +121,12 @@ def assert_views_show_the_state(driver: Driver) -> None:
     if result is None:
         assert app.pareto.result is None and app.alpha.result is None and app.flows.result is None
         return
-    expected = figures.pareto_parts(result, step, accumulated=app.pareto.accumulated,
-                                    selected=member, fixed=True)
-    assert traces_json(app.pareto.figure.data) == traces_json(expected.traces)
     named = figures.ViewData(result, data).titled  # every view's title names the dataset
-    assert title(app.pareto) == named(expected.layout["title"]["text"])
+    if figures.ViewData(result, data).has_population:
+        expected = figures.view("pareto").parts(figures.ViewData(result, data), step, member,
+                                                accumulated=app.pareto.accumulated)
+        assert traces_json(app.pareto.figure.data) == traces_json(expected.traces)
+        assert title(app.pareto) == expected.layout["title"]["text"]
     expected = figures.alpha_parts(result, show_pairs=app.alpha.pairs.value, t=step, pairs_trace=True)
     assert traces_json(app.alpha.figure.data) == traces_json(expected.traces)
     expected = figures.sankey_parts(state.chosen_run(), t=step, events=app.flows.show_events.value)
@@ -232,7 +248,7 @@ def test_views_draw_only_from_the_state_they_follow():
     state.select_member(member)
     assert pareto.selected == member
     assert traces_json(pareto.figure.data) == traces_json(
-        figures.pareto_parts(result, 5, selected=member, fixed=True).traces)
+        figures.view("pareto").parts(figures.ViewData(result), 5, member).traces)  # the registered view
     state.set_step(1)
     assert pareto.selected is None and alpha.figure.data[-1].x == (2,) and scores.step == 1
     assert state.set_dataset(datasets.load("syn1", seed=0, n_steps=3), "syn1")

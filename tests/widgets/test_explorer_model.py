@@ -283,7 +283,7 @@ class ExplorerMachine(RuleBasedStateMachine):
             assert view.agreement is app.agreements.get(state.run)
             shown_result = result if result is not None else figures.ground_truth_result(data)
             static = figures.partition_figure(data, shown_result, t, member=member,
-                                              projection=view._projection(view.axes.value),
+                                              projection={"pca": "pca", "3d": "3d"}.get(view.axes.value),
                                               agreement=view.agreement if member is None else None)
             assert view.figure.layout.title.text == static.layout.title.text
             assert points(view.figure) == points(static)
@@ -328,7 +328,7 @@ class ExplorerMachine(RuleBasedStateMachine):
             if not isinstance(view, PartitionView) and hasattr(view, "view") and run is not None:
                 data = figures.ViewData(run, state.dataset, {k: r for k, r in state.runs.items() if len(r)})
                 if view.view.applies(data):  # a registered view: its own static parts at this step
-                    static = view.view.parts(data, view.step, view.member)
+                    static = view.view.parts(data, view.step, view.member, **view.options)  # as it is set
                     assert view.figure.layout.title.text == static.layout["title"]["text"], name
 
     @invariant()

@@ -1,11 +1,13 @@
-"""Each figure view shows exactly what its static parts builder gives, after any sequence of actions.
+"""Each figure view shows exactly what its static parts give, after any sequence of actions.
 
-The views and the static figures share :mod:`ercot_nb.figures`' parts
-builders, so the figure data of a view at (run, step, member) is compared
-directly, trace by trace, with the builder's parts for the same arguments.
+The partition, video and Pareto widgets draw the registry's views
+(:data:`ercot_nb.figures.VIEWS`); their figure data at (run, step, member) is
+compared, trace by trace, with the registered view's parts for the same
+arguments; the other views with the static parts builders.
 """
 from __future__ import annotations
 
+import base64
 import json
 
 import numpy as np
@@ -15,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ercot_nb import ERCOT, TemporalDataset, datasets, figures
+from ercot_nb.result import ClusteringResult
 from ercot_nb.widgets.views.alpha import AlphaView
 from ercot_nb.widgets.views.pareto import ParetoView
 from ercot_nb.widgets.views.partition import PartitionView
@@ -53,10 +56,24 @@ def video():
 
 def traces_json(traces) -> list[dict]:
     """Trace properties as JSON values (arrays and lists alike), without widget uids."""
-    data = json.loads(go.Figure(data=list(traces)).to_json())["data"]
+    data = [_lists(trace) for trace in json.loads(go.Figure(data=list(traces)).to_json())["data"]]
     for trace in data:
         trace.pop("uid", None)
     return data
+
+
+def _lists(value):
+    """Typed arrays (``{"dtype", "bdata"}``) as lists: a list and an array of the same values are the same."""
+    if isinstance(value, list):
+        return [_lists(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if isinstance(value.get("bdata"), str) and "dtype" in value:
+        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]).newbyteorder("<"))
+        if value.get("shape") and "," in str(value["shape"]):
+            array = array.reshape(-1, int(str(value["shape"]).split(",")[1]))
+        return array.tolist()
+    return {key: _lists(v) for key, v in value.items()}
 
 
 def assert_shows(view, parts: figures.Parts, layout_paths=("title",)) -> None:
@@ -67,30 +84,42 @@ def assert_shows(view, parts: figures.Parts, layout_paths=("title",)) -> None:
         assert shown.get(path) == expected.get(path), path
 
 
+def registry(key: str, result, data, t: int, member=None, **options) -> figures.Parts:
+    """The registered view ``key``'s parts of ``result`` on ``data`` at step ``t`` (and ``member``)."""
+    return figures.view(key).parts(figures.ViewData(result, data), t, member, **options)
+
+
+def partition_of(axes: str, result, data, t: int, member=None) -> figures.Parts:
+    """What the partition widget with these axes shows: the registered 2-D (projected) or 3-D view."""
+    if axes == "3d":
+        return registry("partition3d", result, data, t, member)
+    return registry("partition", result, data, t, member, projection=axes)
+
+
 def members(result, t: int) -> list[int]:
     return [m for m in range(len(result[t].population)) if m != result[t].knee]
 
 
-def test_partition_view_equals_partition_parts_on_every_axes(syn2):
+def test_partition_view_equals_the_registered_views_on_every_axes(syn2):
     data, result = syn2
-    for axes, projection in PROJECTION.items():
+    for axes in PROJECTION:
         view = PartitionView(data, result, step=2, axes=axes)
-        assert_shows(view, figures.partition_parts(data, result, 2, projection=projection, fixed=True),
-                     ("title", "xaxis", "yaxis", "scene"))
+        assert_shows(view, partition_of(axes, result, data, 2), ("title", "xaxis", "yaxis", "scene"))
         member = members(result, 5)[0]
         view.show_step(5, member)
-        assert_shows(view, figures.partition_parts(data, result, 5, projection=projection, fixed=True,
-                                                   member=member), ("title",))
+        assert_shows(view, partition_of(axes, result, data, 5, member), ("title",))
 
 
-def test_video_view_equals_video_parts(video):
+def test_video_view_equals_the_registered_view(video):
     data, result = video
     view = VideoView(data, result, step=1)
-    assert_shows(view, figures.video_parts(result, data, 1, slots=3), ("title", "xaxis", "xaxis3"))
+    assert_shows(view, registry("video", result, data, 1, slots=3), ("title", "xaxis", "xaxis3"))
     member = members(result, 2)[0]
     view.show_step(2, member)
-    assert_shows(view, figures.video_parts(result, data, 2, member=member, slots=3), ("title",))
+    assert_shows(view, registry("video", result, data, 2, member, slots=3), ("title",))
     preview = VideoView(data, step=3)  # no run: the frame and the ground truth
+    truth = ClusteringResult.from_labels(data)
+    assert_shows(preview, registry("video", truth, data, 3, slots=3, preview=True), ("title",))
     assert_shows(preview, figures.video_parts(None, data, 3, slots=3), ("title",))
 
 
@@ -135,18 +164,9 @@ def test_after_any_sequence_every_view_shows_its_static_parts(syn2, actions):
             partition.show_step(step, member)
         else:
             pareto.objectives.value = not pareto.objectives.value
-        projection = PROJECTION[partition.axes.value]
-        fixed_labels = figures.PartitionLayer(data, result, projection=projection).fixed_labels()
-        expected = figures.partition_parts(data, result, step, projection=projection, member=member,
-                                           fixed=True)
-        if set(partition.layer.labels_over_time()) == set(fixed_labels) and len(partition.figure.data) == len(expected.traces):
-            assert_shows(partition, expected)
-        else:  # a member added clusters earlier: the view keeps those traces (empty now)
-            shown = {tr["name"]: tr for tr in traces_json(partition.figure.data)}
-            for trace in traces_json(expected.traces):
-                assert shown[trace["name"]] == trace
-        assert_shows(pareto, figures.pareto_parts(result, step, accumulated=pareto.accumulated,
-                                                  selected=member, fixed=True), ("title", "annotations"))
+        assert_shows(partition, partition_of(partition.axes.value, result, data, step, member))
+        assert_shows(pareto, registry("pareto", result, None, step, member, accumulated=pareto.accumulated),
+                     ("title", "annotations"))
         assert_shows(alpha, figures.alpha_parts(result, show_pairs=alpha.pairs.value, t=step,
                                                 pairs_trace=True), ("title", "shapes"))
         assert_shows(scores, figures.scores_parts(data, runs, scores.metric.value, t=step),
@@ -167,7 +187,11 @@ def test_the_pareto_legend_follows_the_run_shown(syn2):
     legend = {}
     for name, run in (("ERCOT", result), ("baseline", baseline), ("ERCOT again", result)):
         view.load(run, step=3)
-        assert_shows(view, figures.pareto_parts(run, 3, fixed=True))
+        if name == "baseline":  # no population: the view says so
+            notes = [a.text for a in view.figure.layout.annotations]
+            assert notes == ["Pareto front: not shown for this data or run."], notes
+        else:
+            assert_shows(view, registry("pareto", run, None, 3))
         legend[name] = [tr.name for tr in view.figure.data if tr.showlegend is not False]
     assert legend["baseline"] == []
     assert legend["ERCOT"] == legend["ERCOT again"] and figures.pareto.ON_FRONT in legend["ERCOT"]

@@ -1,6 +1,7 @@
 """The ``pareto`` view: a step's final population on its two objectives, and its knee."""
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -11,7 +12,10 @@ from ..pareto import SELECTED, KMax, is_member_trace, pareto_animation, pareto_p
 from ..protocol import CLICK_MEMBER, Change, View, ViewData, click_meta
 from ..style import as_trace, step_index
 
-__all__ = ["Pareto", "VIEW"]
+__all__ = ["Pareto", "VIEW", "STEPS_KEPT"]
+
+STEPS_KEPT = 128
+"""Steps whose traces a run's Pareto view keeps (a step costs the same at any length of the run)."""
 
 
 class Pareto(View):
@@ -46,15 +50,18 @@ class Pareto(View):
 
     def _step(self, data: ViewData, t: int, options: dict[str, Any]) -> tuple[tuple, dict[int, tuple]]:
         """The plain traces and layout of step ``t`` and each member's point (x, y, customdata row),
-        kept for one step."""
+        kept for the last :data:`STEPS_KEPT` steps asked (scrubbing back and forth computes each once)."""
         try:
-            key = (self.key, "last step", tuple(sorted(options.items())))
+            key = (self.key, "steps", tuple(sorted(options.items())))
             hash(key)
         except TypeError:
-            key = (self.key, "last step", repr(sorted(options.items())))
-        cached = data.memo(key, dict)
-        if t not in cached:
-            cached.clear()
+            key = (self.key, "steps", repr(sorted(options.items())))
+        cached = data.memo(key, OrderedDict)
+        if t in cached:
+            cached.move_to_end(t)
+        else:
+            while len(cached) >= STEPS_KEPT:
+                cached.popitem(last=False)
             traces, layout = self.plain(data, t, None, **options)
             points: dict[int, tuple] = {}
             for spec in traces:

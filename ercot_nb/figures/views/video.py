@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from ..layers import Parts
 from ..protocol import View, ViewData
-from ..video import VIDEO_MAX_PIXELS, VideoLayer, video_segmentation_animation
+from ..video import VIDEO_MAX_PIXELS, VIDEO_MAX_WIDTH, VIDEO_PANEL_WIDTH, VideoLayer, video_segmentation_animation
 
 __all__ = ["Video", "VIEW"]
 
@@ -20,18 +20,24 @@ class Video(View):
     hint = "Grey pixels are absent at this step. The truth's colours are matched to the shown clusters."
     member = True
     wide = True
-    options = {"truth": True, "max_pixels": VIDEO_MAX_PIXELS}
+    options = {"truth": True, "max_pixels": VIDEO_MAX_PIXELS, "panel_width": VIDEO_PANEL_WIDTH,
+               "max_width": VIDEO_MAX_WIDTH, "slots": 0, "preview": False}
+    """``slots``: panels padded with hidden ones up to that many (a live front end keeps one trace
+    layout whether the truth is shown or not); ``preview``: the data alone, the frame and the ground
+    truth, not the run (what a front end shows before a run)."""
 
     def applies(self, data: ViewData) -> bool:
         return data.is_video
 
     def layer(self, data: ViewData, **options: Any) -> VideoLayer:
         o = self.with_defaults(options)
-        return data.memo((self.key, o["truth"], o["max_pixels"]), lambda: VideoLayer(
-            data.dataset, data.result, truth=o["truth"], max_pixels=o["max_pixels"]))
+        result = None if o["preview"] else data.result
+        return data.memo((self.key, o["truth"], o["max_pixels"], o["panel_width"], o["max_width"], o["preview"]),
+                         lambda: VideoLayer(data.dataset, result, truth=o["truth"], max_pixels=o["max_pixels"],
+                                            panel_width=o["panel_width"], max_width=o["max_width"]))
 
     def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
-        return self.layer(data, **options).parts(t, member)
+        return self.layer(data, **options).parts(t, member, slots=self.with_defaults(options)["slots"])
 
     def notes(self, data: ViewData, **options: Any) -> list[str]:
         layer, o = self.layer(data, **options), self.with_defaults(options)
@@ -41,8 +47,8 @@ class Video(View):
 
     def report(self, data: ViewData, **options: Any) -> list[go.Figure]:
         o = self.with_defaults(options)
-        return [video_segmentation_animation(data.result, data.dataset, truth=o["truth"],
-                                             max_pixels=o["max_pixels"])]
+        return [video_segmentation_animation(data.result, data.dataset, truth=o["truth"], max_pixels=o["max_pixels"],
+                                             panel_width=o["panel_width"], max_width=o["max_width"])]
 
 
 VIEW = Video()

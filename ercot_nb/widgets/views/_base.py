@@ -5,12 +5,10 @@ A view keeps no copy of what is shown: it always draws one
 alone, :meth:`AppState.of`), reads the dataset, run, step and member from it
 when it draws, and its methods (``show_step``, ``load``, ``select``...) change
 that state.  What it remembers is only what its figure holds (to send the
-smallest update): :attr:`FigureView._drawn`, and per-view caches of values
-computed from the state.
+smallest update): :attr:`FigureView._drawn`.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,11 +19,11 @@ from ... import figures
 from ...data import TemporalDataset
 from ...figures import Parts
 from ...result import ClusteringResult
-from ._figure_widget import SyncedFigureWidget, apply_values, replace_content
+from ._figure_widget import SyncedFigureWidget, replace_content
 from .._messages import explain
 from .._state import AppState
 
-__all__ = ["FigureView", "CachedStepView", "Parts", "placeholder_parts"]
+__all__ = ["FigureView", "Parts", "placeholder_parts"]
 
 
 def placeholder_parts(text: str, title: str = "") -> Parts:
@@ -274,94 +272,3 @@ class FigureView(W.VBox):
     def _draw_growth(self) -> None:
         """Take in the steps a live run added (then :meth:`_draw_step` runs if the step moved)."""
         self._draw_content()
-
-
-_Payload = tuple[dict[str, list[Any]], str]
-
-
-class CachedStepView(FigureView):
-    """A view whose trace layout is fixed per (dataset, run): a step only changes values.
-
-    Each (step, member)'s per-trace values and title are computed once
-    (:meth:`_compute`) and kept for the last ``cache_steps`` steps shown;
-    drawing a step sends only the values that changed, in one message.
-    Subclasses set ``self.cache_steps`` and implement :meth:`_n_steps` and
-    :meth:`_compute`, and call :meth:`_reset` when their content changes.
-    """
-
-    def _reset(self) -> None:
-        self._cache: OrderedDict[tuple[int, int | None], _Payload] = OrderedDict()
-        self._shown_values: dict[str, list[Any]] | None = None
-        self._shown_at: tuple[int, int | None, str] | None = None  # (step, member, title) on screen
-
-    def _forget_values(self) -> None:
-        """The values computed so far are stale (new clusters, another agreement): computed again."""
-        self._cache.clear()
-        self._shown_at = None
-
-    def _n_steps(self) -> int:
-        raise NotImplementedError
-
-    def _compute(self, t: int, member: int | None) -> _Payload:
-        raise NotImplementedError
-
-    def show_step(self, step: int, member: int | None = None) -> None:
-        """Show ``step``: the knee's partition, or that of population ``member``.
-
-        Parameters
-        ----------
-        step : int
-            Step index; a step not computed yet shows the last computed one.
-        member : int, optional
-            Index into the step's final population (a-posteriori choice).
-        """
-        with self.state.lock, self.state.hold_trait_notifications():
-            self.state.set_step(step)
-            self.state.select_member(member)
-        self._state_changed()
-
-    def show_member(self, member: int | None) -> None:
-        """Show another member of the current step's population (None: the knee)."""
-        self.state.select_member(member)
-        self._state_changed()
-
-    def _payload(self, t: int, member: int | None) -> _Payload:
-        key = (t, member)
-        cached = self._cache.get(key)
-        if cached is not None:
-            self._cache.move_to_end(key)
-            return cached
-        payload = self._compute(t, member)
-        self._cache[key] = payload
-        while len(self._cache) > self.cache_steps:
-            self._cache.popitem(last=False)
-        return payload
-
-    def _show_structure(self, parts: Parts) -> None:
-        """Replace the trace layout (new data, run or axes), drawn at the step shown (knee)."""
-        self._show(parts)
-        self._structure_shown(parts)
-
-    def _structure_shown(self, parts: Parts) -> None:
-        """The figure holds ``parts``: the knee at the step shown; the next values are sent afresh."""
-        self._shown_values = None
-        title = parts.layout.get("title", {})
-        self._shown_at = (self.step, None, title.get("text", "") if isinstance(title, dict) else "")
-
-    def _draw_step(self) -> None:
-        if not self._n_steps():
-            return
-        t, asked = self.step, self.state.step
-        member = self.member
-        values, title = self._payload(t, member)
-        if asked > t:
-            title += f" — step {asked} not computed yet"
-        if self._shown_at == (t, member, title):
-            return  # on screen already
-        apply_values(self.figure, values, {"title.text": title}, shown=self._shown_values)
-        self._shown_values, self._shown_at = values, (t, member, title)
-
-    def precompute(self, steps: Sequence[int] | None = None) -> None:
-        """Compute and cache the values of ``steps`` (default: as many as the cache holds)."""
-        for t in range(min(self._n_steps(), self.cache_steps)) if steps is None else steps:
-            self._payload(t, None)

@@ -26,7 +26,6 @@ from collections.abc import Mapping, Sequence
 from copy import deepcopy
 from typing import Any
 
-import numpy as np
 
 
 class _OnFirstUse:
@@ -76,13 +75,13 @@ def _defer_nbformat() -> None:
 _defer_nbformat()
 
 import plotly.graph_objects as go
-from plotly.basedatatypes import BasePlotlyType, BaseTraceType
+from plotly.basedatatypes import BaseTraceType
 
 import traitlets
 
 from .._bundle import BUNDLE_TRAIT, RESYNC, RESYNCED, SHARED_MODULE, bundle_text, shared_bundle_url
 
-__all__ = ["SyncedFigureWidget", "replace_content", "trace_values", "apply_values"]
+__all__ = ["SyncedFigureWidget", "replace_content"]
 
 
 class SyncedFigureWidget(go.FigureWidget):
@@ -232,81 +231,3 @@ def replace_content(
         if stale_layout:
             widget.layout.update(stale_layout, overwrite=True)
         widget.layout.update(layout, overwrite=True)
-
-
-def trace_values(traces: Sequence[BaseTraceType], paths: Sequence[str]) -> dict[str, list[Any]]:
-    """The values at ``paths`` (e.g. ``"marker.color"``) of every trace, for :func:`apply_values`.
-
-    Parameters
-    ----------
-    traces : sequence of plotly traces
-        Traces built with ``go.Scatter(...)`` etc. (with or without plotly's checks).
-    paths : sequence of str
-        Property paths.
-
-    Returns
-    -------
-    dict
-        ``path -> [value of trace 0, value of trace 1, ...]``; arrays are
-        C-contiguous (they leave the kernel as buffers, which must be: a
-        column of a 2-D array is not).
-    """
-    def plain(value: Any) -> Any:
-        if isinstance(value, np.ndarray) and not value.flags.c_contiguous:
-            return np.ascontiguousarray(value)
-        return value.to_plotly_json() if isinstance(value, BasePlotlyType) else value
-
-    return {path: [plain(trace[path]) for trace in traces] for path in paths}
-
-
-def _unchanged(old: Any, new: Any) -> bool:
-    """Cheap sameness test: the same object, or two empty sequences."""
-    if old is new:
-        return True
-    try:
-        return len(old) == 0 and len(new) == 0
-    except TypeError:
-        return False
-
-
-def apply_values(
-    widget: go.FigureWidget,
-    values: Mapping[str, Sequence[Any]],
-    layout_values: Mapping[str, Any] | None = None,
-    shown: Mapping[str, Sequence[Any]] | None = None,
-) -> None:
-    """Set per-trace values and layout values in one ``plotly_update`` message.
-
-    The scrubbing fast path: plotly's ``plotly_update`` stores the values
-    without running its validators again, which costs far more than the
-    update itself.  ``values`` must therefore come from validated traces
-    (:func:`trace_values`) with the same trace layout as ``widget``.
-
-    Parameters
-    ----------
-    widget : plotly.graph_objects.FigureWidget
-    values : mapping of str to sequence
-        ``path -> one value per trace of the widget``.
-    layout_values : mapping, optional
-        Layout paths (e.g. ``"title.text"``) and their values.
-    shown : mapping of str to sequence, optional
-        The ``values`` applied last; traces whose values are all unchanged
-        (same objects, or empty before and after) are left out of the
-        message.
-    """
-    n_traces = len(widget.data)
-    for path, per_trace in values.items():
-        if len(per_trace) != n_traces:
-            raise ValueError(f"{path}: {len(per_trace)} values for {n_traces} traces")
-    changed = list(range(n_traces))
-    if shown is not None and all(len(shown.get(path, ())) == n_traces for path in values):
-        changed = [
-            i for i in changed
-            if not all(_unchanged(shown[path][i], values[path][i]) for path in values)
-        ]
-    widget.plotly_update(
-        restyle_data={path: [per_trace[i] for i in changed] for path, per_trace in values.items()}
-        if changed else {},
-        relayout_data=dict(layout_values or {}),
-        trace_indexes=changed,
-    )

@@ -1,13 +1,12 @@
 """Which widget shows each registered view: the apps iterate this, not a list of views.
 
-Every view of :data:`ercot_nb.figures.VIEWS` is shown by the generic
-:class:`~.registry.RegistryView`, except those with a tuned widget
-(:data:`TUNED`).  The alpha, scores and Sankey widgets are RegistryViews
-too, with controls of the view's options (what they draw, and how a growing
-run is taken in, is the registered view's); the partition place and the
-Pareto view keep widgets of their own.  Several registered views may share
-one widget (the partition place shows the 2-D, 3-D and video views; the
-scores widget RI, NMI and the label-free scores).
+Every view of :data:`ercot_nb.figures.VIEWS` is shown by a
+:class:`~.registry.RegistryView`: the generic one, or a subclass with
+controls of the view's options (:data:`TUNED`: what they draw, and how a
+growing run is taken in, is the registered view's).  Several registered
+views may share one widget (the partition place shows the 2-D, 3-D and
+video views, the axes choosing; the scores widget RI, NMI and the label-free
+scores).
 """
 from __future__ import annotations
 

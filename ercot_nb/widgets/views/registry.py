@@ -18,14 +18,16 @@ from collections.abc import Sequence
 from typing import Any
 
 import ipywidgets as W
+import numpy as np
 import plotly.graph_objects as go
+from plotly.basedatatypes import Undefined
 
 from ... import figures
 from ...figures import CLICK_MEMBER, CLICK_STEP, Change, Parts, Patch, View, ViewData
 from .._state import OWN_RUN, AppState
 from ._base import FigureView, placeholder_parts
 
-__all__ = ["RegistryView", "apply_change"]
+__all__ = ["RegistryView", "apply_change", "Shown"]
 
 
 def _path_value(trace: Any, path: str) -> Any:
@@ -35,25 +37,49 @@ def _path_value(trace: Any, path: str) -> Any:
     return value
 
 
-def apply_change(figure: go.FigureWidget, change: Change, base: Parts, layout: dict[str, Any]) -> None:
+Shown = list[dict[str, Any]]
+"""What a figure's traces hold, as :func:`apply_change` sent them: per trace, property path -> value."""
+
+
+def apply_change(figure: go.FigureWidget, change: Change, base: Parts, layout: dict[str, Any],
+                 shown: Shown | None = None) -> Shown | None:
     """Show ``change`` on ``figure`` (which shows ``base`` or another step of it), by name.
 
-    A change with a whole trace list (``change.data``) first replaces the
-    content (``layout``: the base's layout, sized, updated by the change's
-    top-level layout entries); then named traces, shapes and layout paths
-    are set.  ``Patch`` values edit the base's arrays.  Traces that get the
-    same property paths are changed in one message.
+    A change with a whole trace list (``change.data``) replaces the content
+    (``layout``: the base's layout, sized, updated by the change's top-level
+    layout entries).  Where the figure's traces are of the same types and
+    names (a step of a view whose trace layout is fixed), only the values
+    that differ from ``shown`` (what the last call sent) go, in one
+    ``plotly_update`` message and without plotly's validation (the values
+    are a registered view's); else the traces are swapped.  Then named
+    traces, shapes and layout paths are set; ``Patch`` values edit the base's
+    arrays, and traces that get the same property paths are changed in one
+    message.
+
+    Returns
+    -------
+    list of dict or None
+        What the figure's traces now hold, for the next call's ``shown``
+        (None: not known, the next trace list is sent whole).
     """
     from ._figure_widget import replace_content
 
     if change.empty:
-        return
+        return shown
     layout_paths = dict(change.layout)
+    now: Shown | None = shown
     if change.data is not None:
         top = {key: value for key, value in layout_paths.items() if "." not in key}
-        traces = [figures.as_trace(trace) if isinstance(trace, dict) else trace for trace in change.data]
-        replace_content(figure, traces, {**layout, **top})
+        flat = [_flat(trace) for trace in change.data]
+        if shown is not None and _same_traces(figure, flat):
+            _send_changed(figure, flat, shown, top)
+        else:
+            traces = [figures.as_trace(trace) if isinstance(trace, dict) else trace for trace in change.data]
+            replace_content(figure, traces, {**layout, **top})
+        now = flat
         layout_paths = {key: value for key, value in layout_paths.items() if "." in key}
+    if change.traces:
+        now = None  # named values set below: the next trace list goes whole
     groups: dict[tuple[str, ...], dict[str, dict[str, Any]]] = {}
     for name, values in change.traces.items():
         resolved = {path: value.on(_path_value(base.trace(name), path)) if isinstance(value, Patch) else value
@@ -66,6 +92,70 @@ def apply_change(figure: go.FigureWidget, change: Change, base: Parts, layout: d
         last = i == len(batches) - 1
         figures.update_by_name(figure, traces=traces or None, shapes=change.shapes if last else None,
                                layout=layout_paths if last else None)
+    return now
+
+
+def _flat(trace: Any) -> dict[str, Any]:
+    """A trace (plain dict or plotly trace) as ``{property path: value}``, down to the leaves."""
+    spec = trace if isinstance(trace, dict) else trace.to_plotly_json()
+    out: dict[str, Any] = {}
+
+    def walk(prefix: str, node: dict[str, Any]) -> None:
+        for key, value in node.items():
+            path = f"{prefix}{key}"
+            if isinstance(value, dict) and value and path not in ("meta", "customdata"):
+                walk(path + ".", value)
+            else:
+                out[path] = value
+
+    walk("", spec)
+    out.pop("uid", None)
+    return out
+
+
+def _same_traces(figure: go.FigureWidget, flat: Shown) -> bool:
+    return len(figure.data) == len(flat) and all(
+        old.type == new.get("type", "scatter") and old.name == new.get("name")
+        for old, new in zip(figure.data, flat))
+
+
+def _unchanged(old: Any, new: Any) -> bool:
+    """Cheap sameness: the same object, equal scalars or strings, or two empty sequences."""
+    if old is new:
+        return True
+    if isinstance(new, (str, int, float, bool)) and isinstance(old, (str, int, float, bool)):
+        return type(old) is type(new) and old == new
+    try:
+        return len(old) == 0 and len(new) == 0
+    except TypeError:
+        return False
+
+
+def _send_changed(figure: go.FigureWidget, flat: Shown, shown: Shown, layout: dict[str, Any]) -> None:
+    """Send the values of ``flat`` that differ from ``shown`` (the same traces), and ``layout``:
+    one message, a trace's unchanged paths left ``Undefined`` (plotly's "leave as it is")."""
+    differs: dict[int, set[str]] = {}
+    for i, (new, old) in enumerate(zip(flat, shown)):
+        differ = {path for path in new.keys() | old.keys()
+                  if path != "type" and not _unchanged(old.get(path), new.get(path))}
+        # a sub-object the trace no longer has goes whole (no empty "marker": {} left)
+        gone = {path for path in differ if path not in new and "." in path
+                and not any(key.startswith(path.split(".")[0] + ".") for key in new)}
+        differ = (differ - gone) | {path.split(".")[0] for path in gone}
+        if differ:
+            differs[i] = differ
+    changed = sorted(differs)
+    paths = sorted(set().union(*differs.values())) if differs else []
+    restyle = {path: [_sendable(flat[i].get(path)) if path in differs[i] else Undefined for i in changed]
+               for path in paths}
+    figure.plotly_update(restyle_data=restyle, relayout_data=dict(layout), trace_indexes=changed)
+
+
+def _sendable(value: Any) -> Any:
+    """Arrays leave the kernel as buffers, which must be C-contiguous (a column of a 2-D array is not)."""
+    if isinstance(value, np.ndarray) and not value.flags.c_contiguous:
+        return np.ascontiguousarray(value)
+    return value
 
 
 class RegistryView(FigureView):
@@ -104,6 +194,7 @@ class RegistryView(FigureView):
         self.children = [*self.children, self.notes]
         self._show_notes()
         self._connect_clicks()
+        self._draw_step()  # the state's step and member (the figure holds the base)
 
     def set_options(self, **options: Any) -> None:
         """Draw the view with these options changed (a control of the view changed)."""
@@ -116,6 +207,11 @@ class RegistryView(FigureView):
     def key(self) -> str:
         """The registered view's key."""
         return self.view.key
+
+    def show_view(self, key: str) -> bool:
+        """Draw the registered view ``key`` if this widget shows it (a subclass's controls may switch
+        between views, e.g. the partition's axes); whether it now draws it."""
+        return self.view.key == key
 
     # -- what is drawn ---------------------------------------------------------------------
     def state_run(self) -> Any:
@@ -162,7 +258,10 @@ class RegistryView(FigureView):
         note = self._note()
         if note is not None:
             self._base = None
-            return placeholder_parts(note, self.view.title)
+            data = self.view_data()  # a run the view does not apply to: the title names data and run
+            title = self.view.title if data is None else \
+                data.titled(f"{html.escape(data.result.algorithm)}: {self.view.title}")
+            return placeholder_parts(note, title)
         data = self.view_data()
         self._base = self.view.base(data, **self.options)
         return self._base
@@ -185,10 +284,15 @@ class RegistryView(FigureView):
         base, data = self._base, self.view_data()
         change = None if base is None or data is None or not self.view.applies(data) else \
             self.view.grown_base(data, base, **self.options)
+        if change is None and base is not None and data is not None and self.view.applies(data) \
+                and self.view.member:
+            # a view whose step changes hold the whole trace list (partition, video, Pareto) needs no new
+            # base: the step shown is unchanged, or _state_changed draws the new one next
+            return
         if change is None:
             self._draw_content()
             return
-        apply_change(self.figure, change, base, self._sized(base.layout))
+        self._shown = apply_change(self.figure, change, base, self._sized(base.layout), self._shown)
         if change.data is not None:
             self._base = Parts(list(self.figure.data), _with_layout(base.layout, change))
             self._connect_clicks()
@@ -204,6 +308,7 @@ class RegistryView(FigureView):
             return
         data, t, member = self.view_data(), self.step, self.member
         if t == 0 and member is None and self._at_base:
+            self._note_asked(t)
             return
         change = self.view.step_change(data, t, **self.options)
         if self.view.member and member is not None:
@@ -212,16 +317,35 @@ class RegistryView(FigureView):
                 isinstance(value, Patch) for values in change.traces.values() for value in values.values()):
             base = self._base = self.view.base(data, **self.options)  # the grown run's base
             self._base_grown = False
-        apply_change(self.figure, change, base, self._sized(base.layout))
+        self._shown = apply_change(self.figure, change, base, self._sized(base.layout), self._shown)
         self._at_base = False
         if change.data is not None:
             self._connect_clicks()
+        self._note_asked(t)
+
+    def _note_asked(self, t: int) -> None:
+        """The title says when the step asked is not computed yet (a live run): the last one is shown."""
+        asked = self.state.step
+        note = f" — step {asked} not computed yet" if asked > t and self.state_run() is not None else ""
+        text = self.figure.layout.title.text or ""
+        stripped = bool(self._title_note) and text.endswith(self._title_note)
+        if stripped:
+            text = text[:-len(self._title_note)]
+        if not note and not stripped:
+            self._title_note = ""
+            return
+        self._title_note = note
+        self.figure.plotly_relayout({"title.text": text + note})
 
     def _show(self, parts: Parts) -> None:
         super()._show(parts)
         self._at_base, self._base_grown = True, False
+        self._shown = [_flat(trace) for trace in parts.traces]
+        self._title_note = ""
 
     _at_base = True
+    _title_note = ""
+    _shown: Shown | None = None
 
     def static(self) -> go.Figure:
         """The registered view's figure of what is shown (no kernel needed)."""

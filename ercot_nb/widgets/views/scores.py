@@ -79,6 +79,13 @@ class ScoresView(RegistryView):
             return _LABEL_FREE_VIEW
         return figures.view("nmi" if self.metric.value == "NMI" else "ri")
 
+    def show_view(self, key: str) -> bool:
+        """Choose the metric of the registered score view ``key`` (``"ri"``, ``"nmi"``); whether it is drawn."""
+        metric = {"ri": "RI", "nmi": "NMI"}.get(key)
+        if metric is not None and self.dataset is not None and self.dataset.has_labels:
+            self.metric.value = metric
+        return self.view.key == key
+
     @property
     def runs(self) -> dict[str, ClusteringResult]:
         """The runs scored: every run of the state (the state's)."""

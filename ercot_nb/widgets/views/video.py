@@ -1,4 +1,11 @@
-"""Video view: a frame and its segmentation side by side, updated in place."""
+"""Video view: the registry's video view (a frame, its segmentation and the ground truth), sized to its panels.
+
+What is drawn is the registered view's (:class:`ercot_nb.figures.views.Video`),
+step by step through :class:`~.registry.RegistryView`; this widget sizes the
+figure to the panels, keeps three panels (hidden ones pad a preview: plotly.js
+misplaces image panels added later) and, while no run is shown, previews the
+frame and the ground truth.
+"""
 from __future__ import annotations
 
 from typing import Any
@@ -6,41 +13,34 @@ from typing import Any
 import plotly.graph_objects as go
 
 from ... import figures
-from ...figures import FRAME
 from ...data import TemporalDataset
 from ...result import ClusteringResult
 from .._state import AppState
-from ._base import CachedStepView, Parts
-from ._figure_widget import trace_values
+from .registry import RegistryView
 
 __all__ = ["VideoView"]
 
 _SLOTS = 3  # frame, segmentation, ground truth: fewer panels hide the rest (same trace count)
 
 
-class VideoView(CachedStepView):
+class VideoView(RegistryView):
     """The frame of one step of a video, its segmentation and the ground truth.
 
-    The panels are :func:`ercot_nb.figures.video_segmentation_figure`'s
-    (both draw with one :class:`ercot_nb.figures.VideoLayer`): one image per
-    panel, segmentations in the clusters' stable colours.  The figure is no
-    wider than ``max_width``: panels shrink to fit a notebook's output area.
-    The trace layout is fixed for a (dataset, result) pair, so changing the
-    step only replaces each panel's image (a PNG data URI of a few kB per
-    segmentation) in one message; each step's images are computed once and
-    cached.  During a live run, ``refresh`` takes in the new steps.
+    A front end of the registered view ``"video"``: one image per panel,
+    segmentations in the clusters' stable colours; a step replaces each
+    panel's image (a PNG data URI of a few kB per segmentation) in one
+    message.  The figure is no wider than ``max_width``.
 
     Parameters
     ----------
     dataset : TemporalDataset
         A video (see :attr:`ercot_nb.data.TemporalDataset.is_video`).
     result : ClusteringResult, optional
-        The run to show; default a preview of the data (the frame and, with
-        labels, the ground truth).
+        The run to show; default a preview of the data (the frame and the
+        ground truth: the view's ``preview`` option).
     step : int, default=0
     truth : bool, default=True
-        Show the ground truth next to the segmentation when the data has
-        labels (its segments matched to the clusters' colours).
+        Show the ground truth next to the segmentation when the data has labels.
     max_pixels : int or None, default=figures.VIDEO_MAX_PIXELS
         Most pixels per panel; larger frames are shown stride-subsampled.
     panel_width : int, default=320
@@ -48,7 +48,7 @@ class VideoView(CachedStepView):
     max_width : int or None, default=figures.VIDEO_MAX_WIDTH
         Largest width of the figure in pixels (narrower panels to fit).
     cache_steps : int, default=64
-        Steps whose images are kept.
+        Kept for compatibility.
 
     Raises
     ------
@@ -67,85 +67,71 @@ class VideoView(CachedStepView):
         step: int = 0,
         truth: bool = True,
         max_pixels: int | None = figures.VIDEO_MAX_PIXELS,
-        panel_width: int = 320,
+        panel_width: int = figures.VIDEO_PANEL_WIDTH,
         max_width: int | None = figures.VIDEO_MAX_WIDTH,
         cache_steps: int = 64,
     ) -> None:
-        self.truth = truth
-        self.max_width = max_width
-        self.max_pixels = max_pixels
-        self.panel_width = panel_width
+        self.truth, self.max_pixels = truth, max_pixels
+        self.panel_width, self.max_width = panel_width, max_width
         self.cache_steps = cache_steps
+        self._truth: tuple[Any, Any] = (None, None)
         # built first: a bad dataset raises before anything changes
-        self._panels, self._panels_of = self._layer(dataset, result), (dataset, result)
-        self._use_state(AppState.of(dataset, result, step=step))
-        self._configure()
-        self._reset()
-        width, height = self._panels.size()
-        parts = self._structure_parts()
-        super().__init__(parts, width=width, height=height)
-        self._structure_shown(parts)
-        self._draw_step()
+        width, height = figures.VideoLayer(dataset, result, truth=truth, max_pixels=max_pixels,
+                                           panel_width=panel_width, max_width=max_width).size()
+        options = {"truth": truth, "max_pixels": max_pixels, "panel_width": panel_width,
+                   "max_width": max_width, "slots": _SLOTS}
+        super().__init__("video", options=options, width=width, height=height,
+                         state=AppState.of(dataset, result, step=step))
 
-    # -- data ------------------------------------------------------------------------------
-    def _layer(self, dataset: TemporalDataset, result: ClusteringResult | None) -> figures.VideoLayer:
-        return figures.VideoLayer(dataset, result, truth=self.truth, max_pixels=self.max_pixels,
-                                  panel_width=self.panel_width, max_width=self.max_width)
+    def state_run(self) -> Any:
+        """The run shown (the state's), or the dataset's ground truth as a preview."""
+        result = super().state_run()
+        if result is not None:
+            return result
+        data = self.state.dataset
+        if data is None or not figures.is_video(data):
+            return None
+        if self._truth[0] is not data:  # made once per dataset
+            self._truth = (data, ClusteringResult.from_labels(data))
+        return self._truth[1]
 
-    def _configure(self) -> None:
-        """The panels of the state's dataset and run (drawn from the state, kept to draw its steps)."""
-        shown = (self.state.dataset, self.result)
-        if any(a is not b for a, b in zip(shown, self._panels_of)):
-            self._panels, self._panels_of = self._layer(*shown), shown
-        panels = self._panels
-        self._labels_in_use = panels.unused_label() if panels.result is not None else 0
-
-    def _structure_parts(self) -> Parts:
-        if not self._panels.n_steps:
-            return Parts([], self._panels.layout("", slots=_SLOTS))
-        return self._panels.parts(self.step, slots=_SLOTS)  # at the step shown: one message
+    def _content_parts(self) -> figures.Parts:
+        # before a run: the registered view's preview of the data (the frame and the ground truth)
+        preview = super(RegistryView, self).state_run() is None
+        self.options = self.view.with_defaults({**self.options, "preview": preview})
+        data = self.view_data()
+        if data is not None and self.view.applies(data):
+            self.width, self.height = self.view.layer(data, **self.options).size()
+        return super()._content_parts()
 
     def load(self, dataset: TemporalDataset, result: ClusteringResult | None = None, *,
              step: int = 0) -> None:
-        """Show another dataset or run, at ``step`` (the knee's partition): the state shown is set to them.
+        """Show another dataset or run, at ``step``: the state shown is set to them.
 
-        Parameters
-        ----------
-        dataset : TemporalDataset
-            A video.
-        result : ClusteringResult, optional
-            Default: a preview of the data.
-        step : int, default=0
+        Raises
+        ------
+        ValueError
+            If ``dataset`` is not a video (before anything changes).
         """
-        # built first: a bad dataset raises before the state changes
-        self._panels, self._panels_of = self._layer(dataset, result), (dataset, result)
+        figures.VideoLayer(dataset, result, truth=self.truth, max_pixels=self.max_pixels,
+                           panel_width=self.panel_width, max_width=self.max_width)
         self.state.show(dataset, result, step=step)
         self._state_changed()
 
-    def _draw_content(self) -> None:
-        self._configure()
-        self._reset()
-        self.width, self.height = self._panels.size()
-        self._show_structure(self._structure_parts())
-        self._draw_step()
+    def show_step(self, step: int, member: int | None = None) -> None:
+        """Show ``step``: the knee's segmentation, or that of population ``member``."""
+        with self.state.lock, self.state.hold_trait_notifications():
+            self.state.set_step(step)
+            self.state.select_member(member)
+        self._state_changed()
 
-    def _draw_growth(self) -> None:
-        """Take in steps added to the result since the last draw (live runs)."""
-        if self._panels.result is not None:
-            in_use = self._panels.unused_label()
-            if in_use != self._labels_in_use:  # new clusters can change the truth's free colours
-                self._labels_in_use = in_use
-                self._forget_values()
-        self._draw_step()
-
-    def _n_steps(self) -> int:
-        return self._panels.n_steps
-
-    def _compute(self, t: int, member: int | None) -> tuple[dict[str, list[Any]], str]:
-        parts = self._panels.parts(t, member, slots=_SLOTS)
-        # PNG data URIs with Pillow, pixel arrays without
-        paths = ("source",) if parts.trace(FRAME).source is not None else ("z",)
-        return trace_values(parts.traces, paths), parts.layout["title"]["text"]
+    def precompute(self, steps: Any = None) -> None:
+        """Compute the images of ``steps`` (default: the first ``cache_steps``) ahead of scrubbing."""
+        data = self.view_data()
+        if data is None or not self.view.applies(data):
+            return
+        for t in range(min(data.n_steps, self.cache_steps)) if steps is None else steps:
+            self.view.parts(data, t, **self.options)
 
     def static(self) -> go.Figure:
         """:func:`ercot_nb.figures.video_segmentation_animation` starting at the step shown.
@@ -153,7 +139,9 @@ class VideoView(CachedStepView):
         The kernel-free fallback: every step with a slider and Play (the
         knees' segmentations; a member picked instead of a knee is not kept).
         """
+        data = self.view_data()
+        if data is None:
+            return super().static()
         return figures.video_segmentation_animation(
-            self.result, self.dataset, truth=self.truth, max_pixels=self.max_pixels,
-            panel_width=self.panel_width, max_width=self.max_width, start=self.step,
-        )
+            None if self.options["preview"] else data.result, self.dataset, truth=self.options["truth"], max_pixels=self.max_pixels,
+            panel_width=self.panel_width, max_width=self.max_width, start=self.step)
