@@ -9,11 +9,8 @@ dataset, run, step and member, and the status line must answer the action.
 """
 from __future__ import annotations
 
-import base64
-import json
 
 import numpy as np
-import plotly.graph_objects as go
 import pytest
 
 from ercot_nb import datasets, figures
@@ -24,30 +21,11 @@ from ercot_nb.widgets.views.pareto import ParetoView
 from ercot_nb.widgets.views.flows import FlowsView
 from ercot_nb.widgets.views.scores import ScoresView
 
+from .test_views_match_figures import traces_json
+
 FAST = {"pop_size": 10, "n_evaluations": 20, "max_clusters": 4}
 SMALL = {"n_steps": 5, "n_per_cluster": 6}
 PROJECTION = {"features": None, "pca": "pca", "3d": "3d"}
-
-
-def traces_json(traces) -> list[dict]:
-    data = [_lists(trace) for trace in json.loads(go.Figure(data=list(traces)).to_json())["data"]]
-    for trace in data:
-        trace.pop("uid", None)
-    return data
-
-
-def _lists(value):
-    """Typed arrays (``{"dtype", "bdata"}``) as lists: a list and an array of the same values are the same."""
-    if isinstance(value, list):
-        return [_lists(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    if isinstance(value.get("bdata"), str) and "dtype" in value:
-        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]).newbyteorder("<"))
-        if value.get("shape") and "," in str(value["shape"]):
-            array = array.reshape(-1, int(str(value["shape"]).split(",")[1]))
-        return array.tolist()
-    return {key: _lists(v) for key, v in value.items()}
 
 
 def title(view) -> str:
