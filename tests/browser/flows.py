@@ -42,10 +42,14 @@ CHECK = f"""(expect) => {{
     if (plots.length !== expect.views.length)
         return [`${{plots.length}} views visible, not ${{expect.views.length}}`];
     const time = ({TIME_LABEL})();
-    const views = plots.map((plot, i) => ({{
-        name: expect.views[i], plot, title: plot.querySelector('.gtitle')?.textContent ?? '',
+    const named = plot => [...(plot.closest('[class*="ercot-nb-view-"]')?.classList || [])]
+        .map(name => name.match(/^ercot-nb-view-(.+)$/)).find(Boolean)?.[1];
+    const views = plots.map(plot => ({{
+        name: named(plot), plot, title: plot.querySelector('.gtitle')?.textContent ?? '',
         placeholder: /Run an algorithm to|Load data to/.test(plot.textContent)}}));
-    const partition = views[0];
+    if (views.map(view => view.name).sort().join() !== [...expect.views].sort().join())
+        return [`views visible: ${{views.map(view => view.name)}}, not ${{expect.views}}`];
+    const partition = views.find(view => view.name === 'partition');
     for (const view of views) {{
         if (view.placeholder) {{
             if (expect.ran) problems.push(`${{view.name}} still on its placeholder: "${{view.title}}"`);

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .app_harness import open_app
 from .test_voila_explorer import STATUS, TIME_LABEL
@@ -127,6 +128,21 @@ def test_use_a_front_member_from_step_5_on(app_url, browser_context, console_err
         page.wait_for_function(
             "() => document.querySelector('.js-plotly-plot .gtitle')?.textContent.includes('agreement')",
             timeout=30_000)
+        # the seeds may agree on every point of the step shown (the last one): look from the
+        # first step on for one where some point is drawn fainter
+        slider = page.locator(".ercot-nb-scrubber [role=slider]").first
+        for t in range(n_steps):
+            slider.focus()
+            slider.press("Home" if t == 0 else "ArrowRight")
+            page.wait_for_function(
+                f"() => ({TIME_LABEL})() === '{t + 1}' && document.querySelector('.js-plotly-plot .gtitle')"
+                f"?.textContent.includes('at time {t + 1} (')", timeout=30_000)
+            try:  # the opacities come with the title's message or just after it
+                page.wait_for_function(f"() => JSON.parse(({AGREEMENT})()).flat().some(value => value < 1)",
+                                       timeout=3_000)
+                break
+            except PlaywrightTimeout:
+                continue  # every point of step t agrees, or it is not drawn: the assertions say which
         opacities = json.loads(page.evaluate(AGREEMENT))
     finally:
         page.screenshot(path=str(shot), full_page=True)  # end state, or the failure

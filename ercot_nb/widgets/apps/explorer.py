@@ -203,6 +203,8 @@ class Explorer(W.VBox):
         # views first: they say which data they cannot show before the picker loads any
         self._ends = [end for end in ends if end.name in views]
         self._views: dict[str, Any] = {end.name: end.make(state) for end in self._ends}
+        for name, view in self._views.items():  # a page (and its tests) finds each view by name, in any layout
+            view.add_class(f"ercot-nb-view-{name}")
         if hasattr(self._views.get("partition"), "video_options"):  # a video's panels fit the views' column
             self._views["partition"].video_options.setdefault("max_width", _VIEWS_WIDTH)
         self.picker = DatasetPicker(dataset, seed=data_seed, params=data_params, state=state)
