@@ -161,3 +161,19 @@ def test_a_worker_killed_while_idle_is_replaced(pooled):
     job = FitJob(ERCOT(seed=0), datasets.load("syn3")).start()
     assert job.wait(60), "the fit waits for a worker that is gone"
     assert job.state == "finished" and pooled.pids() != [pid] and len(pooled.pids()) == 1
+
+
+def test_a_deep_temporary_folder_still_gives_the_pool_a_socket(tmp_path, monkeypatch):
+    """A unix socket's path has at most about 100 bytes: under a deep TMPDIR (a test's, a CI's) the
+    app died with 'AF_UNIX path too long'; the socket then goes to /tmp."""
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    monkeypatch.setenv("TMPDIR", str(deep))
+    monkeypatch.setattr("tempfile.tempdir", None)  # read TMPDIR again
+    pool = FitPool(1, warm=False)
+    try:
+        pool.start()
+        assert len(os.fsencode(pool.address)) <= 100 and os.path.exists(pool.address), pool.address
+        assert oct(os.stat(os.path.dirname(pool.address)).st_mode & 0o777) == "0o700"
+    finally:
+        pool.close()

@@ -54,6 +54,23 @@ class _Queue:
     free: list[_Worker] = field(default_factory=list)
 
 
+_SOCKET_PATH_MAX = 100
+"""Bytes a unix socket's path may have here (the system's limit is 104 to 108, with the final NUL)."""
+
+
+def _socket_folder() -> str:
+    """A new private folder (mode 0700) for the pool's socket, in the temporary folder or, where
+    that path is too long for a unix socket (a deep ``TMPDIR``), in ``/tmp``."""
+    for parent in (None, "/tmp"):
+        folder = tempfile.mkdtemp(prefix="ercot-nb-fit-pool-", dir=parent)
+        if len(os.fsencode(os.path.join(folder, "pool"))) <= _SOCKET_PATH_MAX:
+            return folder
+        os.rmdir(folder)
+    raise OSError(f"no temporary folder has a path short enough for the fit pool's socket "
+                  f"({_SOCKET_PATH_MAX} bytes): set TMPDIR to a shorter path, or start the app "
+                  "with --fit-workers 0")
+
+
 class FitPool:
     """N worker processes fitting for the kernels of one app server.
 
@@ -90,7 +107,7 @@ class FitPool:
     # -- life ------------------------------------------------------------------------------------------
     def start(self) -> FitPool:
         """Listen, and start the workers (they join as soon as they are warm)."""
-        self._folder = tempfile.mkdtemp(prefix="ercot-nb-fit-pool-")  # mode 0700: this user only
+        self._folder = _socket_folder()  # mode 0700: this user only
         self.address = os.path.join(self._folder, "pool")
         self._listener = Listener(self.address, family="AF_UNIX", authkey=self._key)
         threading.Thread(target=self._accept, name="ercot-nb fit pool", daemon=True).start()
