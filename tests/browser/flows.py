@@ -123,6 +123,7 @@ FRONT = f"""() => {{
     const plot = ({PARETO})();
     if (!plot) return '[]';
     const box = plot.getBoundingClientRect();
+    const scale = box.width / plot.offsetWidth;  // a scaled layout (CSS transform): screen px per plot px
     const xa = plot._fullLayout.xaxis, ya = plot._fullLayout.yaxis;
     const points = [];
     for (const trace of plot.data) {{
@@ -132,7 +133,8 @@ FRONT = f"""() => {{
             const symbol = typeof trace.marker.symbol === 'string' ? trace.marker.symbol : trace.marker.symbol[i];
             points.push({{member: trace.customdata[i][0], k: trace.customdata[i][1],
                 front: !knee && symbol === 'circle', knee,
-                x: box.left + xa._offset + xa.l2p(trace.x[i]), y: box.top + ya._offset + ya.l2p(trace.y[i])}});
+                x: box.left + scale * (xa._offset + xa.l2p(trace.x[i])),
+                y: box.top + scale * (ya._offset + ya.l2p(trace.y[i]))}});
         }}
     }}
     const kneeMember = points.find(p => p.knee)?.member;
