@@ -92,7 +92,7 @@ from .style import (
     time_axis,
 )
 from .video import (
-    FRAME, TRUTH, VIDEO_MAX_PIXELS, VIDEO_MAX_WIDTH, VIDEO_PANEL_WIDTH, VideoLayer, video_parts, video_segmentation_animation,
+    FRAME, TRUTH, VIDEO_MAX_PIXELS, VIDEO_MAX_WIDTH, VideoLayer, video_parts, video_segmentation_animation,
     video_segmentation_figure,
 )
 from .views import VIEWS, cluster_sizes, cluster_sizes_figure, cluster_sizes_parts, view, views_for
@@ -121,7 +121,7 @@ __all__ = [
     "sankey_title",
     "ground_truth_result",
     "report_figures",
-    "VIDEO_MAX_PIXELS", "VIDEO_PANEL_WIDTH",
+    "VIDEO_MAX_PIXELS",
     "VIDEO_MAX_WIDTH",
     "is_video",
     "frame_image",

@@ -71,7 +71,11 @@ def test_closed_and_vanished_pages_give_their_kernels_back(tmp_path, capsys):
     assert report["kernels with one more page"] == 1
     vanished = re.findall(r"Kernel started: ([0-9a-f-]{36})", text)[-1]
     assert f"Culling 'idle' kernel 'python3' ({vanished})" in text  # the culler reclaimed it
-    assert "Traceback" not in text
+    # a page that vanished mid-message leaves tornado's own note that its socket closed (its
+    # websocket wrapper logs WebSocketClosedError/StreamClosedError with a traceback); nothing else
+    tracebacks = re.split(r"(?=Traceback \(most recent call last\))", text)[1:]
+    ours = [block[:600] for block in tracebacks if not re.search(r"(WebSocket|Stream)ClosedError", block)]
+    assert not ours, ours
 
 
 def test_one_page_more_than_the_cap_waits_in_the_queue_and_opens_by_itself(tmp_path):

@@ -13,6 +13,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from ... import figures
+from ...figures.video import VIDEO_PANEL_WIDTH
 from ...data import TemporalDataset
 from ...result import ClusteringResult
 from .._state import AppState
@@ -67,7 +68,7 @@ class VideoView(RegistryView):
         step: int = 0,
         truth: bool = True,
         max_pixels: int | None = figures.VIDEO_MAX_PIXELS,
-        panel_width: int = figures.VIDEO_PANEL_WIDTH,
+        panel_width: int = VIDEO_PANEL_WIDTH,
         max_width: int | None = figures.VIDEO_MAX_WIDTH,
         cache_steps: int = 64,
     ) -> None:
