@@ -224,10 +224,12 @@ def build_parser(algorithm: str | None = None) -> argparse.ArgumentParser:
     app.add_argument("--allow-host", metavar="NAME", action="append", default=[],
                      help="also answer requests for this host name (as typed in the browser's "
                           "address bar; repeatable; '*' answers any)")
-    app.add_argument("--max-kernels", metavar="N", type=int, default=10,
+    app.add_argument("--max-kernels", metavar="N", type=int, default=None,
                      help="most app pages open at once, each running a kernel of ~190 MiB (~300 "
                           "MiB with --fit-workers 0); more "
-                          "wait in a queue, told their place (default: 10; 0: no cap)")
+                          "wait in a queue, told their place (default: as many as 80%% of the memory "
+                          "free at start holds, planning 300 MiB a page, 450 with --fit-workers 0; "
+                          "0: no cap)")
     app.add_argument("--max-starting", metavar="N", type=int, default=2,
                      help="most pages starting their kernel and notebook at once; more wait in a "
                           "queue, told their place (default: 2; 0: no limit)")

@@ -38,6 +38,7 @@ _PUBLIC = {
     "EMPTY_CLUSTERS": "_engine",
     "PRECISIONS": "_engine",
     "ALPHA_AGGREGATES": "_smoothness",
+    "memory_limit": "_memory",
 }
 __all__ = list(_PUBLIC)
 
@@ -45,6 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._engine import EMPTY_CLUSTERS, PRECISIONS, SEPARATIONS, EAConfig, Engine
     from ._ercot import BUDGET_MODES, ERCOT, MUTATION_MODES, EvolutionaryClustering, StaticEC
     from ._final import FINAL_PARTITIONS
+    from ._memory import memory_limit
     from ._smoothness import AGGREGATES as ALPHA_AGGREGATES
 
 

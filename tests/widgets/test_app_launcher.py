@@ -119,3 +119,32 @@ def test_the_kernels_learn_the_fit_pool_from_their_environment_only(workers, mon
     assert len(bytes.fromhex(key)) == 32 and key not in " ".join(kernel["argv"])
     assert not os.path.exists(address)  # the pool ended with the server: its socket and folder are gone
     assert main(["app", "--fit-workers", "-1", "--no-browser"]) == 2
+
+
+def test_the_page_cap_is_sized_from_free_memory_so_a_class_of_30_is_let_in_in_turn(monkeypatch, capsys):
+    """A fixed cap of 10 told the 11th student of a class 'the server is full' on a 24 GiB machine."""
+    from ercot_nb.evolution import _memory
+
+    assert app.default_max_kernels(2, 16 * 2**30)[0] == 41  # (0.8 * 16 GiB - 2 workers * 350 MiB) / 300 MiB
+    assert app.default_max_kernels(0, 16 * 2**30)[0] == 29  # 0.8 * 16 GiB / 450 MiB
+    assert app.default_max_kernels(2, 2**29)[0] == 1  # never 0 (which would mean no cap)
+    monkeypatch.setattr(_memory, "memory_limit", lambda: (12 * 2**30, "its cgroup's memory limit"))
+    asked: list[dict] = []
+
+    def command(notebook, port, **kwargs):  # a stand-in server that listens for a second
+        asked.append(kwargs)
+        return [sys.executable, "-c", textwrap.dedent(f"""
+            import socket, time
+            with socket.socket() as server:
+                server.bind(("127.0.0.1", {port}))
+                server.listen()
+                time.sleep(1)
+        """)]
+
+    monkeypatch.setattr(app, "voila_command", command)
+    assert app.serve(port=_free_port(), open_browser=False, fit_workers=1) == 0
+    assert asked[-1]["max_kernels"] == 31  # (0.8 * 12 GiB - 350 MiB) / 300 MiB
+    assert "At most 31 pages at once (80% of 12.0 GiB free at 300 MiB a page); 2 start at a time" in \
+        capsys.readouterr().out
+    app.serve(port=_free_port(), open_browser=False, fit_workers=1, max_kernels=7)  # asked for: as asked
+    assert asked[-1]["max_kernels"] == 7

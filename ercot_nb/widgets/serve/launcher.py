@@ -52,7 +52,7 @@ from .fit_pool import FitPool
 
 __all__ = [
     "APPS", "APPS_ENV", "DATASET_ENV", "TOKEN_ENV", "find_app_notebook", "find_tutorials",
-    "copy_tutorials", "voila_command", "check_address", "serve",
+    "copy_tutorials", "voila_command", "check_address", "serve", "default_max_kernels",
 ]
 
 APPS = ("explorer", "compare")
@@ -201,6 +201,44 @@ def _is_local(ip: str) -> bool:
         return ipaddress.ip_address(ip.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+PAGE_MIB = {"pool": 300, "kernel": 450}
+"""Memory planned per open page: its kernel fits in the shared pool, or fits by itself.
+
+Measured (``ercot-nb bench kernel``): 190 and 300 MiB resident after a first run on syn3; the rest
+is headroom for larger datasets and longer runs."""
+WORKER_MIB = 350
+"""Memory planned per fit pool worker (measured: 225 MiB resident once warm)."""
+MEMORY_SHARE = 0.8
+"""Share of the memory available at start that the pages and the pool may plan to use."""
+
+
+def default_max_kernels(fit_workers: int, available: int | None = None) -> tuple[int, str]:
+    """Most app pages at once that the memory available now holds, and why, in words.
+
+    Parameters
+    ----------
+    fit_workers : int
+        The fit pool's workers (0: each page's kernel fits by itself).
+    available : int, optional
+        Bytes available; default: what this process can get now (the least of the machine's
+        available memory and its own limits, :func:`ercot_nb.evolution.memory_limit`).
+
+    Returns
+    -------
+    (int, str)
+        At least 1 page; and a phrase for the banner ("from 18.2 GiB free at 300 MiB a page").
+    """
+    if available is None:
+        from ...evolution import memory_limit
+
+        limit = memory_limit()
+        available = limit[0] if limit is not None else 4 * 2**30
+    per_page = PAGE_MIB["pool" if fit_workers else "kernel"]
+    budget = MEMORY_SHARE * available / 2**20 - fit_workers * WORKER_MIB
+    pages = max(1, int(budget // per_page))
+    return pages, f"{MEMORY_SHARE:.0%} of {available / 2**30:.1f} GiB free at {per_page} MiB a page"
 
 
 def _host_name() -> str:
@@ -357,7 +395,7 @@ def serve(
     app: str = "explorer",
     ip: str = HOST,
     allowed_hosts: Sequence[str] = (),
-    max_kernels: int = 10,
+    max_kernels: int | None = None,
     cull_idle: int = 300,
     extra_args: Sequence[str] = (),
     max_starting: int = 2,
@@ -382,9 +420,11 @@ def serve(
     allowed_hosts : sequence of str
         Host names (as typed in the browser) accepted besides localhost and
         ``ip``; ``"*"`` accepts any.
-    max_kernels : int, default=10
+    max_kernels : int, optional
         Most app pages open at once (each runs a kernel of ~190 MiB after its first run with the
-        fit pool, ~300 MiB with ``fit_workers=0``).
+        fit pool, ~300 MiB with ``fit_workers=0``); 0: no cap.  Default: as many as the memory
+        available at start holds (:func:`default_max_kernels`), so that a class opening the link
+        at once is let in in turn (``max_starting``), not told the server is full.
     cull_idle : int, default=300
         Seconds after which the kernel of a page that went away is shut down.
     extra_args : sequence of str
@@ -418,6 +458,10 @@ def serve(
         raise ValueError("Voila is not installed: pip install 'ercot-nb[notebook]'")
     if fit_workers is None:
         fit_workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    sized = ""
+    if max_kernels is None:
+        max_kernels, why = default_max_kernels(fit_workers)
+        sized = f" ({why})"
     if max_kernels < 0 or cull_idle < 0 or max_starting < 0 or fit_workers < 0:
         raise ValueError("--max-kernels, --max-starting, --cull-idle and --fit-workers must be 0 or more")
     try:
@@ -442,10 +486,11 @@ def serve(
         name = _host_name() if ip in ("0.0.0.0", "::", "[::]", "") else shown_ip
         url = f"http://{name}:{port}/?token={token}"
         banner = (f"Serving {path.name} to other computers on {shown_ip}:{port} (dataset "
-                  f"{dataset.lower()}, at most {max_kernels or 'unlimited'} pages at once); "
-                  "Ctrl-C stops it.\n"
+                  f"{dataset.lower()}); Ctrl-C stops it.\n"
                   f"Students open:  {url}\n"
                   f"The token is {token}: share it only with your class.")
+    banner += (f"\nAt most {max_kernels} pages at once{sized}; " if max_kernels else "\nNo cap on pages; ") + \
+        f"{max_starting or 'any number'} start at a time, the others are told their place in the queue."
     command = voila_command(path, port, ip=ip, max_kernels=max_kernels, cull_idle=cull_idle,
                             allowed_hosts=allowed_hosts, own_app=notebook is None, max_starting=max_starting)
     # the workers run what kernels send them, so they get no more than a kernel: not the token
