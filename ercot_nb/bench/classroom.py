@@ -90,6 +90,10 @@ class ClassReport:
     load_after: tuple[float, float, float]
     server_args: list[str]
     pool_mib: list[tuple[float, float, float]] = field(default_factory=list)
+    cpu_split: dict[str, float] = field(default_factory=dict)
+    """CPU seconds in all, once the pages were watched: ``"kernels"``, ``"fit pool"``, ``"server"``
+    (Voila's own process) and ``"Chromium"`` (every page's browser work, which a class does on the
+    students' own computers)."""
 
     def count(self, outcome: str) -> int:
         return sum(page.outcome == outcome for page in self.pages)
@@ -126,8 +130,23 @@ def _kernel_processes(launcher_pid: int, marker: str = "ipykernel") -> list:
     return found
 
 
+SERVER = "ercot_nb.widgets.serve.app_server"
+"""What the command line of the app's Voila server has."""
 FIT_WORKER = "ercot_nb.widgets.serve.fit_pool"
 """What the command line of a fit pool's worker has (``ercot-nb app --fit-workers``)."""
+
+
+def _browser_cpu() -> float:
+    """CPU seconds of this process's Chromium processes (the bench's browser, all its pages)."""
+    import psutil
+
+    total = 0.0
+    for child in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+            if "chrom" in child.name().lower():
+                cpu = child.cpu_times()
+                total += cpu.user + cpu.system
+    return total
 
 
 def _rss_mib(processes: list) -> list[tuple[float, float, float]]:
@@ -252,23 +271,25 @@ def run_class(students: int, *, timeout: float = 300.0, server_args: list[str] |
         )
     kernel_mib: list[tuple[float, float, float]] = []
     pool_mib: list[tuple[float, float, float]] = []
+    cpu_split: dict[str, float] = {}
     try:
         _wait_for_port(port, process, timeout=120)
         loop = asyncio.new_event_loop()
         try:
             pages, kernel_mib, left = loop.run_until_complete(
                 _class_session(students, f"http://127.0.0.1:{port}/", timeout, chromium, process.pid, settle,
-                               pool_mib))
+                               pool_mib, cpu_split))
         finally:
             loop.close()
         load_after = os.getloadavg()
     finally:
         stop_group(process)
-    return ClassReport(students, pages, kernel_mib, left, load_before, load_after, server_args, pool_mib)
+    return ClassReport(students, pages, kernel_mib, left, load_before, load_after, server_args, pool_mib,
+                       cpu_split)
 
 
 async def _class_session(students: int, url: str, timeout: float, chromium: str, launcher_pid: int,
-                         settle: float, pool_mib: list,
+                         settle: float, pool_mib: list, cpu_split: dict,
                          ) -> tuple[list[StudentPage], list[tuple[float, float, float]], int]:
     from playwright.async_api import async_playwright
 
@@ -283,6 +304,9 @@ async def _class_session(students: int, url: str, timeout: float, chromium: str,
             results = await asyncio.gather(*tasks)
             kernel_mib = _rss_mib(_kernel_processes(launcher_pid))  # the runs finished (or timed out)
             pool_mib[:] = _rss_mib(_kernel_processes(launcher_pid, FIT_WORKER))
+            cpu_split.update(kernels=sum(m[2] for m in kernel_mib), **{"fit pool": sum(m[2] for m in pool_mib)},
+                             server=sum(m[2] for m in _rss_mib(_kernel_processes(launcher_pid, SERVER))),
+                             Chromium=_browser_cpu())
             for _, context in results:  # the students close their tabs, as a browser closes one
                 for page in context.pages:
                     with contextlib.suppress(Exception):
@@ -329,6 +353,9 @@ def format_report(report: ClassReport) -> str:
         f"CPU per kernel until then (median / max): {_stat(cpu)}" if cpu else "CPU per kernel: -",
         f"requests leaving 127.0.0.1: {len(off)}" + (f" ({', '.join(off[:5])})" if off else ""),
     ]
+    if report.cpu_split:  # where the machine's CPU went while the pages were watched
+        lines.insert(-1, "CPU s in all: " + ", ".join(f"{name} {seconds:.0f}" for name, seconds in
+                                                     report.cpu_split.items()))
     if report.pool_mib:  # shared by the whole class
         lines.insert(-1, f"fit pool: {len(report.pool_mib)} workers, "
                          f"{sum(m[0] for m in report.pool_mib):.0f} MiB resident, "
@@ -370,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
 
         data = {"load_before": report.load_before, "load_after": report.load_after,
                 "kernel_mib": report.kernel_mib, "fit_pool_mib": report.pool_mib, "kernels_left": report.kernels_left,
-                "pages": [page.__dict__ for page in report.pages]}
+                "cpu_seconds": report.cpu_split, "pages": [page.__dict__ for page in report.pages]}
         atomic_write(args.json, lambda file: file.write(json.dumps(data, indent=1).encode()))
     return 0 if report.count("ok") + report.count("told to wait") == report.students and \
         report.count("blank") == 0 else 1

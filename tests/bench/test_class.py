@@ -23,6 +23,9 @@ def test_the_table_counts_each_outcome_and_names_what_left_the_machine():
     assert "fit pool" not in table  # fits in the kernels
     report.pool_mib = [(225.0, 113.0, 9.5), (224.0, 112.0, 3.0)]
     assert "fit pool: 2 workers, 449 MiB resident, 225 MiB their own (USS), 12 CPU s, in all" in format_report(report)
+    assert "CPU s in all" not in format_report(report)  # not measured
+    report.cpu_split = {"kernels": 50.4, "fit pool": 12.0, "server": 9.6, "Chromium": 170.2}
+    assert "CPU s in all: kernels 50, fit pool 12, server 10, Chromium 170" in format_report(report)
 
 
 def test_a_class_size_out_of_bounds_is_one_clear_error():
@@ -42,3 +45,4 @@ def test_a_small_class_at_once_all_get_the_explorer(capsys):
     assert all(page.first_partition is not None for page in report.pages)
     assert not [url for page in report.pages for url in page.off_machine]
     assert report.kernels_left == 0
+    assert report.cpu_split["kernels"] > 0 and report.cpu_split["server"] > 0 and report.cpu_split["Chromium"] > 0
