@@ -133,8 +133,8 @@ def test_param_rejects_an_empty_help():
 
 
 def test_cli_param_option(capsys):
-    # the refused run first: a valid run's preview (printed by a thread while the kernels get
-    # ready) may still reach stderr after it returned
+    # the refused run first: on a cold numba cache a valid run prints its step-0 preview to stderr
+    # (before it returns), and an unread capture would hand that line back with the error
     rc = main(["run", "--dataset", "syn1", "--param", "crossover_rate=1.5"])
     err = capsys.readouterr().err
     assert rc == 2
