@@ -307,6 +307,9 @@ class View:
         Whether a front end should give it the whole width.
     options : dict
         The view's options and their defaults (keyword arguments of every method).
+    choice : str
+        The option whose values every front end offers as a choice ("" for none): the static
+        report draws each, the offline page and the widget a toggle (values: :meth:`choices`).
     """
 
     key: str = ""
@@ -316,6 +319,7 @@ class View:
     chosen: bool = True
     wide: bool = False
     options: Mapping[str, Any] = {}
+    choice: str = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Every view's title names the dataset: what a subclass's :meth:`parts` and changes return
@@ -329,6 +333,11 @@ class View:
     def applies(self, data: ViewData) -> bool:
         """Whether the view has something to show for ``data``."""
         return True
+
+    def choices(self, data: ViewData) -> dict[Any, str]:
+        """The values of the option :attr:`choice` that apply to ``data``, value -> label, the
+        default first (none without a choice)."""
+        return {}
 
     def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
         """The view at step ``t`` (and ``member``, None: the knee)."""

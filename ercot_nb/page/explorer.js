@@ -214,34 +214,68 @@ function main(DATA) {
   function say(text) { document.getElementById("message").textContent = text || ""; }
 
   // -------------------------------------------------------------- the views
-  /** One panel per view; what it draws comes from the view's own base and changes. */
-  function makeView(spec) {
-    var box = el("section", "panel" + (spec.wide ? " wide" : ""));
-    box.appendChild(el("h2", null, spec.title));
-    if (spec.hint) { box.appendChild(el("p", "hint", spec.hint)); }
-    var div = el("div", "plot");
-    div.id = spec.key;
-    box.appendChild(div);
-    document.getElementById("views").appendChild(box);
-    var base = decode(table(spec.base)[0]), decoded = new Map();
-    spec = Object.assign({}, spec, { steps: table(spec.steps) });   // stored by columns: read once
-    if (spec.members) { spec.members = table(spec.members); spec.member_data = table(spec.member_data); }
+  /** One stored drawing of a view (its base, its change to every step and member), read lazily. */
+  function reader(stored) {
+    var base = decode(table(stored.base)[0]), decoded = new Map(), steps = table(stored.steps);
+    var members = stored.members ? table(stored.members) : null;
+    var memberData = stored.members ? table(stored.member_data) : null;
     function change(kind, t, member) {   // decoded once per step (and member)
       var key = kind + t + ":" + member;
       if (!decoded.has(key)) {
-        var raw = kind === "step" ? spec.steps[t] : spec.members[t][String(member)];
+        var raw = kind === "step" ? steps[t] : members[t][String(member)];
         if (raw && typeof raw.data === "number") {   // trace list shared by members of one partition
-          raw = Object.assign({}, raw, { data: spec.member_data[t][raw.data] });
+          raw = Object.assign({}, raw, { data: memberData[t][raw.data] });
         }
         decoded.set(key, raw ? decode(raw) : null);
       }
       return decoded.get(key);
     }
-    function render() {
-      var parts = apply({ data: base.data, layout: base.layout }, change("step", state.t), base);
-      if (state.member !== null && spec.members && spec.members[state.t][String(state.member)] !== undefined) {
-        parts = apply(parts, change("member", state.t, state.member), base);
+    function parts(t, member) {
+      var out = apply({ data: base.data, layout: base.layout }, change("step", t), base);
+      if (member !== null && members && members[t][String(member)] !== undefined) {
+        out = apply(out, change("member", t, member), base);
       }
+      return out;
+    }
+    return { parts: parts, members: members };
+  }
+
+  /** One panel per view; what it draws comes from the view's own base and changes.  A view with a
+   *  choice (spec.choices: one drawing per value, e.g. the scores' metric) gets a toggle. */
+  function makeView(spec) {
+    var box = el("section", "panel" + (spec.wide ? " wide" : ""));
+    box.appendChild(el("h2", null, spec.title));
+    if (spec.hint) { box.appendChild(el("p", "hint", spec.hint)); }
+    var drawings = (spec.choices || [spec]).map(reader), current = 0, view;
+    if (spec.choices) {
+      var bar = el("div", "choices"), buttons = spec.choices.map(function (choice, i) {
+        var button = el("button", null, choice.label);
+        button.type = "button";
+        button.dataset.value = String(choice.value);
+        button.addEventListener("click", function () {
+          current = i;
+          buttons.forEach(function (b, j) { b.setAttribute("aria-pressed", String(j === i)); });
+          view.div.dataset.choice = String(choice.value);
+          rendering = rendering.then(render).catch(function (error) {
+            say("A view could not be drawn: " + error.message);
+            console.error(error);
+          });
+        });
+        bar.appendChild(button);
+        return button;
+      });
+      bar.setAttribute("role", "group");
+      bar.setAttribute("aria-label", spec.choice);
+      buttons[0].setAttribute("aria-pressed", "true");
+      box.appendChild(bar);
+    }
+    var div = el("div", "plot");
+    div.id = spec.key;
+    if (spec.choices) { div.dataset.choice = String(spec.choices[0].value); }
+    box.appendChild(div);
+    document.getElementById("views").appendChild(box);
+    function render() {
+      var parts = drawings[current].parts(state.t, state.member);
       var layout = Object.assign({}, parts.layout, { uirevision: "keep" });
       if (layout.width && layout.width > div.clientWidth) { delete layout.width; }
       if (layout.height) { div.style.height = layout.height + "px"; }
@@ -264,11 +298,12 @@ function main(DATA) {
         }
       });
     }
-    return { div: div, render: render, bind: bind, spec: spec };
+    view = { div: div, render: render, bind: bind, members: function () { return drawings[current].members; } };
+    return view;
   }
 
   function memberStored(t, member) {
-    return views.some(function (v) { return v.spec.members && v.spec.members[t][String(member)] !== undefined; });
+    return views.some(function (v) { var m = v.members(); return m && m[t][String(member)] !== undefined; });
   }
 
   // ---------------------------------------------------------- page set-up

@@ -293,7 +293,7 @@ def test_run_without_population_has_no_front_but_every_other_view():
     page = page_data(result, data)
     views = by_view(page)
     assert "pareto" not in views and all(m == {} for m in views["partition"]["members"])
-    assert {"partition", "alpha", "n_clusters", "sizes", "ri", "nmi", "flows"} <= set(views)
+    assert {"partition", "alpha", "n_clusters", "sizes", "scores", "flows"} <= set(views)
     source = figures.ViewData(result, data)
     for step in result:
         same_content(shown(views["partition"], step.t), figures.view("partition").parts(source, step.t))

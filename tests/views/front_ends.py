@@ -229,14 +229,24 @@ def apply(parts: dict[str, Any], change: dict[str, Any] | None, base: dict[str, 
     return {"data": data, "layout": layout}
 
 
-def page_entry(page: dict[str, Any], key: str) -> dict[str, Any]:
-    """The page's data of the view ``key``, its tables read (explorer.js ``table``)."""
+def page_entry(page: dict[str, Any], key: str, **choice: Any) -> dict[str, Any]:
+    """The page's data of the view ``key``, its tables read (explorer.js ``table``); for a view with a
+    choice, the drawing of ``choice`` (``metric="NMI"``; default: the first, which the page shows first)."""
     from ercot_nb.page import read_table
 
     entries = [entry for entry in page["views"] if entry["key"] == key]
     assert len(entries) == 1, f"the page holds {len(entries)} views {key!r}"
+    entry = entries[0]
+    if "choices" in entry:
+        values = [drawing["value"] for drawing in entry["choices"]]
+        value = choice.get(entry["choice"], values[0])
+        assert value in values, f"the page's view {key!r} offers {values}, not {value!r}"
+        assert set(choice) <= {entry["choice"]}, f"the page's view {key!r} chooses {entry['choice']}, not {choice}"
+        entry = {**entry, **entry["choices"][values.index(value)]}
+    else:
+        assert not choice, f"the page's view {key!r} has no choice"
     entry = {name: read_table(value) if name in ("steps", "members", "member_data") else value
-             for name, value in entries[0].items()}
+             for name, value in entry.items()}
     entry["base"] = read_table(entry["base"])[0]
     return entry
 

@@ -9,6 +9,9 @@ a run without a population):
   explorer.js applies it) and the live widget users see (the one an ``Explorer`` on the data
   displays for the view, a ``RegistryView`` of it, moved by the app's state) show the same traces and layout at the first, a middle and the last step, and
   for a front member other than the knee; a live front end may reach a step from any other;
+* a view with a choice (``view.choice``, the scores' ``metric``) is one view on every front end:
+  the page stores, and the widget users see draws, each value of ``view.choices(data)``, and each
+  shows the static figure with that option;
 * the front ends list the same views: those that apply (``view.applies``), in the
   registry's order; a view that does not apply to a kind is absent from the page and the
   report, and its widget says "not shown for this data or run"; the views apply to the
@@ -32,12 +35,12 @@ KEYS = [view.key for view in VIEWS]
 # a view added later is checked by the front ends without a row here.
 EVERY_RUN = {"alpha", "n_clusters", "sizes", "flows"}
 APPLIES = {
-    "2d": EVERY_RUN | {"partition", "pareto", "ri", "nmi"},
-    "3d": EVERY_RUN | {"partition", "partition3d", "pareto", "ri", "nmi"},
-    "video": EVERY_RUN | {"video", "pareto", "ri", "nmi"},
-    "one_step": EVERY_RUN | {"partition", "pareto", "ri", "nmi"},
-    "consensus": EVERY_RUN | {"partition", "ri", "nmi"},
-    "baseline": EVERY_RUN | {"partition", "ri", "nmi"},
+    "2d": EVERY_RUN | {"partition", "pareto", "scores"},
+    "3d": EVERY_RUN | {"partition", "partition3d", "pareto", "scores"},
+    "video": EVERY_RUN | {"video", "pareto", "scores"},
+    "one_step": EVERY_RUN | {"partition", "pareto", "scores"},
+    "consensus": EVERY_RUN | {"partition", "scores"},
+    "baseline": EVERY_RUN | {"partition", "scores"},
 }
 
 
@@ -58,6 +61,11 @@ def page_of(view_data):
 def steps_of(data) -> list[int]:
     """The first, a middle and the last step."""
     return sorted({0, data.n_steps // 2, data.n_steps - 1})
+
+
+def choices_of(view, data) -> list[dict]:
+    """The options of each value of the view's choice that applies to ``data`` ([{}]: no choice)."""
+    return [{view.choice: value} for value in view.choices(data)] if view.choice else [{}]
 
 
 def member_of(entry: dict, data) -> tuple[int, int] | None:
@@ -104,15 +112,17 @@ def test_static_figure_and_offline_page_show_the_same(kind, key, view_data, page
     if not view.applies(data):
         assert key not in [entry["key"] for entry in page["views"]], f"{kind}: the page shows {key!r}"
         return
-    entry = page_entry(page, key)
-    for t in steps_of(data):
-        assert_same(page_json(entry, t), static_json(view, data, t), f"{kind}/{key} at step {t}")
-    if view.member and data.has_population:
-        found = member_of(entry, data)
-        assert found is not None, f"{kind}: no front member besides the knee is on the page"
-        t, member = found
-        assert_same(page_json(entry, t, member), static_json(view, data, t, member),
-                    f"{kind}/{key} at step {t}, member {member}")
+    for options in choices_of(view, data):
+        entry = page_entry(page, key, **options)
+        for t in steps_of(data):
+            assert_same(page_json(entry, t), static_json(view, data, t, options=options),
+                        f"{kind}/{key} {options} at step {t}")
+        if view.member and data.has_population:
+            found = member_of(entry, data)
+            assert found is not None, f"{kind}: no front member besides the knee is on the page"
+            t, member = found
+            assert_same(page_json(entry, t, member), static_json(view, data, t, member, options=options),
+                        f"{kind}/{key} {options} at step {t}, member {member}")
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -126,12 +136,14 @@ def test_a_step_change_applies_to_any_step_not_only_the_base(kind, key, view_dat
     if not view.applies(data):
         assert key not in [entry["key"] for entry in page_of(kind)["views"]]
         return
-    entry = page_entry(page_of(kind), key)
-    base = decode(entry["base"])
-    last = data.n_steps - 1
-    at_last = apply({"data": base["data"], "layout": base["layout"]}, decode(entry["steps"][last]), base)
-    back = apply(at_last, decode(entry["steps"][0]), base)
-    assert_same(figure_json(back["data"], back["layout"]), static_json(view, data, 0), f"{kind}/{key}: last -> 0")
+    for options in choices_of(view, data):
+        entry = page_entry(page_of(kind), key, **options)
+        base = decode(entry["base"])
+        last = data.n_steps - 1
+        at_last = apply({"data": base["data"], "layout": base["layout"]}, decode(entry["steps"][last]), base)
+        back = apply(at_last, decode(entry["steps"][0]), base)
+        assert_same(figure_json(back["data"], back["layout"]), static_json(view, data, 0, options=options),
+                    f"{kind}/{key} {options}: last -> 0")
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -157,7 +169,10 @@ def test_the_widget_users_see_shows_the_static_figure(kind, key, view_data, page
         found = member_of(page_entry(page_of(kind), key), data)
         assert found is not None, f"{kind}: no front member besides the knee is on the page"
         selections += [found, (found[0], None)]  # the member, then the knee again
-    for t, member in selections:
-        expected = static_json(view, shown_data(widget, data), t, member, validate=True, options=widget.options)
-        assert_same(widget_json(widget, t, member), without_size(expected),
-                    f"{kind}/{key} widget at step {t}" + ("" if member is None else f", member {member}"))
+    for options in choices_of(view, data):  # each value of its choice, through the widget's control
+        widget.set_options(**options)
+        assert options.items() <= widget.options.items(), f"{kind}/{key}: the widget shows {widget.options}"
+        for t, member in selections:
+            expected = static_json(view, shown_data(widget, data), t, member, validate=True, options=widget.options)
+            assert_same(widget_json(widget, t, member), without_size(expected),
+                        f"{kind}/{key} {options} widget at step {t}" + ("" if member is None else f", member {member}"))
