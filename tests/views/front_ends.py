@@ -98,27 +98,57 @@ def static_json(view, data, t: int, member: int | None = None, *, validate: bool
 SIZE = ("width", "height")
 
 
-def explorer_for(data):
-    """An Explorer showing ``data``'s dataset and run (made once per data), as a user has it."""
-    from ercot_nb.widgets import Explorer
+APPS = ("explorer", "compare")
+"""The apps whose widgets the suite runs: every figure they display is a registry view's widget."""
+
+
+def app_for(data, app: str = "explorer"):
+    """An app showing ``data``'s dataset and run (made once per data), as a user has it: the
+    Explorer with the run, or Compare with the run as its one algorithm's."""
+    from ercot_nb.widgets import Compare, Explorer
 
     def make():
-        return Explorer(data.dataset, result=data.result)
+        if app == "explorer":
+            return Explorer(data.dataset, result=data.result)
+        compare = Compare(data.dataset, algorithms=("ERCOT",))
+        compare.state.add_run("ERCOT", data.result, name="ERCOT", select=False)
+        return compare
 
-    return data.memo("conformance: explorer", make)
+    return data.memo(("conformance: app", app), make)
+
+
+def explorer_for(data):
+    """The Explorer of :func:`app_for`."""
+    return app_for(data, "explorer")
 
 
 def displayed(app) -> list[Any]:
-    """The view widgets ``app`` displays now (the partition place's shown view, not a hidden one)."""
-    return list(app.views)
+    """Every figure ``app`` displays now, found by walking its widget tree (a hidden box and what it
+    holds left out): the view widget holding it, or a bare ``FigureWidget`` no view holds."""
+    import ipywidgets as W
+
+    found: list[Any] = []
+
+    def walk(widget: Any) -> None:
+        layout = getattr(widget, "layout", None)
+        if layout is not None and getattr(layout, "display", None) == "none":
+            return
+        if isinstance(getattr(widget, "figure", None), go.FigureWidget) or isinstance(widget, go.FigureWidget):
+            found.append(widget)
+            return
+        if isinstance(widget, W.Box):
+            for child in widget.children:
+                walk(child)
+
+    walk(app)
+    return found
 
 
-def widget_for(view, data):
-    """The live widget an :class:`~ercot_nb.widgets.Explorer` on ``data`` displays for ``view``,
-    set to show it (the partition's axes, the scores' metric), or None where the Explorer displays
-    no widget drawing that view (it does not apply to the data)."""
-    app = explorer_for(data)
-    for widget in displayed(app):
+def widget_for(view, data, app: str = "explorer"):
+    """The live widget ``app`` (:data:`APPS`) on ``data`` displays for ``view``, set to show it (the
+    partition's axes), or None where the app displays no widget drawing that view (it does not
+    apply to the data, or the app does not show it)."""
+    for widget in displayed(app_for(data, app)):
         if hasattr(widget, "show_view") and widget.show_view(view.key):
             return widget
     return None

@@ -26,7 +26,8 @@ from ercot_nb.page import page_data
 
 from .conftest import KINDS
 from .front_ends import (
-    assert_same, figure_json, page_entry, page_json, shown_data, static_json, widget_for, widget_json, without_size,
+    APPS, app_for, assert_same, displayed, figure_json, page_entry, page_json, shown_data, static_json, widget_for,
+    widget_json, without_size,
 )
 
 KEYS = [view.key for view in VIEWS]
@@ -146,26 +147,47 @@ def test_a_step_change_applies_to_any_step_not_only_the_base(kind, key, view_dat
                     f"{kind}/{key} {options}: last -> 0")
 
 
+@pytest.mark.parametrize("app", APPS)
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_figure_an_app_displays_is_a_registry_view_the_suite_runs(kind, app, view_data):
+    """Each figure the Explorer and Compare display (found in their widget trees) is a RegistryView of
+    a registered view, which :func:`widget_for` finds for that view's key, so the test below runs it."""
+    from ercot_nb.widgets import RegistryView
+
+    data = view_data(kind)
+    shown = displayed(app_for(data, app))
+    assert shown, f"{app} on {kind}: no figure displayed"
+    for widget in shown:
+        assert isinstance(widget, RegistryView) and widget.view in VIEWS, (
+            f"{app} on {kind} displays a {type(widget).__name__} not drawn from a registered view")
+        assert widget_for(widget.view, data, app) is widget, (
+            f"{app} on {kind}: its {widget.view.key!r} widget is not the one the suite runs")
+
+
 @pytest.mark.parametrize("key", KEYS)
 @pytest.mark.parametrize("kind", KINDS)
-def test_the_widget_users_see_shows_the_static_figure(kind, key, view_data, page_of):
-    """The widget an Explorer on the data displays for the view is the registry's live front end
-    (a RegistryView of that very view, whatever controls it has) and shows the static figure."""
+@pytest.mark.parametrize("app", APPS)
+def test_the_widget_users_see_shows_the_static_figure(app, kind, key, view_data, page_of):
+    """The widget an app (the Explorer, Compare) on the data displays for the view is the registry's
+    live front end (a RegistryView of that very view, whatever controls it has) and shows the static
+    figure; the Explorer displays every view that applies, Compare its partitions and scores."""
     from ercot_nb.widgets import RegistryView
 
     data = view_data(kind)
     view = next(view for view in VIEWS if view.key == key)
-    widget = widget_for(view, data)
+    widget = widget_for(view, data, app)
+    if widget is None and app != "explorer":
+        return  # not a view this app shows
     if not view.applies(data):
         if widget is not None:  # displayed, saying why it is empty
             notes = [a.text for a in widget.figure.layout.annotations or ()]
             assert not widget.figure.data and notes == [f"{view.title}: not shown for this data or run."], notes
         return
-    assert widget is not None, f"{kind}: the Explorer displays no widget showing {key!r}"
+    assert widget is not None, f"{kind}: the {app} displays no widget showing {key!r}"
     assert isinstance(widget, RegistryView) and widget.view is view, (
-        f"{kind}: the Explorer shows {key!r} with a {type(widget).__name__} not drawn from the registry's view")
+        f"{kind}: the {app} shows {key!r} with a {type(widget).__name__} not drawn from the registry's view")
     selections = [(t, None) for t in [*steps_of(data), 0]]  # forth and back again
-    if view.member and data.has_population:
+    if view.member and data.has_population and widget.state.run is not None:  # Compare picks no member
         found = member_of(page_entry(page_of(kind), key), data)
         assert found is not None, f"{kind}: no front member besides the knee is on the page"
         selections += [found, (found[0], None)]  # the member, then the knee again
