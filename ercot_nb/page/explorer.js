@@ -255,8 +255,9 @@ function main(DATA) {
         button.addEventListener("click", function () {
           current = i;
           buttons.forEach(function (b, j) { b.setAttribute("aria-pressed", String(j === i)); });
-          view.div.dataset.choice = String(choice.value);
-          rendering = rendering.then(render).catch(function (error) {
+          rendering = rendering.then(render).then(function () {   // says what it shows once drawn
+            view.div.dataset.choice = String(choice.value);
+          }).catch(function (error) {
             say("A view could not be drawn: " + error.message);
             console.error(error);
           });
