@@ -15,47 +15,8 @@
 (function () {
   "use strict";
 
-  // ------------------------------------------------------------ unpacking
-  /** Text of a <script> data block: plain, or gzip+base64 unpacked by the browser. */
-  function unpack(id) {
-    var node = document.getElementById(id);
-    if (node.dataset.encoding !== "gzip+base64") { return Promise.resolve(node.textContent); }
-    if (typeof DecompressionStream === "undefined") {
-      return Promise.reject(new Error("this browser cannot unpack the page (it needs DecompressionStream: " +
-        "Chrome/Edge 80+, Firefox 113+, Safari 16.4+); write it with ExplorerPage(..., compress=False)"));
-    }
-    var bytes = Uint8Array.from(atob(node.textContent), function (c) { return c.charCodeAt(0); });
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return new Response(stream).text();
-  }
-
-  /** Run the embedded plotly.js (a plain script has already run). */
-  function loadPlotly() {
-    if (window.Plotly) { return Promise.resolve(); }
-    return unpack("plotly-js").then(function (code) {
-      var script = document.createElement("script");
-      script.textContent = code;           // our own embedded library, not data
-      document.head.appendChild(script);   // runs synchronously
-    });
-  }
-
-  Promise.all([loadPlotly(), unpack("ercot-data")]).then(function (loaded) {
-    main(JSON.parse(loaded[1]));
-  }).catch(function (error) {
-    var note = document.createElement("p");
-    note.className = "notes";
-    note.textContent = "The page could not start: " + error.message;
-    document.body.insertBefore(note, document.body.firstChild);
-    throw error;
-  });
-
-function main(DATA) {
-  var T = DATA.n_steps;
-  var FRAME_MS = 800;                // Play speed: milliseconds per step
-  var CONFIG = { displaylogo: false, responsive: true };
-  var state = { t: 0, member: null, playing: false };
-
-  // ---------------------------------------------------------------- helpers
+  // ------------------------------------------------- reading the stored views
+  // Pure functions: the page's own reader of what ercot_nb.page stores (also run by the tests in node).
   var TYPES = { i1: Int8Array, u1: Uint8Array, i2: Int16Array, u2: Uint16Array, i4: Int32Array,
                 u4: Uint32Array, f4: Float32Array, f8: Float64Array };
 
@@ -204,16 +165,6 @@ function main(DATA) {
     return { data: data, layout: layout };
   }
 
-  function el(tag, className, text) {
-    var node = document.createElement(tag);
-    if (className) { node.className = className; }
-    if (text !== undefined) { node.textContent = text; }
-    return node;
-  }
-
-  function say(text) { document.getElementById("message").textContent = text || ""; }
-
-  // -------------------------------------------------------------- the views
   /** One stored drawing of a view (its base, its change to every step and member), read lazily. */
   function reader(stored) {
     var base = decode(table(stored.base)[0]), decoded = new Map(), steps = table(stored.steps);
@@ -237,9 +188,64 @@ function main(DATA) {
       }
       return out;
     }
-    return { parts: parts, members: members };
+    return { parts: parts, members: members, base: base, change: change };
   }
 
+  if (typeof module === "object" && module.exports) {   // node (the tests): the reader alone
+    module.exports = { decode: decode, table: table, apply: apply, reader: reader };
+    return;
+  }
+
+  // ------------------------------------------------------------ unpacking
+  /** Text of a <script> data block: plain, or gzip+base64 unpacked by the browser. */
+  function unpack(id) {
+    var node = document.getElementById(id);
+    if (node.dataset.encoding !== "gzip+base64") { return Promise.resolve(node.textContent); }
+    if (typeof DecompressionStream === "undefined") {
+      return Promise.reject(new Error("this browser cannot unpack the page (it needs DecompressionStream: " +
+        "Chrome/Edge 80+, Firefox 113+, Safari 16.4+); write it with ExplorerPage(..., compress=False)"));
+    }
+    var bytes = Uint8Array.from(atob(node.textContent), function (c) { return c.charCodeAt(0); });
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text();
+  }
+
+  /** Run the embedded plotly.js (a plain script has already run). */
+  function loadPlotly() {
+    if (window.Plotly) { return Promise.resolve(); }
+    return unpack("plotly-js").then(function (code) {
+      var script = document.createElement("script");
+      script.textContent = code;           // our own embedded library, not data
+      document.head.appendChild(script);   // runs synchronously
+    });
+  }
+
+  Promise.all([loadPlotly(), unpack("ercot-data")]).then(function (loaded) {
+    main(JSON.parse(loaded[1]));
+  }).catch(function (error) {
+    var note = document.createElement("p");
+    note.className = "notes";
+    note.textContent = "The page could not start: " + error.message;
+    document.body.insertBefore(note, document.body.firstChild);
+    throw error;
+  });
+
+function main(DATA) {
+  var T = DATA.n_steps;
+  var FRAME_MS = 800;                // Play speed: milliseconds per step
+  var CONFIG = { displaylogo: false, responsive: true };
+  var state = { t: 0, member: null, playing: false };
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) { node.className = className; }
+    if (text !== undefined) { node.textContent = text; }
+    return node;
+  }
+
+  function say(text) { document.getElementById("message").textContent = text || ""; }
+
+  // -------------------------------------------------------------- the views
   /** One panel per view; what it draws comes from the view's own base and changes.  A view with a
    *  choice (spec.choices: one drawing per value, e.g. the scores' metric) gets a toggle. */
   function makeView(spec) {

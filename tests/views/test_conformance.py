@@ -26,8 +26,8 @@ from ercot_nb.page import page_data
 
 from .conftest import KINDS
 from .front_ends import (
-    APPS, app_for, assert_same, displayed, figure_json, page_entry, page_json, shown_data, static_json, widget_for,
-    widget_json, without_size,
+    APPS, ExplorerJs, app_for, assert_same, displayed, figure_json, page_entry, page_json, shown_data, static_json,
+    stored_members, widget_for, widget_json, without_size,
 )
 
 KEYS = [view.key for view in VIEWS]
@@ -43,6 +43,14 @@ APPLIES = {
     "consensus": EVERY_RUN | {"partition", "scores"},
     "baseline": EVERY_RUN | {"partition", "scores"},
 }
+
+
+@pytest.fixture(scope="module")
+def js():
+    """The offline page's explorer.js, running in node (one process for the module)."""
+    reader = ExplorerJs()
+    yield reader
+    reader.close()
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +79,9 @@ def choices_of(view, data) -> list[dict]:
 
 def member_of(entry: dict, data) -> tuple[int, int] | None:
     """A step and a front member other than the knee whose view the page stores (None: there is none)."""
+    members = stored_members(entry) or [{}] * data.n_steps
     for t in reversed(range(data.n_steps)):
-        stored = sorted(int(m) for m in entry.get("members", [{}] * data.n_steps)[t])
+        stored = sorted(int(m) for m in members[t])
         others = [m for m in stored if m != int(data.result[t].knee)]
         if others:
             return t, others[0]
@@ -106,7 +115,7 @@ def test_every_front_end_lists_the_views_that_apply_in_registry_order(kind, view
 
 @pytest.mark.parametrize("key", KEYS)
 @pytest.mark.parametrize("kind", KINDS)
-def test_static_figure_and_offline_page_show_the_same(kind, key, view_data, page_of):
+def test_static_figure_and_offline_page_show_the_same(kind, key, view_data, page_of, js):
     data = view_data(kind)
     view = next(view for view in VIEWS if view.key == key)
     page = page_of(kind)
@@ -116,22 +125,20 @@ def test_static_figure_and_offline_page_show_the_same(kind, key, view_data, page
     for options in choices_of(view, data):
         entry = page_entry(page, key, **options)
         for t in steps_of(data):
-            assert_same(page_json(entry, t), static_json(view, data, t, options=options),
+            assert_same(page_json(js, entry, t), static_json(view, data, t, options=options),
                         f"{kind}/{key} {options} at step {t}")
         if view.member and data.has_population:
             found = member_of(entry, data)
             assert found is not None, f"{kind}: no front member besides the knee is on the page"
             t, member = found
-            assert_same(page_json(entry, t, member), static_json(view, data, t, member, options=options),
+            assert_same(page_json(js, entry, t, member), static_json(view, data, t, member, options=options),
                         f"{kind}/{key} {options} at step {t}, member {member}")
 
 
 @pytest.mark.parametrize("key", KEYS)
 @pytest.mark.parametrize("kind", ["2d", "video"])
-def test_a_step_change_applies_to_any_step_not_only_the_base(kind, key, view_data, page_of):
+def test_a_step_change_applies_to_any_step_not_only_the_base(kind, key, view_data, page_of, js):
     """A live front end moves from the step shown to the next: the change holds absolute values."""
-    from .front_ends import apply, decode
-
     data = view_data(kind)
     view = next(view for view in VIEWS if view.key == key)
     if not view.applies(data):
@@ -139,12 +146,8 @@ def test_a_step_change_applies_to_any_step_not_only_the_base(kind, key, view_dat
         return
     for options in choices_of(view, data):
         entry = page_entry(page_of(kind), key, **options)
-        base = decode(entry["base"])
-        last = data.n_steps - 1
-        at_last = apply({"data": base["data"], "layout": base["layout"]}, decode(entry["steps"][last]), base)
-        back = apply(at_last, decode(entry["steps"][0]), base)
-        assert_same(figure_json(back["data"], back["layout"]), static_json(view, data, 0, options=options),
-                    f"{kind}/{key} {options}: last -> 0")
+        back = page_json(js, entry, 0, after=[(data.n_steps - 1, None)])
+        assert_same(back, static_json(view, data, 0, options=options), f"{kind}/{key} {options}: last -> 0")
 
 
 @pytest.mark.parametrize("app", APPS)
