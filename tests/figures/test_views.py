@@ -151,6 +151,33 @@ def test_bad_view_use_is_named(kinds):
         Patch([1, 2], ["a"])
 
 
+def test_one_change_then_another_is_one_change_every_front_end_applies_alike(kinds):
+    """``Change.then`` (what a live widget sends for a step and a member at once) applied equals the
+    two changes applied in turn; the widget sends ``trace_values`` and ``layout_of`` of the change,
+    which are what ``Change.apply`` sets (one definition of applying a change in Python)."""
+    dataset, result = kinds["2-D"]
+    data = ViewData(result, dataset)
+    for item in views_for(data):
+        base = item.base(data)
+        first, second = item.step_change(data, 0), item.step_change(data, len(result) - 1)
+        assert plain(first.then(second).apply(base)) == plain(second.apply(first.apply(base), base)), item.key
+        at = first.then(second).apply(base)
+        assert at.layout == second.layout_of(first.layout_of(base.layout)), item.key
+        for name, values in second.trace_values(base).items():
+            shown = at.trace(name).to_plotly_json()
+            for path, value in values.items():
+                node = shown
+                for key in path.split("."):
+                    node = node[key]
+                assert plain(figures.Parts([], {"v": node}))[1] == plain(figures.Parts([], {"v": value}))[1], \
+                    (item.key, name, path)
+        step = result[1]
+        member = next((int(m) for m in np.flatnonzero(step.first_front) if m != step.knee), None)
+        if item.member and member is not None:
+            both = item.step_change(data, 1).then(item.member_change(data, 1, member))
+            assert plain(both.apply(base)) == plain(item.parts(data, 1, member)), item.key
+
+
 def test_a_patch_edits_the_base_array_only_where_it_says():
     import plotly.graph_objects as go
 
