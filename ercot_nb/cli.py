@@ -170,7 +170,7 @@ def build_parser(algorithm: str | None = None) -> argparse.ArgumentParser:
                      help="write the run's steps as an animated GIF or an MP4 (by the suffix: .gif, .mp4)")
     out.add_argument("--movie-view", metavar="VIEW", default="partition+front",
                      help="what each frame of --movie shows: partition+front (default), or one view: "
-                          "partition, pareto, alpha, n_clusters, sizes, ri, nmi, ...")
+                          "partition, pareto, alpha, n_clusters, sizes, scores, ...")
     out.add_argument("--fps", metavar="N", type=float, default=2.0,
                      help="steps per second of --movie (default: 2)")
     out.add_argument("--overwrite", action="store_true",

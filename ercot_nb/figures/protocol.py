@@ -248,25 +248,45 @@ class Change:
     def apply(self, parts: Parts, base: Parts | None = None) -> Parts:
         """The parts with this change applied (a new :class:`Parts`; ``parts`` is unchanged).
 
-        ``base`` holds the arrays :class:`Patch` values edit (default ``parts``).
+        ``base`` holds the arrays :class:`Patch` values edit (default ``parts``).  The one
+        definition of applying a change in Python: a live front end sends what
+        :meth:`trace_values` and :meth:`layout_of` give (the offline page's explorer.js
+        reads the same change in the browser).
         """
         base = base or parts
         traces = list(self.data) if self.data is not None else list(parts.traces)
         traces = [go.Figure(data=[t]).data[0] if isinstance(t, dict) else copy.deepcopy(t) for t in traces]
-        for name, values in self.traces.items():
-            index = trace_index(traces, name)
-            trace = traces[index]
+        for name, values in self.trace_values(base).items():
+            trace = traces[trace_index(traces, name)]
             for path, value in values.items():
-                if isinstance(value, Patch):
-                    value = value.on(_get(base.trace(name), path))
                 trace[path] = value
-        layout = copy.deepcopy(parts.layout)
+        return Parts(traces, self.layout_of(parts.layout))
+
+    def trace_values(self, base: Parts) -> dict[str, dict[str, Any]]:
+        """The named traces' new values, each :class:`Patch` applied to ``base``'s array."""
+        return {name: {path: value.on(_get(base.trace(name), path)) if isinstance(value, Patch) else value
+                       for path, value in values.items()} for name, values in self.traces.items()}
+
+    def layout_of(self, layout: dict[str, Any]) -> dict[str, Any]:
+        """``layout`` with this change's shapes and layout paths set (a copy)."""
+        layout = copy.deepcopy(layout)
         for name, values in self.shapes.items():
-            shape = layout["shapes"][shape_index(layout, name)]
-            shape.update(values)
+            layout["shapes"][shape_index(layout, name)].update(values)
         for path, value in self.layout.items():
             _set(layout, path, value)
-        return Parts(traces, layout)
+        return layout
+
+    def then(self, other: Change) -> Change:
+        """This change, then ``other``, as one change (``other``'s values win; its trace list
+        replaces this one's)."""
+        if other.data is not None:
+            return Change(traces=other.traces, shapes={**self.shapes, **other.shapes},
+                          layout={**self.layout, **other.layout}, data=other.data)
+        traces = {name: dict(values) for name, values in self.traces.items()}
+        for name, values in other.traces.items():
+            traces.setdefault(name, {}).update(values)
+        return Change(traces=traces, shapes={**self.shapes, **other.shapes},
+                      layout={**self.layout, **other.layout}, data=self.data)
 
     @property
     def empty(self) -> bool:
@@ -307,6 +327,9 @@ class View:
         Whether a front end should give it the whole width.
     options : dict
         The view's options and their defaults (keyword arguments of every method).
+    choice : str
+        The option whose values every front end offers as a choice ("" for none): the static
+        report draws each, the offline page and the widget a toggle (values: :meth:`choices`).
     """
 
     key: str = ""
@@ -316,6 +339,7 @@ class View:
     chosen: bool = True
     wide: bool = False
     options: Mapping[str, Any] = {}
+    choice: str = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Every view's title names the dataset: what a subclass's :meth:`parts` and changes return
@@ -329,6 +353,11 @@ class View:
     def applies(self, data: ViewData) -> bool:
         """Whether the view has something to show for ``data``."""
         return True
+
+    def choices(self, data: ViewData) -> dict[Any, str]:
+        """The values of the option :attr:`choice` that apply to ``data``, value -> label, the
+        default first (none without a choice)."""
+        return {}
 
     def parts(self, data: ViewData, t: int = 0, member: int | None = None, **options: Any) -> Parts:
         """The view at step ``t`` (and ``member``, None: the knee)."""

@@ -10,6 +10,11 @@ applies to the run, this module stores what the view itself produces (see
   the change from step ``t`` to member ``m`` (the clickable members of
   ``t`` are ``members[t]``'s keys, the same for every view).
 
+A view with a choice (:attr:`~ercot_nb.figures.View.choice`, the scores'
+``metric``) stores these per value that applies, in ``choices`` (``[{"value",
+"label", "base", "steps", ...}]``, the default first), and the page shows a
+toggle between them, as the widget does.
+
 ``explorer.js`` applies these changes by name and follows the clicks the
 traces declare (``meta.click``).  Changes are stored as the view gave them,
 in a compact encoding the page decodes generically:
@@ -247,6 +252,32 @@ def _stored_members(step: StepResult, max_members: int) -> tuple[list[int], bool
     return sorted(members), cut
 
 
+def _drawing(item: Any, source: ViewData, opts: dict[str, Any], stored: list[list[int]],
+             notes: list[str]) -> dict[str, Any]:
+    """What the page stores of one view drawn with ``opts``: its base, step changes and member
+    changes (of the ``stored`` members of each step), by columns; its notes added to ``notes``."""
+    notes.extend(note for note in item.notes(source, **opts) if note not in notes)
+    base = item.base(source, **opts)
+    entry: dict[str, Any] = {"base": _parts(base), "steps": []}
+    inherit = _by_name(entry["base"])
+    if item.member:
+        entry["members"], entry["member_data"] = [], []
+    for t in range(source.n_steps):
+        change = item.step_change(source, t, **opts)
+        entry["steps"].append(_change(change, base=inherit))
+        if item.member:
+            knee = [_trace(tr) for tr in (change.data if change.data is not None else base.traces)]
+            shared: dict[str, Any] = {"index": {}, "data": [], "keep": []}
+            entry["members"].append({str(m): _change(item.member_change(source, t, m, **opts), knee, shared, inherit)
+                                     for m in stored[t]})
+            entry["member_data"].append(shared["data"])
+    entry["base"] = table([entry["base"]])  # by columns: long arrays of repeated strings, rows of numbers
+    for name in ("steps", "members", "member_data"):  # by columns: what repeats from step to step once
+        if name in entry:
+            entry[name] = table(entry[name])
+    return entry
+
+
 def page_data(
     result: ClusteringResult,
     dataset: TemporalDataset | None = None,
@@ -286,26 +317,15 @@ def page_data(
     views: list[dict[str, Any]] = []
     for item in views_for(source):
         opts = {name: value for name, value in page_options.items() if name in item.options}
-        notes.extend(note for note in item.notes(source, **opts) if note not in notes)
-        base = item.base(source, **opts)
-        entry: dict[str, Any] = {"key": item.key, "title": item.title, "hint": item.hint, "wide": item.wide,
-                                 "base": _parts(base), "steps": []}
-        inherit = _by_name(entry["base"])
-        if item.member:
-            entry["members"], entry["member_data"] = [], []
-        for t in range(n_steps):
-            change = item.step_change(source, t, **opts)
-            entry["steps"].append(_change(change, base=inherit))
-            if item.member:
-                knee = [_trace(tr) for tr in (change.data if change.data is not None else base.traces)]
-                shared: dict[str, Any] = {"index": {}, "data": [], "keep": []}
-                entry["members"].append({str(m): _change(item.member_change(source, t, m, **opts), knee, shared, inherit)
-                                         for m in stored[t]})
-                entry["member_data"].append(shared["data"])
-        entry["base"] = table([entry["base"]])  # by columns: long arrays of repeated strings, rows of numbers
-        for name in ("steps", "members", "member_data"):  # by columns: what repeats from step to step once
-            if name in entry:
-                entry[name] = table(entry[name])
+        entry: dict[str, Any] = {"key": item.key, "title": item.title, "hint": item.hint, "wide": item.wide}
+        choices = item.choices(source) if item.choice else {}
+        if choices:  # one drawing per value of the view's choice, the page's toggle between them
+            entry["choice"] = item.choice
+            entry["choices"] = [{"value": value, "label": label,
+                                 **_drawing(item, source, {**opts, item.choice: value}, stored, notes)}
+                                for value, label in choices.items()]
+        else:
+            entry.update(_drawing(item, source, opts, stored, notes))
         views.append(entry)
     if dataset is None:
         notes.append("No dataset was given, so the partition plot is missing: "

@@ -15,47 +15,8 @@
 (function () {
   "use strict";
 
-  // ------------------------------------------------------------ unpacking
-  /** Text of a <script> data block: plain, or gzip+base64 unpacked by the browser. */
-  function unpack(id) {
-    var node = document.getElementById(id);
-    if (node.dataset.encoding !== "gzip+base64") { return Promise.resolve(node.textContent); }
-    if (typeof DecompressionStream === "undefined") {
-      return Promise.reject(new Error("this browser cannot unpack the page (it needs DecompressionStream: " +
-        "Chrome/Edge 80+, Firefox 113+, Safari 16.4+); write it with ExplorerPage(..., compress=False)"));
-    }
-    var bytes = Uint8Array.from(atob(node.textContent), function (c) { return c.charCodeAt(0); });
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return new Response(stream).text();
-  }
-
-  /** Run the embedded plotly.js (a plain script has already run). */
-  function loadPlotly() {
-    if (window.Plotly) { return Promise.resolve(); }
-    return unpack("plotly-js").then(function (code) {
-      var script = document.createElement("script");
-      script.textContent = code;           // our own embedded library, not data
-      document.head.appendChild(script);   // runs synchronously
-    });
-  }
-
-  Promise.all([loadPlotly(), unpack("ercot-data")]).then(function (loaded) {
-    main(JSON.parse(loaded[1]));
-  }).catch(function (error) {
-    var note = document.createElement("p");
-    note.className = "notes";
-    note.textContent = "The page could not start: " + error.message;
-    document.body.insertBefore(note, document.body.firstChild);
-    throw error;
-  });
-
-function main(DATA) {
-  var T = DATA.n_steps;
-  var FRAME_MS = 800;                // Play speed: milliseconds per step
-  var CONFIG = { displaylogo: false, responsive: true };
-  var state = { t: 0, member: null, playing: false };
-
-  // ---------------------------------------------------------------- helpers
+  // ------------------------------------------------- reading the stored views
+  // Pure functions: the page's own reader of what ercot_nb.page stores (also run by the tests in node).
   var TYPES = { i1: Int8Array, u1: Uint8Array, i2: Int16Array, u2: Uint16Array, i4: Int32Array,
                 u4: Uint32Array, f4: Float32Array, f8: Float64Array };
 
@@ -204,6 +165,77 @@ function main(DATA) {
     return { data: data, layout: layout };
   }
 
+  /** One stored drawing of a view (its base, its change to every step and member), read lazily. */
+  function reader(stored) {
+    var base = decode(table(stored.base)[0]), decoded = new Map(), steps = table(stored.steps);
+    var members = stored.members ? table(stored.members) : null;
+    var memberData = stored.members ? table(stored.member_data) : null;
+    function change(kind, t, member) {   // decoded once per step (and member)
+      var key = kind + t + ":" + member;
+      if (!decoded.has(key)) {
+        var raw = kind === "step" ? steps[t] : members[t][String(member)];
+        if (raw && typeof raw.data === "number") {   // trace list shared by members of one partition
+          raw = Object.assign({}, raw, { data: memberData[t][raw.data] });
+        }
+        decoded.set(key, raw ? decode(raw) : null);
+      }
+      return decoded.get(key);
+    }
+    function parts(t, member) {
+      var out = apply({ data: base.data, layout: base.layout }, change("step", t), base);
+      if (member !== null && members && members[t][String(member)] !== undefined) {
+        out = apply(out, change("member", t, member), base);
+      }
+      return out;
+    }
+    return { parts: parts, members: members, base: base, change: change };
+  }
+
+  if (typeof module === "object" && module.exports) {   // node (the tests): the reader alone
+    module.exports = { decode: decode, table: table, apply: apply, reader: reader };
+    return;
+  }
+
+  // ------------------------------------------------------------ unpacking
+  /** Text of a <script> data block: plain, or gzip+base64 unpacked by the browser. */
+  function unpack(id) {
+    var node = document.getElementById(id);
+    if (node.dataset.encoding !== "gzip+base64") { return Promise.resolve(node.textContent); }
+    if (typeof DecompressionStream === "undefined") {
+      return Promise.reject(new Error("this browser cannot unpack the page (it needs DecompressionStream: " +
+        "Chrome/Edge 80+, Firefox 113+, Safari 16.4+); write it with ExplorerPage(..., compress=False)"));
+    }
+    var bytes = Uint8Array.from(atob(node.textContent), function (c) { return c.charCodeAt(0); });
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text();
+  }
+
+  /** Run the embedded plotly.js (a plain script has already run). */
+  function loadPlotly() {
+    if (window.Plotly) { return Promise.resolve(); }
+    return unpack("plotly-js").then(function (code) {
+      var script = document.createElement("script");
+      script.textContent = code;           // our own embedded library, not data
+      document.head.appendChild(script);   // runs synchronously
+    });
+  }
+
+  Promise.all([loadPlotly(), unpack("ercot-data")]).then(function (loaded) {
+    main(JSON.parse(loaded[1]));
+  }).catch(function (error) {
+    var note = document.createElement("p");
+    note.className = "notes";
+    note.textContent = "The page could not start: " + error.message;
+    document.body.insertBefore(note, document.body.firstChild);
+    throw error;
+  });
+
+function main(DATA) {
+  var T = DATA.n_steps;
+  var FRAME_MS = 800;                // Play speed: milliseconds per step
+  var CONFIG = { displaylogo: false, responsive: true };
+  var state = { t: 0, member: null, playing: false };
+
   function el(tag, className, text) {
     var node = document.createElement(tag);
     if (className) { node.className = className; }
@@ -214,34 +246,43 @@ function main(DATA) {
   function say(text) { document.getElementById("message").textContent = text || ""; }
 
   // -------------------------------------------------------------- the views
-  /** One panel per view; what it draws comes from the view's own base and changes. */
+  /** One panel per view; what it draws comes from the view's own base and changes.  A view with a
+   *  choice (spec.choices: one drawing per value, e.g. the scores' metric) gets a toggle. */
   function makeView(spec) {
     var box = el("section", "panel" + (spec.wide ? " wide" : ""));
     box.appendChild(el("h2", null, spec.title));
     if (spec.hint) { box.appendChild(el("p", "hint", spec.hint)); }
+    var drawings = (spec.choices || [spec]).map(reader), current = 0, view;
+    if (spec.choices) {
+      var bar = el("div", "choices"), buttons = spec.choices.map(function (choice, i) {
+        var button = el("button", null, choice.label);
+        button.type = "button";
+        button.dataset.value = String(choice.value);
+        button.addEventListener("click", function () {
+          current = i;
+          buttons.forEach(function (b, j) { b.setAttribute("aria-pressed", String(j === i)); });
+          rendering = rendering.then(render).then(function () {   // says what it shows once drawn
+            view.div.dataset.choice = String(choice.value);
+          }).catch(function (error) {
+            say("A view could not be drawn: " + error.message);
+            console.error(error);
+          });
+        });
+        bar.appendChild(button);
+        return button;
+      });
+      bar.setAttribute("role", "group");
+      bar.setAttribute("aria-label", spec.choice);
+      buttons[0].setAttribute("aria-pressed", "true");
+      box.appendChild(bar);
+    }
     var div = el("div", "plot");
     div.id = spec.key;
+    if (spec.choices) { div.dataset.choice = String(spec.choices[0].value); }
     box.appendChild(div);
     document.getElementById("views").appendChild(box);
-    var base = decode(table(spec.base)[0]), decoded = new Map();
-    spec = Object.assign({}, spec, { steps: table(spec.steps) });   // stored by columns: read once
-    if (spec.members) { spec.members = table(spec.members); spec.member_data = table(spec.member_data); }
-    function change(kind, t, member) {   // decoded once per step (and member)
-      var key = kind + t + ":" + member;
-      if (!decoded.has(key)) {
-        var raw = kind === "step" ? spec.steps[t] : spec.members[t][String(member)];
-        if (raw && typeof raw.data === "number") {   // trace list shared by members of one partition
-          raw = Object.assign({}, raw, { data: spec.member_data[t][raw.data] });
-        }
-        decoded.set(key, raw ? decode(raw) : null);
-      }
-      return decoded.get(key);
-    }
     function render() {
-      var parts = apply({ data: base.data, layout: base.layout }, change("step", state.t), base);
-      if (state.member !== null && spec.members && spec.members[state.t][String(state.member)] !== undefined) {
-        parts = apply(parts, change("member", state.t, state.member), base);
-      }
+      var parts = drawings[current].parts(state.t, state.member);
       var layout = Object.assign({}, parts.layout, { uirevision: "keep" });
       if (layout.width && layout.width > div.clientWidth) { delete layout.width; }
       if (layout.height) { div.style.height = layout.height + "px"; }
@@ -264,11 +305,12 @@ function main(DATA) {
         }
       });
     }
-    return { div: div, render: render, bind: bind, spec: spec };
+    view = { div: div, render: render, bind: bind, members: function () { return drawings[current].members; } };
+    return view;
   }
 
   function memberStored(t, member) {
-    return views.some(function (v) { return v.spec.members && v.spec.members[t][String(member)] !== undefined; });
+    return views.some(function (v) { var m = v.members(); return m && m[t][String(member)] !== undefined; });
   }
 
   // ---------------------------------------------------------- page set-up

@@ -101,12 +101,12 @@ def check_views(tab: Tab, data: dict, t: int, ids, labels, three_d: bool, result
         assert tab.page.evaluate(READ_PARTITION, "partition3d") == expected
     steps = dict(tab.page.evaluate(VIEW_STEPS))
     assert set(steps.values()) == {str(t)}
-    assert {"partition", "pareto", "alpha", "n_clusters", "sizes", "flows"} <= set(steps)
+    assert {"partition", "pareto", "alpha", "n_clusters", "sizes", "scores", "flows"} <= set(steps)
     time = data["times"][t]
     title = tab.page.evaluate("() => document.getElementById('partition').layout.title.text")
     assert f"at time {html.escape(time, quote=False)}" in title
     assert ("member" not in title) if member is None else (f"member {member}" in title)
-    for line in ("alpha", "n_clusters", "sizes"):
+    for line in ("alpha", "n_clusters", "sizes", "scores"):
         x0 = tab.page.evaluate(
             f"() => document.getElementById('{line}').layout.shapes.find((s) => s.name === 'current step').x0")
         assert x0 == plain_time(result.times[t])
@@ -216,6 +216,19 @@ def test_slider_member_click_and_play_drive_every_view(offline_browser, syn4_pag
         check_views(tab, page_data, T - 1, result[-1].ids, result[-1].aligned_labels, three_d=True,
                     result=result)
         assert tab.page.evaluate("() => document.getElementById('slider').value") == str(T - 1)
+        # the scores view's metric, as the widget's toggle: each choice the registry's view offers
+        from ercot_nb.figures.views.scores import METRIC_CHOICES
+
+        buttons = tab.page.locator("section:has(#scores) .choices button")
+        assert buttons.all_inner_texts() == [label for label, _ in METRIC_CHOICES.values()]
+        source = figures.ViewData(result, data)
+        for i, metric in reversed(list(enumerate(METRIC_CHOICES))):
+            buttons.nth(i).click()
+            tab.page.wait_for_function("(m) => document.getElementById('scores').dataset.choice === m", arg=metric)
+            expected = figures.view("scores").parts(source, T - 1, metric=metric).layout
+            shown = tab.page.evaluate("() => { const l = document.getElementById('scores').layout; return ["
+                                      "l.yaxis.title.text, l.shapes.find((s) => s.name === 'current step').x0]; }")
+            assert shown == [expected["yaxis"]["title"]["text"], plain_time(result.times[T - 1])], metric
         assert tab.errors == [] and tab.requests == []
     finally:
         tab.close()

@@ -56,36 +56,37 @@ def test_every_view_changes_to_what_it_draws_at_every_step_and_member(kinds, kin
     data = ViewData(result, dataset)
     shown = list(views_for(data))
     assert shown, kind
-    for item in shown:
-        base = item.base(data)
+    for item, o in [(item, {item.choice: value} if item.choice else {})
+                    for item in shown for value in (item.choices(data) if item.choice else [None])]:
+        base = item.base(data, **o)  # each value of a view's choice (the scores' metric)
         for t in range(len(result)):
-            at_t = item.parts(data, t)
-            got = item.step_change(data, t).apply(base)
-            assert plain(got) == plain(at_t), (kind, item.key, t)
+            at_t = item.parts(data, t, **o)
+            got = item.step_change(data, t, **o).apply(base)
+            assert plain(got) == plain(at_t), (kind, item.key, o, t)
             # absolute changes: from another step too
-            other = item.step_change(data, (t + 1) % len(result)).apply(base)
-            assert plain(item.step_change(data, t).apply(other, base)) == plain(at_t), (kind, item.key, t)
+            other = item.step_change(data, (t + 1) % len(result), **o).apply(base)
+            assert plain(item.step_change(data, t, **o).apply(other, base)) == plain(at_t), (kind, item.key, o, t)
             step = result[t]
             if item.member and len(step.population):
                 member = next((int(m) for m in np.flatnonzero(step.first_front) if m != step.knee), None)
                 if member is not None:
-                    expected = item.parts(data, t, member)
-                    assert plain(item.member_change(data, t, member).apply(at_t, base)) == plain(expected), \
-                        (kind, item.key, t, member)
+                    expected = item.parts(data, t, member, **o)
+                    assert plain(item.member_change(data, t, member, **o).apply(at_t, base)) == plain(expected), \
+                        (kind, item.key, o, t, member)
         figures_ = item.report(data)
         assert figures_ and all(hasattr(f, "to_plotly_json") for f in figures_)
 
 
 def test_which_views_apply_to_which_data(kinds):
     keys = {kind: [v.key for v in views_for(ViewData(kinds[kind][1], kinds[kind][0]))] for kind in KINDS}
-    assert keys["2-D"] == ["partition", "pareto", "alpha", "n_clusters", "sizes", "ri", "nmi", "flows"]
+    assert keys["2-D"] == ["partition", "pareto", "alpha", "n_clusters", "sizes", "scores", "flows"]
     assert keys["3-D"][:3] == ["partition", "partition3d", "pareto"]
     assert "video" in keys["video"] and "partition" not in keys["video"]
     assert "pareto" not in keys["no population"] and "pareto" not in keys["consensus"]
     bare = [v.key for v in views_for(ViewData(kinds["2-D"][1]))]  # no dataset: no partition, no scores
     assert bare == ["pareto", "alpha", "n_clusters", "sizes", "flows"]
     assert [v.key for v in VIEWS] == ["partition", "partition3d", "video", "pareto", "alpha", "n_clusters",
-                                      "sizes", "ri", "nmi", "flows"]
+                                      "sizes", "scores", "flows"]
 
 
 def test_clicks_are_declared_on_the_traces(kinds):
@@ -105,6 +106,37 @@ def test_clicks_are_declared_on_the_traces(kinds):
         figures.click_meta("zoom")
 
 
+def test_the_scores_are_one_view_whose_metric_every_front_end_offers(kinds):
+    """One name for the score views: the registry's ``scores``, its ``metric`` (RI, NMI, label-free)
+    a choice declared once; the report draws each metric that applies; the old keys name their
+    replacement; a metric the data cannot give is a clear error, not another metric."""
+    from ercot_nb import TemporalDataset
+    from ercot_nb.figures.views.scores import LABEL_FREE, METRIC_CHOICES
+
+    dataset, result = kinds["2-D"]
+    data = ViewData(result, dataset)
+    scores = view("scores")
+    assert scores.choice == "metric" and list(scores.choices(data)) == list(METRIC_CHOICES) == ["RI", "NMI", LABEL_FREE]
+    bare = TemporalDataset.from_arrays([s.X for s in dataset], ids=[s.ids for s in dataset], times=dataset.times,
+                                       name="no labels")
+    unlabelled = ViewData(result, bare)
+    assert scores.applies(unlabelled) and list(scores.choices(unlabelled)) == [LABEL_FREE]
+    y_titles = {metric: scores.parts(data, 1, metric=metric).layout["yaxis"]["title"]["text"]
+                for metric in METRIC_CHOICES}
+    assert "(RI)" in y_titles["RI"] and "(NMI)" in y_titles["NMI"] and y_titles[LABEL_FREE] == "silhouette"
+    assert scores.parts(unlabelled, 1).layout["yaxis"]["title"]["text"] == "silhouette"  # the default: one that applies
+    report = scores.report(data)
+    assert [f.layout.yaxis.title.text for f in report] == list(y_titles.values())
+    assert [f.layout.yaxis.title.text for f in scores.report(data, metric="NMI")] == [y_titles["NMI"]]
+    for old, metric in (("ri", "RI"), ("nmi", "NMI")):
+        with pytest.raises(KeyError, match=f"no view '{old}': it is view\\('scores'\\) with metric='{metric}'"):
+            view(old)
+    with pytest.raises(ValueError, match="metric 'RI' needs ground-truth labels and dataset 'no labels' has none"):
+        scores.parts(unlabelled, 0, metric="RI")
+    with pytest.raises(ValueError, match="scores view: metric must be one of \\['RI', 'NMI', 'label-free'\\]"):
+        scores.parts(data, 0, metric="ARI")
+
+
 def test_bad_view_use_is_named(kinds):
     dataset, result = kinds["2-D"]
     with pytest.raises(KeyError, match="no view 'nope'; views: \\['partition'"):
@@ -117,6 +149,33 @@ def test_bad_view_use_is_named(kinds):
         ViewData(result, dataset[:1])
     with pytest.raises(ValueError, match="as many values as positions"):
         Patch([1, 2], ["a"])
+
+
+def test_one_change_then_another_is_one_change_every_front_end_applies_alike(kinds):
+    """``Change.then`` (what a live widget sends for a step and a member at once) applied equals the
+    two changes applied in turn; the widget sends ``trace_values`` and ``layout_of`` of the change,
+    which are what ``Change.apply`` sets (one definition of applying a change in Python)."""
+    dataset, result = kinds["2-D"]
+    data = ViewData(result, dataset)
+    for item in views_for(data):
+        base = item.base(data)
+        first, second = item.step_change(data, 0), item.step_change(data, len(result) - 1)
+        assert plain(first.then(second).apply(base)) == plain(second.apply(first.apply(base), base)), item.key
+        at = first.then(second).apply(base)
+        assert at.layout == second.layout_of(first.layout_of(base.layout)), item.key
+        for name, values in second.trace_values(base).items():
+            shown = at.trace(name).to_plotly_json()
+            for path, value in values.items():
+                node = shown
+                for key in path.split("."):
+                    node = node[key]
+                assert plain(figures.Parts([], {"v": node}))[1] == plain(figures.Parts([], {"v": value}))[1], \
+                    (item.key, name, path)
+        step = result[1]
+        member = next((int(m) for m in np.flatnonzero(step.first_front) if m != step.knee), None)
+        if item.member and member is not None:
+            both = item.step_change(data, 1).then(item.member_change(data, 1, member))
+            assert plain(both.apply(base)) == plain(item.parts(data, 1, member)), item.key
 
 
 def test_a_patch_edits_the_base_array_only_where_it_says():

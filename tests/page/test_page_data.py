@@ -74,11 +74,23 @@ def shown(entry: dict, t: int, member: int | None = None) -> list[dict]:
     return data
 
 
+def read_drawing(stored: dict) -> dict:
+    """One stored drawing of a view, its tables (base, steps, members) read as explorer.js reads them."""
+    return {name: read_table(value) if name in ("steps", "members", "member_data") else
+            read_table(value)[0] if name == "base" else value for name, value in stored.items()}
+
+
 def by_view(page: dict) -> dict:
-    """The page's views by key, their tables (steps, members) read as explorer.js reads them."""
-    return {v["key"]: {name: read_table(value) if name in ("steps", "members", "member_data") else
-                       read_table(value)[0] if name == "base" else value
-                       for name, value in v.items()} for v in page["views"]}
+    """The page's views by key, read (:func:`read_drawing`); a view with a choice (the scores' metric)
+    as its first drawing, the one the page shows first, with ``choices`` read too."""
+    out = {}
+    for v in page["views"]:
+        if "choices" in v:
+            choices = [read_drawing(drawing) for drawing in v["choices"]]
+            out[v["key"]] = {**v, **choices[0], "choices": choices}
+        else:
+            out[v["key"]] = read_drawing(v)
+    return out
 
 
 def same_content(page_traces: list[dict], parts) -> None:
@@ -120,6 +132,9 @@ def test_every_view_of_the_page_shows_the_static_figure_of_each_step_and_member(
         entry = by_view(page)[item.key]
         options = {k: v for k, v in {"max_points": 5000, "max_pixels": figures.VIDEO_MAX_PIXELS}.items()
                    if k in item.options}
+        for choice in entry.get("choices", []):  # each metric of the scores view, as the page stores it
+            for step in result:
+                same_content(shown(choice, step.t), item.parts(source, step.t, **{item.choice: choice["value"]}))
         for step in result:
             same_content(shown(entry, step.t), item.parts(source, step.t, **options))
             if not item.member:
@@ -293,7 +308,7 @@ def test_run_without_population_has_no_front_but_every_other_view():
     page = page_data(result, data)
     views = by_view(page)
     assert "pareto" not in views and all(m == {} for m in views["partition"]["members"])
-    assert {"partition", "alpha", "n_clusters", "sizes", "ri", "nmi", "flows"} <= set(views)
+    assert {"partition", "alpha", "n_clusters", "sizes", "scores", "flows"} <= set(views)
     source = figures.ViewData(result, data)
     for step in result:
         same_content(shown(views["partition"], step.t), figures.view("partition").parts(source, step.t))

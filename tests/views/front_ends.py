@@ -1,10 +1,9 @@
 """What each front end shows of one view at a step (and member), as comparable plotly JSON.
 
 * the static figure: ``view.figure(data, t, member)`` of the registry;
-* the offline page: the view's entry of :func:`ercot_nb.page.page_data`, decoded and
-  applied as ``ercot_nb/page/explorer.js`` does (base, then the step's change, then the
-  member's change; typed arrays, inherited and gathered traces, shared member trace lists and
-  patches unpacked), a line-for-line port of its ``decode``/``inherited``/``gathered``/``apply``;
+* the offline page: the view's entry of :func:`ercot_nb.page.page_data`, read and applied by
+  the page's own ``ercot_nb/page/explorer.js`` run in node (:class:`ExplorerJs`: base, then the
+  step's change, then the member's change);
 * the widget: the one an :class:`ercot_nb.widgets.Explorer` on the data displays for the view
   (:func:`widget_for`: what users see, a :class:`~ercot_nb.widgets.RegistryView` or a subclass
   with controls), moved to the step and member through the app's state; its figure
@@ -32,17 +31,6 @@ def typed(spec: dict[str, Any]) -> list[Any]:
     if spec.get("shape") and "," in str(spec["shape"]):
         values = values.reshape(-1, int(str(spec["shape"]).split(",")[1]))
     return values.tolist()
-
-
-def decode(value: Any) -> Any:
-    """Every typed-array spec inside a JSON value decoded (explorer.js ``decode``)."""
-    if isinstance(value, list):
-        return [decode(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    if isinstance(value.get("bdata"), str) and value.get("dtype") in TYPES:
-        return typed(value)
-    return {key: decode(v) for key, v in value.items()}
 
 
 def plain(value: Any) -> Any:
@@ -98,27 +86,57 @@ def static_json(view, data, t: int, member: int | None = None, *, validate: bool
 SIZE = ("width", "height")
 
 
-def explorer_for(data):
-    """An Explorer showing ``data``'s dataset and run (made once per data), as a user has it."""
-    from ercot_nb.widgets import Explorer
+APPS = ("explorer", "compare")
+"""The apps whose widgets the suite runs: every figure they display is a registry view's widget."""
+
+
+def app_for(data, app: str = "explorer"):
+    """An app showing ``data``'s dataset and run (made once per data), as a user has it: the
+    Explorer with the run, or Compare with the run as its one algorithm's."""
+    from ercot_nb.widgets import Compare, Explorer
 
     def make():
-        return Explorer(data.dataset, result=data.result)
+        if app == "explorer":
+            return Explorer(data.dataset, result=data.result)
+        compare = Compare(data.dataset, algorithms=("ERCOT",))
+        compare.state.add_run("ERCOT", data.result, name="ERCOT", select=False)
+        return compare
 
-    return data.memo("conformance: explorer", make)
+    return data.memo(("conformance: app", app), make)
+
+
+def explorer_for(data):
+    """The Explorer of :func:`app_for`."""
+    return app_for(data, "explorer")
 
 
 def displayed(app) -> list[Any]:
-    """The view widgets ``app`` displays now (the partition place's shown view, not a hidden one)."""
-    return list(app.views)
+    """Every figure ``app`` displays now, found by walking its widget tree (a hidden box and what it
+    holds left out): the view widget holding it, or a bare ``FigureWidget`` no view holds."""
+    import ipywidgets as W
+
+    found: list[Any] = []
+
+    def walk(widget: Any) -> None:
+        layout = getattr(widget, "layout", None)
+        if layout is not None and getattr(layout, "display", None) == "none":
+            return
+        if isinstance(getattr(widget, "figure", None), go.FigureWidget) or isinstance(widget, go.FigureWidget):
+            found.append(widget)
+            return
+        if isinstance(widget, W.Box):
+            for child in widget.children:
+                walk(child)
+
+    walk(app)
+    return found
 
 
-def widget_for(view, data):
-    """The live widget an :class:`~ercot_nb.widgets.Explorer` on ``data`` displays for ``view``,
-    set to show it (the partition's axes, the scores' metric), or None where the Explorer displays
-    no widget drawing that view (it does not apply to the data)."""
-    app = explorer_for(data)
-    for widget in displayed(app):
+def widget_for(view, data, app: str = "explorer"):
+    """The live widget ``app`` (:data:`APPS`) on ``data`` displays for ``view``, set to show it (the
+    partition's axes), or None where the app displays no widget drawing that view (it does not
+    apply to the data, or the app does not show it)."""
+    for widget in displayed(app_for(data, app)):
         if hasattr(widget, "show_view") and widget.show_view(view.key):
             return widget
     return None
@@ -152,107 +170,109 @@ def without_size(shown: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- the offline page
-def _get(obj: Any, path: str) -> Any:
-    for key in path.split("."):
-        obj = None if obj is None else obj.get(key)
-    return obj
+_NODE_READER = r"""
+const reader = require(process.argv[1]);
+const plain = (v) => ArrayBuffer.isView(v) ? Array.from(v) : Array.isArray(v) ? v.map(plain) :
+  (v && typeof v === "object") ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)])) : v;
+const read = new Map();
+require("readline").createInterface({ input: process.stdin }).on("line", (line) => {
+  const ask = JSON.parse(line);
+  let out;
+  try {
+    if (ask.drawing) {
+      read.set(ask.id, reader.reader(ask.drawing));
+      out = {};
+    } else {
+      const drawing = read.get(ask.id);
+      let parts = { data: drawing.base.data, layout: drawing.base.layout };
+      for (const [t, member] of ask.chain) {   // each step's change on what the last one showed
+        parts = reader.apply(parts, drawing.change("step", t), drawing.base);
+        if (member !== null) { parts = reader.apply(parts, drawing.change("member", t, member), drawing.base); }
+      }
+      out = { parts: plain(parts) };
+    }
+  } catch (error) { out = { error: String(error.stack || error) }; }
+  process.stdout.write(JSON.stringify(out) + "\n");
+});
+"""
 
 
-def _set(obj: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
-    out = dict(obj)
-    node = out
-    keys = path.split(".")
-    for key in keys[:-1]:
-        node[key] = dict(node.get(key) or {})
-        node = node[key]
-    node[keys[-1]] = value
-    return out
+class ExplorerJs:
+    """The offline page's own reader, ``ercot_nb/page/explorer.js``, run in node: what the page draws
+    of a stored view (its tables read, typed arrays, inherited and gathered traces, shared member
+    trace lists and patches unpacked, changes applied) -- the page's code, not a copy of it."""
+
+    def __init__(self) -> None:
+        import shutil
+        import subprocess
+        from importlib import resources
+
+        node = shutil.which("node")
+        if node is None:
+            raise RuntimeError("the view conformance suite runs the offline page's explorer.js in node, and no "
+                               "`node` is on PATH: install Node.js (apt-get install nodejs)")
+        script = str(resources.files("ercot_nb.page").joinpath("explorer.js"))
+        self._process = subprocess.Popen([node, "-e", _NODE_READER, script], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, text=True, encoding="utf-8")
+        self._ids: dict[int, int] = {}
+        self._kept: list[Any] = []  # the drawings sent (their ids stay theirs)
+
+    def _ask(self, question: dict[str, Any]) -> dict[str, Any]:
+        import json
+
+        self._process.stdin.write(json.dumps(question, allow_nan=False) + "\n")
+        self._process.stdin.flush()
+        answer = json.loads(self._process.stdout.readline() or '{"error": "node ended"}')
+        assert "error" not in answer, f"explorer.js: {answer['error']}"
+        return answer
+
+    def draw(self, drawing: dict[str, Any], chain: list[tuple[int, int | None]]) -> dict[str, Any]:
+        """What the page shows of ``drawing`` (a view's stored base and changes, as ``page_data``
+        writes them) after the step (and member) changes of ``chain``, each applied to the last."""
+        if id(drawing) not in self._ids:
+            self._ids[id(drawing)] = len(self._kept)
+            self._kept.append(drawing)
+            self._ask({"id": self._ids[id(drawing)], "drawing": drawing})
+        return self._ask({"id": self._ids[id(drawing)], "chain": [list(link) for link in chain]})["parts"]
+
+    def close(self) -> None:
+        self._process.stdin.close()
+        self._process.wait(timeout=10)
 
 
-def _by_name(traces: list[dict[str, Any]], name: str) -> int:
-    for i, trace in enumerate(traces):
-        if trace.get("name") == name:
-            return i
-    raise AssertionError(f"the page has no trace named {name!r}")
-
-
-def _gathered(trace: dict[str, Any], source: list[dict[str, Any]]) -> dict[str, Any]:
-    if "gather" not in trace:
-        return trace
-    paths, index = trace["gather"]["paths"], trace["gather"]["index"]
-    out = {key: value for key, value in trace.items() if key != "gather"}
-    holders = [t for t in source if all(t.get(p) is not None for p in paths)]
-    for path in paths:
-        pool = [value for holder in holders for value in holder[path]]
-        out[path] = [pool[i] for i in index]
-    return out
-
-
-def _inherited(trace: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
-    if not trace.get("inherit"):
-        return trace
-    out = dict(base["data"][_by_name(base["data"], trace["name"])])
-    for key, value in trace.items():
-        if key == "inherit":
-            continue
-        if value is None:
-            out.pop(key, None)
-        else:
-            out[key] = value
-    return out
-
-
-def apply(parts: dict[str, Any], change: dict[str, Any] | None, base: dict[str, Any]) -> dict[str, Any]:
-    """``parts`` ({"data", "layout"}) with a decoded page change applied (explorer.js ``apply``)."""
-    if not change:
-        return parts
-    data = ([_gathered(_inherited(t, base), parts["data"]) for t in change["data"]]
-            if change.get("data") is not None else list(parts["data"]))
-    layout = parts["layout"]
-    for name, values in (change.get("traces") or {}).items():
-        i = _by_name(data, name)
-        for path, value in values.items():
-            if isinstance(value, dict) and "patch" in value:
-                array = list(_get(base["data"][_by_name(base["data"], name)], path))
-                for at, new in zip(value["patch"], value["values"]):
-                    array[at] = new
-                value = array
-            data[i] = _set(data[i], path, value)
-    for name, values in (change.get("shapes") or {}).items():
-        shapes = list(layout.get("shapes") or [])
-        index = [i for i, shape in enumerate(shapes) if shape.get("name") == name]
-        assert index, f"the page has no shape named {name!r}"
-        shapes[index[0]] = {**shapes[index[0]], **values}
-        layout = {**layout, "shapes": shapes}
-    for path, value in (change.get("layout") or {}).items():
-        layout = _set(layout, path, value)
-    return {"data": data, "layout": layout}
-
-
-def page_entry(page: dict[str, Any], key: str) -> dict[str, Any]:
-    """The page's data of the view ``key``, its tables read (explorer.js ``table``)."""
-    from ercot_nb.page import read_table
-
+def page_entry(page: dict[str, Any], key: str, **choice: Any) -> dict[str, Any]:
+    """The page's stored drawing of the view ``key`` (as ``page_data`` wrote it: explorer.js reads it);
+    for a view with a choice, the drawing of ``choice`` (``metric="NMI"``; default: the first, which
+    the page shows first)."""
     entries = [entry for entry in page["views"] if entry["key"] == key]
     assert len(entries) == 1, f"the page holds {len(entries)} views {key!r}"
-    entry = {name: read_table(value) if name in ("steps", "members", "member_data") else value
-             for name, value in entries[0].items()}
-    entry["base"] = read_table(entry["base"])[0]
+    entry = entries[0]
+    if "choices" in entry:
+        values = [drawing["value"] for drawing in entry["choices"]]
+        value = choice.get(entry["choice"], values[0])
+        assert value in values, f"the page's view {key!r} offers {values}, not {value!r}"
+        assert set(choice) <= {entry["choice"]}, f"the page's view {key!r} chooses {entry['choice']}, not {choice}"
+        return entry["choices"][values.index(value)]
+    assert not choice, f"the page's view {key!r} has no choice"
     return entry
 
 
-def page_json(entry: dict[str, Any], t: int, member: int | None = None) -> dict[str, Any]:
-    """What the page draws of the view ``entry`` at step ``t`` (and ``member``), as plain JSON."""
-    base = decode(copy.deepcopy(entry["base"]))
-    parts = apply({"data": base["data"], "layout": base["layout"]}, decode(entry["steps"][t]), base)
+def stored_members(entry: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The members stored per step of a page drawing (their keys), or None (a view of no member)."""
+    from ercot_nb.page import read_table
+
+    return read_table(entry["members"]) if "members" in entry else None
+
+
+def page_json(js: ExplorerJs, entry: dict[str, Any], t: int, member: int | None = None,
+              *, after: list[tuple[int, int | None]] = ()) -> dict[str, Any]:
+    """What the page draws of the view ``entry`` at step ``t`` (and ``member``), as plain JSON
+    (``after``: the steps shown before, each change applied to the last)."""
     if member is not None:
-        assert "members" in entry, f"the page's view {entry['key']!r} does not follow the member"
-        stored = entry["members"][t]
-        assert str(member) in stored, f"member {member} of step {t} is not on the page ({sorted(stored)})"
-        raw = stored[str(member)]
-        if raw and isinstance(raw.get("data"), int):  # a trace list shared by members of one partition
-            raw = {**raw, "data": entry["member_data"][t][raw["data"]]}
-        parts = apply(parts, decode(raw), base)
+        stored = stored_members(entry)
+        assert stored is not None, "the page's view does not follow the member"
+        assert str(member) in stored[t], f"member {member} of step {t} is not on the page ({sorted(stored[t])})"
+    parts = js.draw(entry, [*after, (t, member)])
     return figure_json(parts["data"], parts["layout"])
 
 

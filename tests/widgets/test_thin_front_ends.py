@@ -118,9 +118,10 @@ def test_the_sankey_widget_shows_the_registered_flow_views_window_as_a_run_grows
 
 
 def test_the_scores_widget_shows_the_registered_score_views_as_runs_grow():
-    """RI, NMI and the label-free scores: the registered views' parts, label-free tables grown per step."""
+    """RI, NMI and the label-free scores: the registered ``scores`` view's parts with its ``metric``
+    as the toggle chooses (the toggle offers the view's choices), label-free tables grown per step."""
     from ercot_nb import ERCOT, datasets
-    from ercot_nb.figures.views import Scores as Registered
+    from ercot_nb.figures.views.scores import METRIC_CHOICES
     from ercot_nb.metrics import label_free_steps
     from ercot_nb.widgets.views.scores import LABEL_FREE, ScoresView
 
@@ -131,15 +132,19 @@ def test_the_scores_widget_shows_the_registered_score_views_as_runs_grow():
     widget = ScoresView(None).follow(state)
     run = ClusteringResult(result.algorithm, result.params, list(result.steps[:2]))
     name = state.add_run("ERCOT", run)
-    for choice, view in (("RI", figures.view("ri")), ("NMI", figures.view("nmi")), (LABEL_FREE, Registered(None))):
+    view = figures.view("scores")
+    assert [value for _, value in widget.metric.options] == list(METRIC_CHOICES)
+    for choice in METRIC_CHOICES:
         widget.metric.value = choice
-        assert widget.view.key == view.key
-        assert shown(widget.figure) == shown(view.figure(ViewData(run, data, {name: run}), state.step)), choice
+        assert widget.view is view and widget.options == {"metric": choice}
+        assert shown(widget.figure) == shown(view.figure(ViewData(run, data, {name: run}), state.step,
+                                                         metric=choice)), choice
+    assert choice == LABEL_FREE
     for step in result.steps[2:]:
         run.append(step)
         state.grow(name)
     state.set_step(3)
-    expected = view.figure(ViewData(run, data, {name: run}), 3)
+    expected = view.figure(ViewData(run, data, {name: run}), 3, metric=LABEL_FREE)
     assert shown(widget.figure) == shown(expected)
     churn = [None if value != value else value for value in label_free_steps(result, data, sample_size=500)["churn"]]
     assert [trace.y for trace in widget.figure.data if trace.name.endswith("churn")][0] == tuple(churn)
@@ -159,7 +164,7 @@ def test_the_alpha_legend_is_one_row_above_the_plot_so_a_half_width_column_shows
 
 def test_one_name_per_view():
     """The registry's names everywhere: no class name in both ``figures.views`` and ``widgets``, and each
-    Explorer view is named by its registered key (the scores widget alone shows several: ri, nmi)."""
+    Explorer view is named by its registered key (the scores too: one view ``scores``, its metric an option)."""
     from ercot_nb.figures import VIEWS as REGISTERED, views as registry
     from ercot_nb import widgets
     from ercot_nb.widgets.apps.explorer import VIEWS as SHOWN
@@ -167,6 +172,6 @@ def test_one_name_per_view():
     classes = {name for name in registry.__all__ if isinstance(getattr(registry, name), type)}
     assert not classes & set(widgets.__all__), classes & set(widgets.__all__)
     keys = {v.key for v in REGISTERED}
-    assert set(SHOWN) - keys == {"scores"}, set(SHOWN) - keys
+    assert set(SHOWN) <= keys, set(SHOWN) - keys
     with pytest.warns(DeprecationWarning, match="FlowsView"):
         assert widgets.SankeyView is widgets.FlowsView

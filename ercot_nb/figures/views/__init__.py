@@ -15,13 +15,17 @@ key (module)    shows                                           applies to
 ``alpha``       the smoothness weight over time                 every run
 ``n_clusters``  chosen (and true) number of clusters            every run
 ``sizes``       each cluster's number of samples over time      every run
-``ri``, ``nmi`` accuracy against the ground truth per step      a dataset with labels
+``scores``      RI, NMI or label-free scores per step           a dataset (RI, NMI: labels)
 ``flows``       cluster flow between steps (Sankey)             every run
 ==============  ==============================================  ==========================
 
 Each view is the module of its key, ``ercot_nb.figures.views.<key>``, whose
 ``VIEW`` is a :class:`~ercot_nb.figures.protocol.View` with that key.  A
 new view is one new module plus its key in :data:`REGISTRY`.
+
+A view's options that a user chooses between (the scores' ``metric``) are
+one view with a :attr:`~ercot_nb.figures.protocol.View.choice`, not a key per
+value: ``view("scores").figure(data, metric="NMI")``.
 """
 from __future__ import annotations
 
@@ -29,11 +33,11 @@ from collections.abc import Iterator
 from importlib import import_module
 
 from ..protocol import CLICK_MEMBER, CLICK_STEP, Change, Patch, View, ViewData, click_meta
-from ._scores import Scores
 from .alpha import Alpha
 from .flows import Flows
 from .n_clusters import NClusters
 from .pareto import Pareto
+from .scores import Scores
 from .partition import Partition
 from .sizes import Sizes, cluster_sizes, cluster_sizes_figure, cluster_sizes_parts
 from .video import Video
@@ -47,12 +51,16 @@ __all__ = [
 ]
 
 REGISTRY: tuple[str, ...] = (
-    "partition", "partition3d", "video", "pareto", "alpha", "n_clusters", "sizes", "ri", "nmi", "flows",
+    "partition", "partition3d", "video", "pareto", "alpha", "n_clusters", "sizes", "scores", "flows",
 )
 """Every view's key in reading order; the key names its module here (one line per view added)."""
 
 VIEWS: tuple[View, ...] = tuple(import_module(f"{__name__}.{key}").VIEW for key in REGISTRY)
 """Every view, in reading order; front ends iterate it (see :func:`views_for`)."""
+
+
+_RENAMED = {"ri": "view('scores') with metric='RI'", "nmi": "view('scores') with metric='NMI'"}
+"""Keys of views that are now an option of another: what to use instead."""
 
 
 def view(key: str) -> View:
@@ -61,11 +69,14 @@ def view(key: str) -> View:
     Raises
     ------
     KeyError
-        If no view has that key (the keys are listed).
+        If no view has that key (the keys are listed; an old key names its replacement).
     """
     for item in VIEWS:
         if item.key == key:
             return item
+    if key in _RENAMED:
+        raise KeyError(f"no view {key!r}: it is {_RENAMED[key]} (e.g. view('scores').figure(data, "
+                       f"metric={key.upper()!r}))")
     raise KeyError(f"no view {key!r}; views: {[item.key for item in VIEWS]}")
 
 

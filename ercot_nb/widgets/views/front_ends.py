@@ -5,8 +5,8 @@ Every view of :data:`ercot_nb.figures.VIEWS` is shown by a
 controls of the view's options (:data:`TUNED`: what they draw, and how a
 growing run is taken in, is the registered view's).  Several registered
 views may share one widget (the partition place shows the 2-D, 3-D and
-video views, the axes choosing; the scores widget RI, NMI and the label-free
-scores).
+video views, the axes choosing).  A view's :attr:`~ercot_nb.figures.View.choice`
+(the scores' ``metric``) is a control of its one widget.
 """
 from __future__ import annotations
 
@@ -52,7 +52,6 @@ class FrontEnd:
 
 
 _PARTITION = FrontEnd("partition", PartitionSlot)
-_SCORES = FrontEnd("scores", lambda state: ScoresView(None).follow(state))
 
 TUNED: dict[str, FrontEnd] = {
     "partition": _PARTITION,
@@ -60,8 +59,7 @@ TUNED: dict[str, FrontEnd] = {
     "video": _PARTITION,
     "pareto": FrontEnd("pareto", lambda state: ParetoView().follow(state)),
     "alpha": FrontEnd("alpha", lambda state: AlphaView().follow(state)),
-    "ri": _SCORES,
-    "nmi": _SCORES,
+    "scores": FrontEnd("scores", lambda state: ScoresView(None).follow(state)),
     "flows": FrontEnd("flows", lambda state: FlowsView(width=FLOWS_WIDTH).follow(state), wide=True),
 }
 """Registered view key -> its tuned widget."""

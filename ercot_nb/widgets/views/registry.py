@@ -12,7 +12,6 @@ name: a view added to the registry is shown by the apps as it is.
 """
 from __future__ import annotations
 
-import copy
 import html
 from collections.abc import Sequence
 from typing import Any
@@ -28,13 +27,6 @@ from .._state import OWN_RUN, AppState
 from ._base import FigureView, placeholder_parts
 
 __all__ = ["RegistryView", "apply_change", "Shown"]
-
-
-def _path_value(trace: Any, path: str) -> Any:
-    value = trace
-    for key in path.split("."):
-        value = value[key]
-    return value
 
 
 Shown = list[dict[str, Any]]
@@ -81,9 +73,7 @@ def apply_change(figure: go.FigureWidget, change: Change, base: Parts, layout: d
     if change.traces:
         now = None  # named values set below: the next trace list goes whole
     groups: dict[tuple[str, ...], dict[str, dict[str, Any]]] = {}
-    for name, values in change.traces.items():
-        resolved = {path: value.on(_path_value(base.trace(name), path)) if isinstance(value, Patch) else value
-                    for path, value in values.items()}
+    for name, resolved in change.trace_values(base).items():  # Patch values on the base's arrays
         groups.setdefault(tuple(sorted(resolved)), {})[name] = resolved
     batches = list(groups.values())
     if (change.shapes or layout_paths) and not batches:
@@ -294,10 +284,10 @@ class RegistryView(FigureView):
             return
         self._shown = apply_change(self.figure, change, base, self._sized(base.layout), self._shown)
         if change.data is not None:
-            self._base = Parts(list(self.figure.data), _with_layout(base.layout, change))
+            self._base = Parts(list(self.figure.data), change.layout_of(base.layout))
             self._connect_clicks()
         else:  # the grown run's layout; its traces are made when a change patches them
-            self._base = Parts(base.traces, _with_layout(base.layout, change))
+            self._base = Parts(base.traces, change.layout_of(base.layout))
             self._base_grown = bool(change.traces)
 
     _base_grown = False
@@ -312,7 +302,7 @@ class RegistryView(FigureView):
             return
         change = self.view.step_change(data, t, **self.options)
         if self.view.member and member is not None:
-            change = _merged(change, self.view.member_change(data, t, member, **self.options))
+            change = change.then(self.view.member_change(data, t, member, **self.options))
         if self._base_grown and any(
                 isinstance(value, Patch) for values in change.traces.values() for value in values.values()):
             base = self._base = self.view.base(data, **self.options)  # the grown run's base
@@ -372,28 +362,3 @@ class RegistryView(FigureView):
             self.state.set_step(int(steps[index]) if steps else int(index))
         elif trace.customdata is not None:
             self.state.select_member(int(trace.customdata[index][0]))
-
-
-def _with_layout(layout: dict[str, Any], change: Change) -> dict[str, Any]:
-    """``layout`` with the change's layout paths and shapes set (a copy)."""
-    out = copy.deepcopy(layout)
-    for path, value in change.layout.items():
-        node, keys = out, path.split(".")
-        for key in keys[:-1]:
-            node = node.setdefault(key, {})
-        node[keys[-1]] = value
-    for name, values in change.shapes.items():
-        out["shapes"][figures.shape_index(out, name)].update(values)
-    return out
-
-
-def _merged(first: Change, second: Change) -> Change:
-    """``first`` then ``second`` as one change (the second's values win)."""
-    if second.data is not None:
-        return Change(traces=second.traces, shapes={**first.shapes, **second.shapes},
-                      layout={**first.layout, **second.layout}, data=second.data)
-    traces = {name: dict(values) for name, values in first.traces.items()}
-    for name, values in second.traces.items():
-        traces.setdefault(name, {}).update(values)
-    return Change(traces=traces, shapes={**first.shapes, **second.shapes},
-                  layout={**first.layout, **second.layout}, data=first.data)

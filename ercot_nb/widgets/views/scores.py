@@ -1,9 +1,10 @@
-"""Scores view: the registry's score views (RI, NMI, label-free) of every run, with a choice between them.
+"""Scores view: the registered ``scores`` view of every run, with its ``metric`` as a toggle.
 
 What is drawn, and how a growing run's label-free scores are extended by
-its new steps only, is the registered views'
-(:class:`ercot_nb.figures.views.Scores`: ``"ri"``, ``"nmi"`` and the
-label-free ``ScoresView(None)``); this widget adds the choice between them.
+its new steps only, is the registered view's
+(:class:`ercot_nb.figures.views.Scores`); this widget adds the toggle of its
+``metric`` option, whose choices are the view's
+(:data:`ercot_nb.figures.views.scores.METRIC_CHOICES`).
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import ipywidgets as W
 from ... import figures
 from ...data import TemporalDataset
 from ...figures.lines import LABEL_FREE_SHOWN
-from ...figures.views import Scores as _RegisteredScores
+from ...figures.views.scores import LABEL_FREE, METRIC_CHOICES
 from ...result import ClusteringResult
 from .._state import AppState
 from ._base import Parts, placeholder_parts
@@ -23,17 +24,12 @@ from .registry import RegistryView
 
 __all__ = ["ScoresView", "LABEL_FREE", "LABEL_FREE_SHOWN"]
 
-LABEL_FREE = "label-free"
-"""The metric choice that shows the scores needing no labels."""
-
-_LABEL_FREE_VIEW = _RegisteredScores(None)
-
 
 class ScoresView(RegistryView):
     """Rand index or NMI per step, or label-free scores, one line per run, the current step marked.
 
-    A front end of the registered views ``"ri"`` and ``"nmi"`` and of the
-    label-free ``ercot_nb.figures.views.Scores(None)``.  Without labels (a
+    The front end of the registered view ``"scores"``; the toggle is its
+    ``metric`` option.  Without labels (a
     CSV of your own) it shows the label-free scores (silhouette, NMI with the
     previous step, churn) in rows sharing the time axis; with labels the
     "no labels needed" choice shows them instead of RI/NMI.
@@ -64,27 +60,22 @@ class ScoresView(RegistryView):
         height: int = 340,
     ) -> None:
         self.metric = W.ToggleButtons(
-            options=[("Rand index", "RI"), ("mutual information", "NMI"), ("no labels needed", LABEL_FREE)],
+            options=[(label, value) for value, (label, _) in METRIC_CHOICES.items()],
             value=metric, style={"button_width": "auto"},  # labels whole in JupyterLab's font too
-            tooltips=["Rand index against the labels", "normalised mutual information against the labels",
-                      "silhouette, NMI with the previous step and churn: scores without labels"],
+            tooltips=[tip for _, tip in METRIC_CHOICES.values()],
         )
         self._quiet = False
-        super().__init__(self._chosen_view(dataset), width=width, height=height, controls=[self.metric],
+        super().__init__(figures.view("scores"), width=width, height=height, controls=[self.metric],
+                         options={"metric": metric},
                          state=AppState.of(dataset, runs=dict(runs or {}), step=step))
         self.metric.observe(lambda _: None if self._quiet else self.redraw(), names="value")
 
-    def _chosen_view(self, dataset: TemporalDataset | None) -> figures.View:
-        if dataset is not None and (not dataset.has_labels or self.metric.value == LABEL_FREE):
-            return _LABEL_FREE_VIEW
-        return figures.view("nmi" if self.metric.value == "NMI" else "ri")
-
-    def show_view(self, key: str) -> bool:
-        """Choose the metric of the registered score view ``key`` (``"ri"``, ``"nmi"``); whether it is drawn."""
-        metric = {"ri": "RI", "nmi": "NMI"}.get(key)
-        if metric is not None and self.dataset is not None and self.dataset.has_labels:
-            self.metric.value = metric
-        return self.view.key == key
+    def set_options(self, **options: Any) -> None:
+        """Draw the view with these options changed; ``metric`` moves the toggle."""
+        if "metric" in options:
+            self.metric.value = options.pop("metric")  # redraws (the toggle's option)
+        if options:
+            super().set_options(**options)
 
     @property
     def runs(self) -> dict[str, ClusteringResult]:
@@ -118,7 +109,7 @@ class ScoresView(RegistryView):
 
     def _content_parts(self) -> Parts:
         self._match_choice()
-        self.view = self._chosen_view(self.dataset)
+        self.options = self.view.with_defaults({**self.options, "metric": self.metric.value})
         note = self._note()
         if note is not None:
             self._base = None
