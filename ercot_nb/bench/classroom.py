@@ -14,7 +14,9 @@ Printed, with the load average before and after:
   first run finished;
 * resident memory per kernel (psutil RSS of the server's kernel processes), once the
   runs finished, and of the fit pool's workers (``--fit-workers``: shared by the class);
-* kernels left a while after the pages closed (a closed page's kernel shuts down).
+* kernels left after the pages closed (a closed page's kernel shuts down): the bench waits
+  up to ``--settle`` seconds for none to be left, and says how long that took (kernel
+  processes only, those still shutting down included; not the fit pool's workers).
 
 Only 127.0.0.1 is contacted; the count of students and the time are bounded.
 """
@@ -90,6 +92,8 @@ class ClassReport:
     load_after: tuple[float, float, float]
     server_args: list[str]
     pool_mib: list[tuple[float, float, float]] = field(default_factory=list)
+    settle_seconds: float | None = None
+    """Seconds from closing the pages until no kernel was left, or until the bench stopped waiting."""
     cpu_split: dict[str, float] = field(default_factory=dict)
     """CPU seconds in all, once the pages were watched: ``"kernels"``, ``"fit pool"``, ``"server"``
     (Voila's own process) and ``"Chromium"`` (every page's browser work, which a class does on the
@@ -276,7 +280,7 @@ def run_class(students: int, *, timeout: float = 300.0, server_args: list[str] |
         _wait_for_port(port, process, timeout=120)
         loop = asyncio.new_event_loop()
         try:
-            pages, kernel_mib, left = loop.run_until_complete(
+            pages, kernel_mib, left, settled = loop.run_until_complete(
                 _class_session(students, f"http://127.0.0.1:{port}/", timeout, chromium, process.pid, settle,
                                pool_mib, cpu_split))
         finally:
@@ -285,12 +289,12 @@ def run_class(students: int, *, timeout: float = 300.0, server_args: list[str] |
     finally:
         stop_group(process)
     return ClassReport(students, pages, kernel_mib, left, load_before, load_after, server_args, pool_mib,
-                       cpu_split)
+                       settled, cpu_split)
 
 
 async def _class_session(students: int, url: str, timeout: float, chromium: str, launcher_pid: int,
                          settle: float, pool_mib: list, cpu_split: dict,
-                         ) -> tuple[list[StudentPage], list[tuple[float, float, float]], int]:
+                         ) -> tuple[list[StudentPage], list[tuple[float, float, float]], int, float]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as playwright:
@@ -307,6 +311,7 @@ async def _class_session(students: int, url: str, timeout: float, chromium: str,
             cpu_split.update(kernels=sum(m[2] for m in kernel_mib), **{"fit pool": sum(m[2] for m in pool_mib)},
                              server=sum(m[2] for m in _rss_mib(_kernel_processes(launcher_pid, SERVER))),
                              Chromium=_browser_cpu())
+            closed = time.monotonic()
             for _, context in results:  # the students close their tabs, as a browser closes one
                 for page in context.pages:
                     with contextlib.suppress(Exception):
@@ -315,15 +320,23 @@ async def _class_session(students: int, url: str, timeout: float, chromium: str,
         finally:
             await browser.close()
     deadline = time.monotonic() + settle
-    while _kernel_processes(launcher_pid) and time.monotonic() < deadline:
-        await asyncio.sleep(1.0)
-    return [page for page, _ in results], kernel_mib, len(_kernel_processes(launcher_pid))
+    while (left := len(_kernel_processes(launcher_pid))) and time.monotonic() < deadline:
+        await asyncio.sleep(0.5)
+    return [page for page, _ in results], kernel_mib, left, time.monotonic() - closed
 
 
 def _stat(values: list[float]) -> str:
     if not values:
         return "-"
     return f"{statistics.median(values):.0f} / {max(values):.0f} s"
+
+
+def _left(report: ClassReport) -> str:
+    """Kernels left after the pages closed, and when none was left (or when the bench stopped waiting)."""
+    if report.settle_seconds is None:
+        return str(report.kernels_left)
+    when = "none left" if not report.kernels_left else "still there"
+    return f"{report.kernels_left} ({when} {report.settle_seconds:.0f} s after closing)"
 
 
 def format_report(report: ClassReport) -> str:
@@ -349,7 +362,7 @@ def format_report(report: ClassReport) -> str:
         "|---|---|---|---|---|---|---|---|",
         f"| {report.students} | {len(ok)} | {len(waited)} ({sum(p.outcome == 'ok' for p in waited)}) | "
         f"{report.count('blank')} | {_stat(firsts)} | {len(finished)} ({_stat(finished)}) | {memory} | "
-        f"{report.kernels_left} |",
+        f"{_left(report)} |",
         f"CPU per kernel until then (median / max): {_stat(cpu)}" if cpu else "CPU per kernel: -",
         f"requests leaving 127.0.0.1: {len(off)}" + (f" ({', '.join(off[:5])})" if off else ""),
     ]
@@ -397,7 +410,8 @@ def main(argv: list[str] | None = None) -> int:
 
         data = {"load_before": report.load_before, "load_after": report.load_after,
                 "kernel_mib": report.kernel_mib, "fit_pool_mib": report.pool_mib, "kernels_left": report.kernels_left,
-                "cpu_seconds": report.cpu_split, "pages": [page.__dict__ for page in report.pages]}
+                "settle_seconds": report.settle_seconds, "cpu_seconds": report.cpu_split,
+                "pages": [page.__dict__ for page in report.pages]}
         atomic_write(args.json, lambda file: file.write(json.dumps(data, indent=1).encode()))
     return 0 if report.count("ok") + report.count("told to wait") == report.students and \
         report.count("blank") == 0 else 1

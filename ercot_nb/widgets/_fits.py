@@ -2,7 +2,7 @@
 
 Each object here has the ``fit(data, callback=...)`` / ``result_`` shape of
 an estimator (:mod:`ercot_nb.algorithms`), so the
-:class:`~ercot_nb.widgets._job.Runner` records its result as a run of its
+:class:`~ercot_nb.widgets._runner.Runner` records its result as a run of its
 own, with progress and Stop, like any fit:
 
 - :class:`Adoption`: a fitted run continued from step ``t`` with another

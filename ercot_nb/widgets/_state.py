@@ -422,7 +422,7 @@ class AppState(traitlets.HasTraits):
 
         When the selected run grows while its newest step is shown, the
         step follows to the new newest one.  The runner calls this at a
-        bounded rate (see :class:`~ercot_nb.widgets._job.Runner`).
+        bounded rate (see :class:`~ercot_nb.widgets._runner.Runner`).
         """
         with self.lock, self.hold_trait_notifications():
             if name == self.run:

@@ -21,6 +21,10 @@ def test_the_table_counts_each_outcome_and_names_what_left_the_machine():
     assert "requests leaving 127.0.0.1: 1 (https://cdn.example/x.css)" in table
     assert "student 4: blank" in table and "student 3: told to wait" in table
     assert "fit pool" not in table  # fits in the kernels
+    report.settle_seconds = 21.4  # the bench waited for the kernels of the closed pages
+    assert "| 1 (still there 21 s after closing) |" in format_report(report)
+    report.kernels_left, report.settle_seconds = 0, 3.2
+    assert "| 0 (none left 3 s after closing) |" in format_report(report)
     report.pool_mib = [(225.0, 113.0, 9.5), (224.0, 112.0, 3.0)]
     assert "fit pool: 2 workers, 449 MiB resident, 225 MiB their own (USS), 12 CPU s, in all" in format_report(report)
     assert "CPU s in all" not in format_report(report)  # not measured

@@ -4,23 +4,41 @@ Every page load runs a kernel (~300 MB).  Closing the page must shut it down
 (Voila's beforeunload beacon), a page that vanishes without closing (a crashed
 browser, a laptop put to sleep) must lose its kernel to the idle culler within
 --cull-idle plus the cull interval, and one page more than --max-kernels must
-get a "server busy" page, not a kernel.
+get a "server busy" page, not a kernel.  A page closed while it still opens (its
+kernel starting or its notebook running: Voila's page sets up its shutdown beacon only
+once the notebook ran) must give its kernel back too.
 
 ERCOT_NB_APP_LOADS=10 makes the lifetime test open 10 pages (default 3), for
 the memory measure of the closing note.
 """
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
 import time
 
-from .app_harness import EXPLORER_READY, app_server, chromium, kernels, server_process, tiny_notebook, wait_until
+from .app_harness import EXPLORER_READY, app_server, chromium, kernels, server_process, wait_until
 
 
 LOADS = int(os.environ.get("ERCOT_NB_APP_LOADS", "3"))
 CULL_IDLE = 20  # seconds; the culler looks every CULL_IDLE // 4 s
+
+
+def sleepy_notebook(folder):
+    """A one-cell app notebook that sleeps ``?sleep=S`` seconds of its page's URL, then shows a widget."""
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(
+        "import os, time, urllib.parse\nimport ipywidgets as W\n"
+        "time.sleep(float(urllib.parse.parse_qs(os.environ.get('QUERY_STRING', '')).get('sleep', ['0'])[0]))\n"
+        "W.HTML('tiny app ready')")]
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path = folder / "sleepy.ipynb"
+    nbformat.write(notebook, path)
+    return path
 
 
 def mib(process) -> float:
@@ -79,9 +97,9 @@ def test_closed_and_vanished_pages_give_their_kernels_back(tmp_path, capsys):
 
 
 def test_one_page_more_than_the_cap_waits_in_the_queue_and_opens_by_itself(tmp_path):
-    notebook = tiny_notebook(tmp_path)
+    notebook = sleepy_notebook(tmp_path)
     with app_server(["--notebook", str(notebook), "--max-kernels", "2"], tmp_path) as (
-            launcher, port, _):
+            launcher, port, log):
         url = f"http://127.0.0.1:{port}/"
         server = server_process(launcher)
         with chromium(tmp_path) as context:
@@ -90,6 +108,8 @@ def test_one_page_more_than_the_cap_waits_in_the_queue_and_opens_by_itself(tmp_p
                 assert page.goto(url, timeout=120_000).status == 200
                 page.wait_for_selector("text=tiny app ready", timeout=120_000)
             assert len(kernels(server)) == 2
+            asked = []
+            third.on("request", lambda request: asked.append(request.url))
             response = third.goto(url, timeout=120_000)
             assert response.status == 503 and response.headers.get("retry-after") == "5"
             assert third.title() == "Server full: you are in the queue"
@@ -98,6 +118,25 @@ def test_one_page_more_than_the_cap_waits_in_the_queue_and_opens_by_itself(tmp_p
             time.sleep(6)  # it checks again: still full, still first
             assert "You are number 1" in third.inner_text("[data-ercot-nb-wait]")
             assert len(kernels(server)) == 2  # no kernel started for it
+            # a browser's own request (its icon) is no page of the app: it takes no place in the
+            # queue (each used to hold one ahead of the students for a minute), and waiting pages ask none
+            icon = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            icon.request("GET", "/favicon.ico")
+            assert icon.getresponse().status == 302  # Voila's redirect to the file, not a wait page
+            assert not [address for address in asked if "favicon" in address], asked
             first.close(run_before_unload=True)  # a student closes a tab: room for one more
             third.wait_for_selector("text=tiny app ready", timeout=120_000)  # no reload by hand
             assert len(kernels(server)) == 2
+
+            # a page closed while its notebook still runs: no beacon yet, and no page will ever
+            # connect to its kernel (the culler spares such a kernel for 10 minutes): given back
+            third.close(run_before_unload=True)
+            wait_until(lambda: len(kernels(server)) == 1, timeout=60)
+            fourth = context.new_page()
+            assert fourth.goto(url + "?sleep=15", wait_until="commit", timeout=120_000).status == 200
+            assert len(kernels(server)) == 2  # its kernel started; its notebook sleeps
+            fourth.close(run_before_unload=True)
+            wait_until(lambda: len(kernels(server)) == 1, timeout=60)  # only second's is left
+            assert "page closed while it opened: shutting its kernel" in log.read_text() or \
+                "page closed while its kernel" in log.read_text()
+            second.wait_for_selector("text=tiny app ready", timeout=10_000)  # the open page is untouched

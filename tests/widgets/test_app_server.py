@@ -52,6 +52,48 @@ def test_the_culler_skips_kernels_shut_down_since_it_listed_them(caplog):
     assert not [record for record in caplog.records if record.levelname == "ERROR"]
 
 
+def test_a_kernel_started_for_a_page_closed_meanwhile_is_shut_down_and_its_notebook_not_run(monkeypatch):
+    import asyncio
+
+    from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+
+    from ercot_nb.widgets.serve import app_server
+
+    shut: list[str] = []
+
+    async def start(self, *args, **kwargs):  # noqa: ANN002, ANN003 - a kernel that takes a moment to start
+        await asyncio.sleep(0.01)
+        return kwargs["kernel_id"]
+
+    async def shutdown(self, kernel_id, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
+        shut.append(kernel_id)
+
+    monkeypatch.setattr(AsyncMappingKernelManager, "start_kernel", start)
+    monkeypatch.setattr(AsyncMappingKernelManager, "shutdown_kernel", shutdown)
+    manager = app_server.CappedKernelManager()
+
+    async def open_page(closed_while_starting: bool):
+        page = app_server.OpeningPage()
+        token = app_server._OPENING.set(page)  # as the app's page handler does
+        try:
+            starting = asyncio.ensure_future(manager.start_kernel(kernel_name="python3"))
+            await asyncio.sleep(0)
+            page.gone = closed_while_starting  # the browser closed the tab meanwhile
+            try:
+                return page, await starting
+            except app_server.PageGone:
+                return page, None
+        finally:
+            app_server._OPENING.reset(token)
+
+    open_page_, kernel = asyncio.run(open_page(False))
+    assert kernel is not None and open_page_.kernel_id == kernel and shut == []
+    closed, kernel = asyncio.run(open_page(True))
+    assert kernel is None and shut == [closed.kernel_id]  # shut down: Voila never runs its notebook
+    assert closed.kernel_id not in manager._started_at and manager.live_kernels() == 0
+    assert asyncio.run(manager.start_kernel(kernel_name="python3"))  # no page (the API): as before
+
+
 def test_the_app_page_loads_only_the_lab_extensions_it_uses(tmp_path):
     # nbgrader's and notebook 7's lab extensions expect JupyterLab's shared modules and put
     # console errors on every Voila page; the app's page config lists only what it uses

@@ -19,7 +19,7 @@ from ercot_nb import ERCOT, datasets
 from ercot_nb.kernels import _firstrun
 from ercot_nb.result import StepResult
 from ercot_nb.widgets import Explorer
-from ercot_nb.widgets._job import Runner
+from ercot_nb.widgets._runner import Runner
 from ercot_nb.widgets._state import AppState
 
 from .test_explorer_model import ExplorerMachine

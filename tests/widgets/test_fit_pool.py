@@ -12,7 +12,8 @@ import pytest
 
 from ercot_nb import ERCOT, datasets
 from ercot_nb.widgets._fits import Adoption, SeedEnsemble, adoptions_of
-from ercot_nb.widgets._job import FitJob, Runner, job_status
+from ercot_nb.widgets._job import FitJob
+from ercot_nb.widgets._runner import Runner, job_status
 from ercot_nb.widgets._messages import waiting_status
 from ercot_nb.widgets._state import AppState
 from ercot_nb.widgets._pool import POOL_ENV, POOL_KEY_ENV, FitPoolError

@@ -15,7 +15,7 @@ import numpy as np
 
 from ercot_nb import StaticEC, TemporalDataset
 from ercot_nb.result import ClusteringResult
-from ercot_nb.widgets._job import Runner
+from ercot_nb.widgets._runner import Runner
 from ercot_nb.widgets._state import AppState
 
 N_STEPS = 1200

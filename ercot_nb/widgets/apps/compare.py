@@ -14,7 +14,7 @@ from ... import algorithms
 from ...data import TemporalDataset
 from ...metrics import mean_scores
 from ...result import ClusteringResult
-from .._job import Runner
+from .._runner import Runner
 from .._messages import MessageArea, explain
 from ._params_form import ParamsForm
 from .._state import AppState, Status
@@ -73,7 +73,7 @@ class Compare(W.VBox):
     :class:`~ercot_nb.widgets._state.AppState` (dataset, runs by algorithm,
     step, status) that the controls change and the views follow (each
     partition view follows the run of its algorithm), and the same
-    :class:`~ercot_nb.widgets._job.Runner`, here with one fit per selected
+    :class:`~ercot_nb.widgets._runner.Runner`, here with one fit per selected
     algorithm.  On a fresh install, each fit first shows a preview of its
     first step while its kernels compile, as the Explorer does.
 

@@ -16,7 +16,8 @@ from ...data import TemporalDataset
 from ...params import check_argument
 from ...result import ClusteringResult
 from .._fits import Adoption, SeedEnsemble, ensemble_seeds
-from .._job import FitJob, Runner
+from .._job import FitJob
+from .._runner import Runner
 from .._messages import MessageArea, explain
 from .._shown import PageShown
 from .._state import RUN_NUMBER, AppState, run_number
@@ -105,7 +106,7 @@ class Explorer(W.VBox):
     (:meth:`~ercot_nb.widgets.views._base.FigureView.follow`); the Explorer only
     builds the state and lays the views out.
     A run goes on in a background thread (the shared
-    :class:`~ercot_nb.widgets._job.Runner`): views follow the finished steps
+    :class:`~ercot_nb.widgets._runner.Runner`): views follow the finished steps
     at a rate that keeps redrawing to a small share of the run time, the
     kernel keeps answering the widgets, and Stop ends the run after the
     current step, keeping the steps done (also during "Use this partition

@@ -10,7 +10,8 @@ import ipywidgets as W
 from ... import algorithms
 from ...data import TemporalDataset
 from ...result import StepResult
-from .._job import FitJob, Runner
+from .._job import FitJob
+from .._runner import Runner
 from .._pace import RateLimit
 from .._messages import MessageArea
 from .._state import AppState
@@ -70,7 +71,7 @@ class RunPanel(W.VBox):
     """Choose an algorithm and its parameters, run it, follow and stop it.
 
     The panel is a control of an app's :class:`~ercot_nb.widgets._state.AppState`:
-    Run starts the app's :class:`~ercot_nb.widgets._job.Runner` on the
+    Run starts the app's :class:`~ercot_nb.widgets._runner.Runner` on the
     state's dataset, and the answer (started, finished, stopped, failed)
     goes to the state's status line.  Alone (no ``state``) it makes its
     own state, runner and status line.

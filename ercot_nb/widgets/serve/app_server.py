@@ -41,12 +41,17 @@
 * **Kernels of closed pages shut down.**  Voila's page posts a shutdown
   beacon when it is closed, carrying the ``_xsrf`` cookie; this server sets
   that cookie with the page (Voila 0.5 does not, so the beacon was refused).
+  A page closed before it was fully sent (its kernel still starting, or its
+  notebook still running: no beacon yet, and no page will ever connect to
+  that kernel) gives its kernel back too: at once when its kernel has just
+  started, else as soon as its notebook ran (:class:`OpeningPage`).
   Kernels of pages that vanish without closing (a crashed browser, a laptop
   put to sleep) are culled by jupyter_server's
   ``MappingKernelManager.cull_idle_timeout``, which ``ercot-nb app`` sets.
 """
 from __future__ import annotations
 
+import contextvars
 import html
 import ipaddress
 import os
@@ -57,6 +62,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -73,7 +79,8 @@ from .._bundle import BUNDLE_PATH_ENV, BUNDLE_ROUTE, SHARED_BUNDLE_ENV, bundle_f
 from .._limits import APP_MESSAGE_LIMIT, MESSAGE_LIMIT_ENV
 from .admission import TICKET_ARG, Admission, Decision
 
-__all__ = ["TOKEN_ENV", "ServerBusy", "HostRule", "CappedKernelManager", "ErcotVoila", "main"]
+__all__ = ["TOKEN_ENV", "ServerBusy", "PageGone", "OpeningPage", "HostRule", "CappedKernelManager",
+           "ErcotVoila", "main"]
 
 TOKEN_ENV = "ERCOT_NB_APP_TOKEN"
 # The lab extensions the apps' pages use: Voila's own widget managers (it keeps the one matching
@@ -96,7 +103,7 @@ EXECUTOR_TIMEOUTS = {"iopub_timeout": 300, "startup_timeout": 300}
 unless set on the command line (``--VoilaExecutor.iopub_timeout=...``)."""
 
 _PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>
+<html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>{title}</title></head>
 <body style="font-family:sans-serif;max-width:40em;margin:3em auto;line-height:1.5">
 <h1 style="font-size:1.4em">{title}</h1><p>{text}</p></body></html>
 """
@@ -108,6 +115,28 @@ def _page(title: str, text: str) -> str:
 
 class ServerBusy(Exception):
     """Raised instead of starting one more kernel than the cap allows."""
+
+
+class PageGone(Exception):
+    """Raised when the page a kernel was started for was closed meanwhile (the kernel is shut down)."""
+
+
+@dataclass
+class OpeningPage:
+    """One page request of the app while it is being answered: whether its browser went away, and its kernel.
+
+    A page closed before its HTML was all sent has no shutdown beacon yet (the page's
+    scripts set it up once loaded), and no page will ever connect to its kernel, which the
+    culler spares for ``first_connect_grace``: the server shuts that kernel down itself.
+    """
+
+    gone: bool = False
+    kernel_id: str | None = None
+
+
+_OPENING: contextvars.ContextVar[OpeningPage | None] = contextvars.ContextVar("ercot_nb_opening_page",
+                                                                              default=None)
+"""The page request whose handler is running (set by ``_AppPageHandler.get``; seen by ``start_kernel``)."""
 
 
 class HostRule:
@@ -242,9 +271,16 @@ class CappedKernelManager(AsyncMappingKernelManager):
         try:
             started = await super().start_kernel(*args, **kwargs)
             self._started_at[started] = time.monotonic()
-            return started
         finally:
             self._starting.discard(kernel_id)
+        page = _OPENING.get()
+        if page is not None:
+            page.kernel_id = started
+            if page.gone:  # closed while its kernel started: nobody would see its notebook run
+                self.log.info("page closed while its kernel %s started: shutting it down", started)
+                await self.shutdown_kernel(started)
+                raise PageGone(started)
+        return started
 
 
 def _wait_page(decision: Decision, path: str, max_kernels: int) -> tuple[int, int, str]:
@@ -270,7 +306,26 @@ def _wait_page(decision: Decision, path: str, max_kernels: int) -> tuple[int, in
 
 
 class _AppPageHandler(TornadoVoilaHandler):
-    """Voila's page handler, behind the queue (:class:`~.admission.Admission`)."""
+    """Voila's page handler, behind the queue (:class:`~.admission.Admission`); a page closed
+    while it opens gives its kernel back (:class:`OpeningPage`)."""
+
+    _opening: OpeningPage | None = None
+
+    def on_connection_close(self) -> None:
+        if self._opening is not None:
+            self._opening.gone = True
+        super().on_connection_close()
+
+    async def _give_back(self, page: OpeningPage) -> None:
+        """Shut down the kernel of a page closed before it was all sent (its notebook ran meanwhile)."""
+        manager = self.kernel_manager
+        if not page.gone or page.kernel_id is None or page.kernel_id not in manager:
+            return
+        self.log.info("page closed while it opened: shutting its kernel %s down", page.kernel_id)
+        try:
+            await manager.shutdown_kernel(page.kernel_id)
+        except Exception:  # noqa: BLE001 - already shut down (its beacon, the culler): nothing left to do
+            self.log.debug("kernel %s was shut down already", page.kernel_id, exc_info=True)
 
     def _wait(self, decision: Decision) -> None:
         status, again, page = _wait_page(decision, self.request.path, self.settings["ercot_nb_max_kernels"])
@@ -285,6 +340,9 @@ class _AppPageHandler(TornadoVoilaHandler):
         # its own handler never sets that cookie, so the beacon was refused (403) and the
         # kernel of every closed page lived on.  Reading the token sets the cookie.
         self.xsrf_token  # noqa: B018 - read for its side effect
+        if self.notebook_path and path:  # not the app's page (a browser's /favicon.ico): Voila redirects
+            await super().get(path)  # it to a file, with no kernel, and it takes no place in the queue
+            return
         admission: Admission = self.settings["ercot_nb_admission"]
         ticket = self.get_argument(TICKET_ARG, None)
         decision = admission.ask(ticket)
@@ -292,6 +350,8 @@ class _AppPageHandler(TornadoVoilaHandler):
             self._wait(decision)
             return
         finished = False
+        page = self._opening = OpeningPage()
+        token = _OPENING.set(page)
         try:
             await super().get(path)
         except ServerBusy:
@@ -300,9 +360,13 @@ class _AppPageHandler(TornadoVoilaHandler):
             finished = True
             self.clear()
             self._wait(admission.requeue(ticket))
+        except PageGone:
+            pass  # its kernel is shut down; nobody to answer
         finally:
+            _OPENING.reset(token)
             if not finished:
                 admission.done()
+            await self._give_back(page)
 
 
 class ErcotVoila(Voila):
