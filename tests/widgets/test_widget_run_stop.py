@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
@@ -50,13 +49,13 @@ def test_a_background_run_updates_the_views_live_and_stops_on_the_button():
     explorer = Explorer("syn3", params={"pop_size": 40, "n_evaluations": 400},
                         views=("partition", "alpha"))
     titles = []
-    second_step = threading.Event()
+    second_step, stop_clicked = threading.Event(), threading.Event()
 
     def record(job, step):
         titles.append(explorer.partition.figure.layout.title.text)
         if step.t == 1:
             second_step.set()
-            time.sleep(0.2)  # let the main thread click Stop while this step is being shown
+            stop_clicked.wait(30)  # the main thread clicks Stop while this step is being shown
 
     explorer.run_panel.on_step(record)
     job = explorer.run()  # returns at once: the fit runs in a thread
@@ -65,8 +64,9 @@ def test_a_background_run_updates_the_views_live_and_stops_on_the_button():
     assert second_step.wait(60), "no step arrived"
     explorer.scrubber.value = 0  # the kernel still answers the widgets during the run
     explorer.run_panel.stop_button.click()
+    stop_clicked.set()
     assert job.wait(60)
-    assert job.state == "stopped" and 2 <= job.n_done < 10
+    assert job.state == "stopped" and 2 <= job.n_done < 10, (job.state, job.n_done)
     assert len(explorer.result) == job.n_done
     # each finished step was shown as it arrived (the views followed the newest step)
     assert titles[0].endswith("at time 1 ({} clusters)".format(explorer.result[0].n_clusters))
