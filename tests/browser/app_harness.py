@@ -170,11 +170,18 @@ def record_errors(page, errors: list[str]) -> None:
     """Page errors, console errors and warnings of ``page`` go to ``errors`` (not a missing resource's).
 
     A warning is kept as ``"warning: TEXT"``: the apps' pages log none (issue 36: a JupyterLab
-    package of the page older than a widget asks for logs "Unsatisfied version ...").
+    package of the page older than a widget asks for logs "Unsatisfied version ...").  Not
+    kept: Chromium's own notes on its software WebGL ("[.WebGL-...] GL Driver Message ...").
     """
+    def console(msg) -> None:
+        if msg.type not in ("error", "warning") or "Failed to load resource" in msg.text:
+            return
+        if msg.type == "warning" and msg.text.startswith("[.WebGL-"):
+            return
+        errors.append(msg.text if msg.type == "error" else f"warning: {msg.text}")
+
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda msg: errors.append(msg.text if msg.type == "error" else f"warning: {msg.text}")
-            if msg.type in ("error", "warning") and "Failed to load resource" not in msg.text else None)
+    page.on("console", console)
 
 
 def block_outside(context, outside: list[str]) -> None:
