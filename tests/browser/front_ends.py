@@ -99,6 +99,7 @@ EXPLORER_DRAWN = f"() => document.querySelectorAll('.js-plotly-plot').length ===
 def open_explorer(context, url: str, kind: str, timeout: float = 240_000):
     """The Explorer's page in ``context`` once its views are drawn (in JupyterLab: its cell run)."""
     page = context.pages[0] if context.pages else context.new_page()
+    page.bring_to_front()  # a page behind another gets no animation frames: its figures stall (measured)
     page.goto(url, wait_until="domcontentloaded", timeout=timeout)
     if kind == "lab":
         page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=timeout)

@@ -178,7 +178,7 @@ class Compare(W.VBox):
         layout.add_class("ercot-nb-compare-layout")
         side_width = int(_SIDE_WIDTH[:-2]) + 8
         natural = side_width + int(_MAIN_MIN_WIDTH[:-2]) + 40
-        one_row = side_width + 2 * (_PARTITION_WIDTH + 30) + _SCORES_WIDTH + 30 + 40
+        one_row = side_width + 2 * (_PARTITION_WIDTH + 30) + _SCORES_WIDTH + 40  # Voila at 1920: unscaled
         css = scaled_css(".ercot-nb-compare-root", ".ercot-nb-compare-layout",
                          [(one_row, SCALES[:5]), (natural, SCALES)])
         style = W.HTML(f"<style>{css}</style>", layout=W.Layout(display="none"))
