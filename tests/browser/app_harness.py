@@ -171,12 +171,13 @@ def record_errors(page, errors: list[str]) -> None:
 
     A warning is kept as ``"warning: TEXT"``: the apps' pages log none (issue 36: a JupyterLab
     package of the page older than a widget asks for logs "Unsatisfied version ...").  Not
-    kept: Chromium's own notes on its software WebGL ("[.WebGL-...] GL Driver Message ...").
+    kept: Chromium's own performance notes, on its software WebGL ("[.WebGL-...] GL Driver
+    Message ...") and on a canvas read back often ("Canvas2D: Multiple readback operations ...").
     """
     def console(msg) -> None:
         if msg.type not in ("error", "warning") or "Failed to load resource" in msg.text:
             return
-        if msg.type == "warning" and msg.text.startswith("[.WebGL-"):
+        if msg.type == "warning" and msg.text.startswith(("[.WebGL-", "Canvas2D: Multiple readback operations")):
             return
         errors.append(msg.text if msg.type == "error" else f"warning: {msg.text}")
 
