@@ -4,7 +4,8 @@ Their sources stay in the repository's ``widgets/`` and ``notebooks/``
 folders; ``build_py`` copies them into ``ercot_nb/apps/`` and
 ``ercot_nb/tutorials/`` of the build (the files listed by
 ``ercot_nb.widgets.serve.launcher``: ``APPS`` and ``TUTORIAL_FILES``), where
-``ercot-nb app`` and ``ercot-nb tutorials`` find them.  The rest of the
+``ercot-nb app`` and ``ercot-nb tutorials`` find them.  An editable install
+copies only Voila's template (pyproject.toml's data-files).  The rest of the
 configuration is in pyproject.toml.
 """
 import shutil
@@ -27,6 +28,10 @@ class BuildWithNotebooks(build_py):
     def run(self):
         super().run()
         if getattr(self, "editable_mode", False):  # an editable install reads the checkout
+            # ... except for Voila's template (pyproject's data-files): Voila finds it only in a
+            # Jupyter data folder.  setuptools' editable wheel leaves data files out (measured with
+            # setuptools 84.2), so they go into it here, as copies.
+            self.run_command("install_data")
             return
         package = Path(self.build_lib) / "ercot_nb"
         for name in APPS:

@@ -118,6 +118,21 @@ def test_check_script_builds_the_environment_like_repo2docker():
 # (test_a_cold_cache_compiles_and_after_the_warmup_nothing_does), one cold cache for both.
 
 
+def test_plain_voila_uses_the_installed_template_without_a_cdn():
+    """`voila widgets/explorer.ipynb` from the repository root (Binder) takes its template from the
+    repository's voila.json: the package's "ercot-nb" (Voila's lab page less Font Awesome from a
+    CDN), which pyproject.toml's data-files install where Voila finds templates by name (setup.py
+    copies them in an editable install too), the same files the hub's image copies."""
+    name = json.loads((ROOT / "voila.json").read_text())["VoilaConfiguration"].get("template")
+    assert name == json.loads((ROOT / "deploy" / "voila.json").read_text())["VoilaConfiguration"]["template"]
+    data_files = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["data-files"]
+    shipped = data_files[f"share/jupyter/voila/templates/{name}"]
+    assert sorted(shipped) == [f"deploy/voila-template/{name}/conf.json",
+                               "ercot_nb/widgets/serve/templates/index.html.j2"]
+    assert all((ROOT / path).is_file() for path in shipped)
+    assert 'self.run_command("install_data")' in (ROOT / "setup.py").read_text()
+
+
 def test_plain_voila_loads_the_lab_extensions_of_the_app():
     """Binder and `voila widgets/explorer.ipynb` read the repository's voila.json (Voila reads it
     from the folder it runs in): the same lab extensions as `ercot-nb app`, not nbgrader's or

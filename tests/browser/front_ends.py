@@ -43,11 +43,18 @@ def _server(command: list[str], tmp_path: Path, port: int, cwd: Path) -> Iterato
         stop_group(process)
 
 
-def _lab_notebook(folder: Path) -> Path:
+COMPARE_CELL = """from ercot_nb.widgets import Compare
+
+compare = Compare("syn3", algorithms=("ERCOT", "staticEC"))
+compare.run(wait=True)
+compare"""
+
+
+def _lab_notebook(folder: Path, cells: tuple[str, ...]) -> Path:
     import nbformat
 
     notebook = nbformat.v4.new_notebook()
-    notebook.cells = [nbformat.v4.new_code_cell(LAB_CELL)]
+    notebook.cells = [nbformat.v4.new_code_cell(cell) for cell in cells]
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     path = folder / "explorer.ipynb"
     nbformat.write(notebook, path)
@@ -55,8 +62,11 @@ def _lab_notebook(folder: Path) -> Path:
 
 
 @contextlib.contextmanager
-def explorer_server(kind: str, tmp_path: Path) -> Iterator[str]:
-    """The Explorer served by front end ``kind`` (one of :data:`FRONT_ENDS`); yields its page's URL."""
+def explorer_server(kind: str, tmp_path: Path, cells: tuple[str, ...] = (LAB_CELL,)) -> Iterator[str]:
+    """The Explorer served by front end ``kind`` (one of :data:`FRONT_ENDS`); yields its page's URL.
+
+    In JupyterLab the notebook holds ``cells`` (the Explorer's first; :func:`open_explorer`
+    runs that one)."""
     if kind == "app":
         with app_server([], tmp_path, env=scratch_env(tmp_path)) as (_, port, _log):
             yield f"http://127.0.0.1:{port}/"
@@ -72,7 +82,7 @@ def explorer_server(kind: str, tmp_path: Path) -> Iterator[str]:
         raise ValueError(f"unknown front end {kind!r}; one of {FRONT_ENDS}")
     folder = tmp_path / "lab"
     folder.mkdir()
-    _lab_notebook(folder)
+    _lab_notebook(folder, cells)
     command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
                "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
                f"--ServerApp.root_dir={folder}",
@@ -89,6 +99,7 @@ EXPLORER_DRAWN = f"() => document.querySelectorAll('.js-plotly-plot').length ===
 def open_explorer(context, url: str, kind: str, timeout: float = 240_000):
     """The Explorer's page in ``context`` once its views are drawn (in JupyterLab: its cell run)."""
     page = context.pages[0] if context.pages else context.new_page()
+    page.bring_to_front()  # a page behind another gets no animation frames: its figures stall (measured)
     page.goto(url, wait_until="domcontentloaded", timeout=timeout)
     if kind == "lab":
         page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=timeout)

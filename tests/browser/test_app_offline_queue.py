@@ -14,23 +14,9 @@ import nbformat
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-from .app_harness import app_server, chromium, record_errors, tiny_notebook
+from .app_harness import app_server, block_outside, chromium, record_errors, tiny_notebook
 
 pytestmark = pytest.mark.browser
-
-
-def _guard(context, outside: list[str]) -> None:
-    """Block and record every request not to 127.0.0.1."""
-    def route(route) -> None:
-        url = route.request.url
-        host = url.split("/")[2] if "://" in url else ""
-        if url.startswith(("http", "ws")) and not host.startswith("127.0.0.1"):
-            outside.append(url)
-            route.abort()
-        else:
-            route.continue_()
-
-    context.route("**/*", route)
 
 
 def test_the_app_page_requests_only_its_own_server_and_logs_no_error(tmp_path):
@@ -38,7 +24,7 @@ def test_the_app_page_requests_only_its_own_server_and_logs_no_error(tmp_path):
     outside: list[str] = []
     errors: list[str] = []
     with app_server(["--notebook", str(notebook)], tmp_path) as (_, port, _log), chromium(tmp_path) as context:
-        _guard(context, outside)
+        block_outside(context, outside)
         page = context.new_page()
         record_errors(page, errors)
         failed: list[str] = []

@@ -5,7 +5,8 @@ JupyterLab (a notebook cell showing ``Explorer()``), each driven in headless Chr
 the issue's sequences: a video then a 2-D scenario then Run, and a scenario switched 0.3 s
 after Run.  After every action each view must show the current data: the partition's title
 names the dataset (and, after a run, its last step), and after a run no view is left on its
-placeholder.  On plain Voila the views froze (anywidget gives each figure 2 s to evaluate
+placeholder.  No request leaves 127.0.0.1 and the console logs no error or warning (issue 36).
+On plain Voila the views froze (anywidget gives each figure 2 s to evaluate
 plotly's 5 MB bundle, once per figure; see ercot_nb/widgets/_bundle.py), and its page logged
 module-federation errors of lab extensions that do not belong in a dashboard.
 """
@@ -20,6 +21,7 @@ import pytest
 
 from ercot_nb.widgets.apps.explorer import VIEWS as VIEWS_SHOWN
 
+from .app_harness import block_outside
 from .flows import Flow
 from .front_ends import FRONT_ENDS, explorer_server, open_explorer
 from .test_voila_explorer import STATUS, TIME_LABEL, _choose, _field, _fill, _tab, _wait_status
@@ -71,12 +73,18 @@ def test_the_views_follow_the_data_on_every_front_end(front_end, tmp_path, brows
                                                      console_errors, capsys):
     started, flow = time.monotonic(), None
     shot = tmp_path / f"explorer-{front_end}.png"
+    outside: list[str] = []
     with explorer_server(front_end, tmp_path) as url:
         context = browser_context(height=2300)
+        block_outside(context, outside)  # an offline machine: nothing may leave 127.0.0.1
         page = context.new_page()
         try:
             page = open_explorer(context, url, front_end)
             _wait_status(page, "finished", timeout=240_000)  # the first run, started when shown
+            # plain Voila's own "lab" template linked Font Awesome from a CDN (the repository's
+            # voila.json names the package's template instead); no console warning either
+            assert outside == [], f"requests that left 127.0.0.1 on {front_end}: {outside}"
+            assert not console_errors, f"console errors or warnings on {front_end}: {console_errors[:3]}"
             views_follow(page, "syn3", ran=True)
             _tab(page, "Parameters")  # the algorithm's form is a tab of the side panel
             _fill(page, "population size", 20)  # small budgets: the flow is about the views

@@ -8,6 +8,7 @@ tab titles, labels, the "show run" menu's run name).
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -19,11 +20,19 @@ pytestmark = pytest.mark.slow
 LAPTOP = {"width": 1280, "height": 720}
 WIDE = {"width": 1920, "height": 1080}
 
-# the boxes of the first screen (the first visible one of each), as rectangles
+# the boxes of the first screen (the first visible one of each), as rectangles; the partition's
+# is what it draws (title, axes, ticks, legend, images), not the blank margin below its x-axis title
 FIRST_SCREEN = """(run) => {
     const visible = e => e && e.offsetParent !== null;
     const rect = e => { const r = e.getBoundingClientRect();
                         return {top: r.top, left: r.left, bottom: r.bottom, right: r.right}; };
+    const drawn = svg => {
+        const rects = [...svg.parentElement.querySelectorAll('.main-svg text, .main-svg .bglayer rect, .main-svg image')]
+            .map(e => e.getBoundingClientRect()).filter(r => r.width > 0 && r.height > 0);
+        if (!rects.length) return rect(svg);
+        return {top: Math.min(...rects.map(r => r.top)), left: Math.min(...rects.map(r => r.left)),
+                bottom: Math.max(...rects.map(r => r.bottom)), right: Math.max(...rects.map(r => r.right))};
+    };
     const plot = [...document.querySelectorAll('.js-plotly-plot')].filter(visible)[0];
     const button = [...document.querySelectorAll('button')].filter(visible)
         .find(b => b.textContent.trim() === run);
@@ -33,7 +42,7 @@ FIRST_SCREEN = """(run) => {
         .map(p => [p.querySelector('.gtitle')?.textContent ?? '', p.querySelector('.main-svg')])
         .filter(([, svg]) => svg && svg.getBoundingClientRect().right > innerWidth + 0.5)
         .map(([title, svg]) => title + ' ' + svg.getBoundingClientRect().right);
-    return JSON.stringify({partition: plot && rect(plot.querySelector('.main-svg')), wide,
+    return JSON.stringify({partition: plot && drawn(plot.querySelector('.main-svg')), wide,
                            run: button && rect(button), status: status && rect(status),
                            slider: slider && rect(slider),
                            viewport: {width: innerWidth, height: innerHeight}});
@@ -68,9 +77,9 @@ OVERFLOW = """() => {
 # their controls leave empty between the column's top and the screen's (or the last view's)
 # bottom, on an 8 px grid (a band under a short view beside a tall one, a lone figure in a
 # wide row)
-BLANK = """() => {
+BLANK = """(scope) => {
     const visible = e => e.offsetParent !== null;
-    const main = [...document.querySelectorAll('.ercot-nb-main')].filter(visible)[0];
+    const main = [...document.querySelectorAll(scope + ' .ercot-nb-main')].filter(visible)[0];
     if (!main) return -1;
     const m = main.getBoundingClientRect();
     const leaves = '.main-svg, .widget-button, .widget-toggle-buttons, .widget-html, .widget-checkbox, ' +
@@ -113,9 +122,10 @@ CLIPPED = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(p =>
     })"""
 
 
-def _check_no_blank_band(page, where: str) -> None:
+def _check_no_blank_band(page, where: str, scope: str = "") -> None:
+    """No blank square of MAX_BLANK px among the views of the app in ``scope`` (a CSS selector; the first app)."""
     page.evaluate("() => window.scrollTo(0, 0)")
-    blank = page.evaluate(BLANK)
+    blank = page.evaluate(BLANK, scope)
     assert 0 <= blank < MAX_BLANK, f"a blank {blank}×{blank} px square among the views ({where})"
     assert page.evaluate(CLIPPED) == [], f"a figure cut by the box around it ({where})"
 
@@ -189,12 +199,29 @@ CUT_IN_LAB = """() => {
 }"""
 
 
-def test_explorer_in_jupyterlab_on_a_laptop(tmp_path, browser_context, console_errors, shot):
-    """In JupyterLab beside its file browser, the Explorer's views wrap below the side panel
-    rather than running past the output area's edge (where JupyterLab cuts them)."""
-    from .front_ends import explorer_server, open_explorer
+# px left blank below a scaled app (a transform keeps its unscaled height in the page), and its scale
+BELOW_SCALED = """(root) => {
+    const box = document.querySelector(root), layout = box.firstElementChild;
+    const scale = layout.getBoundingClientRect().width / layout.offsetWidth;
+    return {scale: +scale.toFixed(3),
+            blank: +(box.getBoundingClientRect().bottom - layout.getBoundingClientRect().bottom).toFixed(1)};
+}"""
+EXPLORER_ROOT, COMPARE_ROOT = ".ercot-nb-explorer-views-root", ".ercot-nb-compare-root"
 
-    with explorer_server("lab", tmp_path) as url:
+
+def _check_not_below(page, root: str, where: str) -> None:
+    below = page.evaluate(BELOW_SCALED, root)
+    assert below["blank"] < 2, f"{below['blank']} px blank below {root} drawn at {below['scale']} ({where})"
+
+
+def test_apps_in_jupyterlab_on_a_laptop(tmp_path, browser_context, console_errors, shot):
+    """In JupyterLab beside its file browser, the Explorer's views wrap below the side panel
+    rather than running past the output area's edge (where JupyterLab cuts them); what a
+    student sees without scrolling holds the partition, Run, the status line and the slider;
+    Compare (a second cell) fills its area, and no scaled app leaves a blank below itself."""
+    from .front_ends import COMPARE_CELL, LAB_CELL, explorer_server, open_explorer
+
+    with explorer_server("lab", tmp_path, cells=(LAB_CELL, COMPARE_CELL)) as url:
         context = browser_context(height=720)
         context.pages[0].set_viewport_size(LAPTOP)
         page = open_explorer(context, url, "lab")
@@ -203,11 +230,9 @@ def test_explorer_in_jupyterlab_on_a_laptop(tmp_path, browser_context, console_e
             page.wait_for_timeout(500)
             assert page.evaluate(CUT_IN_LAB) == [], "figures cut at the notebook's right edge"
             assert page.evaluate(OVERFLOW) == [], "text cut at its box's edge"
-            # the Explorer's output scrolled to the notebook's top, as a student reads it: the
-            # partition, Run, the status line and the slider on one screen beside the file browser
+            # as the notebook shows it after the cell ran, unscrolled: the partition, Run, the
+            # status line and the slider on one screen beside the file browser
             assert page.evaluate("() => document.querySelector('.jp-FileBrowser').offsetParent !== null")
-            page.evaluate("() => document.querySelector('.jp-OutputArea').scrollIntoView({block: 'start'})")
-            page.wait_for_timeout(300)
             screen = json.loads(page.evaluate(FIRST_SCREEN, "Run"))
             area = page.evaluate("""() => { const r = document.querySelector('.jp-WindowedPanel-outer, '
                 + '.jp-NotebookPanel-notebook').getBoundingClientRect();
@@ -217,11 +242,36 @@ def test_explorer_in_jupyterlab_on_a_laptop(tmp_path, browser_context, console_e
                        if box is None or box["top"] < area["top"] - 0.5 or box["bottom"] > area["bottom"] + 0.5
                        or box["left"] < area["left"] - 0.5 or box["right"] > area["right"] + 0.5}
             assert not outside, f"not on the notebook's screen {area}: {outside}"
-            _check_no_blank_band(page, "JupyterLab 1280×720")
-            page.set_viewport_size(WIDE)  # the main views side by side beside the file browser too
-            page.wait_for_timeout(500)
-            assert page.evaluate(CUT_IN_LAB) == [], "figures cut at the notebook's right edge at 1920"
+            _check_no_blank_band(page, "JupyterLab 1280×720", EXPLORER_ROOT)
+            _check_not_below(page, EXPLORER_ROOT, "JupyterLab 1280×720")
+
+            # Compare, run in the second cell, scrolled into view
+            page.locator(".jp-Notebook .jp-Cell .cm-content").nth(1).click()
+            page.keyboard.press("Control+Enter")
+            page.wait_for_selector(f"{COMPARE_ROOT} .js-plotly-plot", timeout=240_000)
+            page.wait_for_function(f"() => document.querySelectorAll('{COMPARE_ROOT} .js-plotly-plot').length === 3",
+                                   timeout=240_000)
+            for size, where in ((LAPTOP, "1280×720"), (WIDE, "1920×1080")):
+                page.set_viewport_size(size)
+                page.wait_for_timeout(500)
+                page.evaluate(f"() => document.querySelector('{COMPARE_ROOT} .ercot-nb-main')"
+                              ".scrollIntoView({block: 'start'})")
+                page.wait_for_timeout(300)
+                assert page.evaluate(CUT_IN_LAB) == [], f"figures cut at the notebook's right edge at {where}"
+                _check_no_blank_band(page, f"Compare in JupyterLab {where}", COMPARE_ROOT)
+                _check_not_below(page, COMPARE_ROOT, f"Compare in JupyterLab {where}")
+            # the Explorer at 1920: the main views side by side beside the file browser too
+            page.evaluate(f"() => document.querySelector('{EXPLORER_ROOT} .ercot-nb-main')"
+                          ".scrollIntoView({block: 'start'})")
+            page.wait_for_timeout(300)
             assert page.evaluate(OVERFLOW) == [], "text cut at its box's edge at 1920"
-            _check_no_blank_band(page, "JupyterLab 1920×1080")
+            _check_no_blank_band(page, "JupyterLab 1920×1080", EXPLORER_ROOT)
+            _check_not_below(page, EXPLORER_ROOT, "JupyterLab 1920×1080")
+            # while the server runs (stopped with the page open, JupyterLab warns that its kernel's
+            # websocket closed); not JupyterLab's notes on its plugins' slow start on a busy machine
+            logged = [text for text in console_errors
+                      if not re.match(r"warning: Plugin \S+ (\(with \d+ dependants\) took [\d.]+ms to activate|"
+                                      r"is taking too long to activate)", text)]
         finally:
             page.screenshot(path=str(shot))
+    assert not logged, f"console errors or warnings in JupyterLab: {logged[:3]}"

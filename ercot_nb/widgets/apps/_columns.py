@@ -22,16 +22,19 @@ views would stand in one column with blank bands beside them.  There the app is 
 at that natural width and scaled down to fit, in steps down to 70 % (80 % for the two
 columns): ``transform: scale``, which plotly inverts for its hover and clicks (CSS
 ``zoom`` it does not), so Run, the status line, the slider and the partition stay on one
-screen.  A transform keeps the app's unscaled height in the page: below a scaled app
-the output area ends with a blank of (1 - scale) of its height.
+screen.  A transform keeps the app's unscaled height in the page, which would leave a blank
+of (1 - scale) of its height below a scaled app: :class:`ScaledHeight` takes it back (a
+negative bottom margin, set in the page whenever the scale or the height changes).
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import anywidget
 import ipywidgets as W
+import traitlets
 
-__all__ = ["SCALES", "ViewColumns", "scaled_css"]
+__all__ = ["SCALES", "ScaledHeight", "ViewColumns", "scaled_css"]
 
 _GAP = 8  # px between views (their panels' right and bottom margin)
 _SLACK = 40  # px: borders, scrollbars and the controls a little wider than their figure
@@ -67,6 +70,8 @@ class ViewColumns(W.HBox):
     ----------
     style : HTML
         The CSS (put it anywhere in the app; :meth:`refresh` rewrites it).
+    scaled_height : ScaledHeight or None
+        With ``fit``: a widget to put in ``root`` (no blank below the layout scaled down).
     threshold : int
         The container width in px from which the two columns sit side by side.
     """
@@ -95,6 +100,8 @@ class ViewColumns(W.HBox):
         self._wide = list(wide)
         self.add_class("ercot-nb-columns")
         self.style = W.HTML(layout=W.Layout(display="none"))
+        # with ``fit``: put it in ``root`` too (no blank below the scaled layout)
+        self.scaled_height = ScaledHeight(f".{scope}-root", f".{scope}-layout") if fit is not None else None
         self.threshold = 0
         self.refresh()
 
@@ -157,3 +164,52 @@ def scaled_css(root: str, layout: str, naturals: Sequence[tuple[int, Sequence[fl
                          f"transform: scale({scale}); transform-origin: 0 0; }}\n}}")
             upper = lower
     return "\n".join(rules)
+
+
+class ScaledHeight(anywidget.AnyWidget):
+    """Invisible; below a layout drawn smaller (:func:`scaled_css`), no blank of its unscaled height.
+
+    A CSS transform leaves an element's layout box as it was: a layout scaled to 80 % would
+    leave 20 % of its height blank below it.  In the page this sets the layout's bottom
+    margin to minus that part, again whenever its height or its scale changes (a
+    ``ResizeObserver`` on it and on the root, whose width picks the scale).
+
+    Parameters
+    ----------
+    root, layout : str
+        CSS selectors of the app's outermost box (an ancestor of this widget) and of its
+        child that is scaled, as given to :func:`scaled_css`.
+    """
+
+    _esm = """
+    export default {
+      render({ model, el }) {
+        el.style.display = "none";
+        let layout = null;
+        const resized = new ResizeObserver(() => fit());
+        const fit = () => {
+          if (layout === null) {
+            const root = el.closest(model.get("root_selector"));
+            layout = root && root.querySelector(":scope > " + model.get("layout_selector"));
+            if (!layout) return;  // not in its box yet: the page still assembles it
+            added.disconnect();
+            resized.observe(layout);
+            resized.observe(root);
+          }
+          const transform = getComputedStyle(layout).transform;
+          const scale = transform && transform !== "none" ? new DOMMatrixReadOnly(transform).a : 1;
+          const margin = scale < 1 ? `${(-(1 - scale) * layout.offsetHeight).toFixed(1)}px` : "";
+          if (layout.style.marginBottom !== margin) layout.style.marginBottom = margin;
+        };
+        const added = new MutationObserver(() => fit());
+        added.observe(document.body, { subtree: true, childList: true });
+        fit();
+        return () => { added.disconnect(); resized.disconnect(); };
+      },
+    };
+    """
+    root_selector = traitlets.Unicode("").tag(sync=True)
+    layout_selector = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, root: str, layout: str) -> None:
+        super().__init__(root_selector=root, layout_selector=layout, layout=W.Layout(display="none"))

@@ -18,7 +18,7 @@ from .._runner import Runner
 from .._messages import MessageArea, explain
 from ._params_form import ParamsForm
 from .._state import AppState, Status
-from ._columns import SCALES, scaled_css
+from ._columns import SCALES, ScaledHeight, scaled_css
 from .dataset_picker import DatasetPicker
 from ..views.partition_slot import PartitionSlot
 from ..views.partition import PartitionView
@@ -39,6 +39,7 @@ _PANEL = dict(border="1px solid #DDDDDD", padding="6px 10px", margin="0 8px 8px 
 _MAIN_MIN_WIDTH = "600px"
 _SIDE_WIDTH = "420px"  # a 1280 px laptop keeps 820 px for the partitions beside it
 _PARTITION_WIDTH = 372  # two partitions' panels (+30 px each) side by side in those 820 px
+_SCORES_WIDTH = 600
 
 
 def summary_frame(dataset: TemporalDataset, runs: Mapping[str, ClusteringResult]) -> pd.DataFrame:
@@ -119,7 +120,7 @@ class Compare(W.VBox):
         self.message = MessageArea(state)
         self._slots: dict[str, PartitionSlot] = {}
         self._titled_boxes: dict[str, W.VBox] = {}
-        self.scores = ScoresView(None, width=600).follow(state)
+        self.scores = ScoresView(None, width=_SCORES_WIDTH).follow(state)
         self.picker = DatasetPicker(dataset, seed=data_seed, params=data_params, state=state)
         self._forms: dict[str, ParamsForm] = {}
         for name, values in (params or {}).items():
@@ -164,18 +165,24 @@ class Compare(W.VBox):
             # the window is wider: one row that wraps, no blank band beside a lone partition
             W.HBox([self.views_box, W.VBox([self.scores, self._panel("Summary", self.table)],
                                            layout=W.Layout(order=str(MAX_ALGORITHMS)))],
-                   layout=W.Layout(flex_flow="row wrap", align_items="flex-start")),
+                   # centred: one partition per row leaves two narrow margins, not one wide band
+                   layout=W.Layout(flex_flow="row wrap", align_items="flex-start", justify_content="center")),
         ], layout=W.Layout(flex="1 1 0", min_width=_MAIN_MIN_WIDTH))
         main.add_class("ercot-nb-main")
         layout = W.HBox([side, main], layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
         # a little narrower than the side panel beside a partition (JupyterLab beside its file
-        # browser on a laptop): drawn at that width, scaled to fit, not the forms above the views
+        # browser on a laptop): drawn at that width, scaled to fit, not the forms above the views;
+        # a little narrower than the side panel beside two partitions and the scores (the same at
+        # 1920 px): drawn at that width, not with the scores in a row of their own beside a blank
         self.add_class("ercot-nb-compare-root")
         layout.add_class("ercot-nb-compare-layout")
-        natural = int(_SIDE_WIDTH[:-2]) + 8 + int(_MAIN_MIN_WIDTH[:-2]) + 40
-        style = W.HTML(f"<style>{scaled_css('.ercot-nb-compare-root', '.ercot-nb-compare-layout', [(natural, SCALES)])}"
-                       "</style>", layout=W.Layout(display="none"))
-        self.children = [layout, style]
+        side_width = int(_SIDE_WIDTH[:-2]) + 8
+        natural = side_width + int(_MAIN_MIN_WIDTH[:-2]) + 40
+        one_row = side_width + 2 * (_PARTITION_WIDTH + 30) + _SCORES_WIDTH + 40  # Voila at 1920: unscaled
+        css = scaled_css(".ercot-nb-compare-root", ".ercot-nb-compare-layout",
+                         [(one_row, SCALES[:5]), (natural, SCALES)])
+        style = W.HTML(f"<style>{css}</style>", layout=W.Layout(display="none"))
+        self.children = [layout, style, ScaledHeight(".ercot-nb-compare-root", ".ercot-nb-compare-layout")]
         self.choice.observe(self.message.guarded("changing the algorithms")(lambda _: self._sync_selection()),
                             names="value")
         self.run_button.on_click(self.message.guarded("starting the runs")(lambda _: self.run()))

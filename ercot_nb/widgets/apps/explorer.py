@@ -264,8 +264,7 @@ class Explorer(W.VBox):
         wide_row = W.HBox(self.views_box.wide, layout=W.Layout(width="100%", flex_flow="row wrap",
                                                                justify_content="center"))
         layout.children = [side, main, wide_row]
-        self.children = [layout, self._shown,
-                         self.views_box.style]
+        self.children = [layout, self._shown, self.views_box.style, self.views_box.scaled_height]
 
     def view(self, name: str) -> Any:
         """The view called ``name`` (see ``VIEWS``), or None when not shown."""

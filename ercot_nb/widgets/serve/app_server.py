@@ -428,8 +428,10 @@ class ErcotVoila(Voila):
 
     def setup_template_dirs(self) -> None:
         super().setup_template_dirs()
-        if self.voila_configuration.template == "lab":
-            self.template_paths.insert(0, str(TEMPLATES))  # extends lab/index.html.j2
+        # extends lab/index.html.j2; "ercot-nb" is the same file installed in Jupyter's data folder
+        # (named by the repository's voila.json): the package's own copy first, never a stale one
+        if self.voila_configuration.template in ("lab", "ercot-nb"):
+            self.template_paths.insert(0, str(TEMPLATES))
 
     def init_handlers(self) -> list:
         handlers = [
