@@ -42,7 +42,7 @@ VIEWS = tuple(end.name for end in front_ends())
 
 ``"partition"`` is the scatter of one step's samples, or for a video
 (:func:`ercot_nb.figures.is_video`) the frame and its segmentation side by
-side; ``"scores"`` shows RI and NMI; a registered view without a tuned
+side; ``"scores"`` is the registry's scores view (RI, NMI or the label-free scores, a toggle); a registered view without a tuned
 widget is shown by :class:`~ercot_nb.widgets.views.registry.RegistryView`
 under its key (e.g. ``"sizes"``).  Each is one Plotly figure.
 """
