@@ -3,7 +3,7 @@
 Their sources stay in the repository's ``widgets/`` and ``notebooks/``
 folders; ``build_py`` copies them into ``ercot_nb/apps/`` and
 ``ercot_nb/tutorials/`` of the build (the files listed by
-``ercot_nb.widgets.serve.launcher``: ``APPS`` and ``TUTORIAL_FILES``), where
+``ercot_nb.widgets.serve.shipped``: ``APPS`` and ``TUTORIAL_FILES``), where
 ``ercot-nb app`` and ``ercot-nb tutorials`` find them.  An editable install
 copies only Voila's template (pyproject.toml's data-files).  The rest of the
 configuration is in pyproject.toml.
@@ -15,7 +15,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-# The lists below mirror ercot_nb.widgets.serve.launcher.APPS and TUTORIAL_FILES (checked by
+# The lists below mirror ercot_nb.widgets.serve.shipped.APPS and TUTORIAL_FILES (checked by
 # tests/browser/test_app_wheel.py); importing the package here would need its dependencies.
 APPS = ("explorer", "compare")
 TUTORIAL_FILES = ("*.ipynb", "exercises/*.ipynb", "exercises/README.md",

@@ -313,7 +313,7 @@ def _app(args: argparse.Namespace) -> int:
 
 
 def _tutorials(args: argparse.Namespace) -> int:
-    from .widgets.serve.launcher import copy_tutorials
+    from .widgets.serve.shipped import copy_tutorials
 
     try:
         written = copy_tutorials(args.dir, overwrite=args.overwrite)

@@ -399,7 +399,7 @@ def test_atomic_write_keeps_the_mode_and_cleans_up(tmp_path):
 
 
 def test_tutorials_are_never_copied_onto_themselves(tmp_path, capsys):
-    from ercot_nb.widgets.serve.launcher import find_tutorials
+    from ercot_nb.widgets.serve.shipped import find_tutorials
 
     source = find_tutorials()
     before = {p: p.read_bytes() for p in source.rglob("*.ipynb")}

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .app_harness import BUNDLE_LOADS, EXPLORER_READY, REPO, app_server, chromium, kernel_cpu, scratch_env
 
-from ercot_nb.widgets.serve.launcher import APPS, TUTORIAL_FILES, tutorial_files
+from ercot_nb.widgets.serve.shipped import APPS, TUTORIAL_FILES, tutorial_files
 
 
 
