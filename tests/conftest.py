@@ -19,7 +19,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 def pytest_collection_modifyitems(config, items):
     """Every test under tests/browser is a ``browser`` test; every browser test needs Debian's Chromium.
 
-    Tests elsewhere that drive Chromium carry ``@pytest.mark.browser`` themselves.
+    Tests elsewhere that drive Chromium carry ``@pytest.mark.browser`` themselves.  The long
+    files run first (see :func:`_long_files_first`).
     """
     missing = pytest.mark.skip(reason="Debian's chromium is not installed at /usr/bin/chromium "
                                       "(.ci/run installs it)")
@@ -28,6 +29,22 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.browser)
         if not CHROMIUM.exists() and item.get_closest_marker("browser"):
             item.add_marker(missing)
+    _long_files_first(items)
+
+
+def _long_files_first(items) -> None:
+    """Sort the files whose tests are ``slow`` or ``browser`` first (most such tests first), in place.
+
+    ``--dist loadfile`` hands each worker a whole file, in this order (``--no-loadscope-reorder``
+    in pyproject's addopts: xdist would otherwise put the files with the most tests first, which
+    leaves the long one-test browser files for the end, one worker busy while the others idle).
+    The sort is stable: each file's tests keep their order, the other files theirs.
+    """
+    weight: dict[str, int] = {}
+    for item in items:
+        cost = 2 if item.get_closest_marker("slow") else 1 if item.get_closest_marker("browser") else 0
+        weight[str(item.path)] = weight.get(str(item.path), 0) + cost
+    items.sort(key=lambda item: -weight[str(item.path)])
 
 
 @pytest.fixture(scope="module")

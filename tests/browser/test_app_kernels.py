@@ -4,9 +4,13 @@ Every page load runs a kernel (~300 MB).  Closing the page must shut it down
 (Voila's beforeunload beacon), a page that vanishes without closing (a crashed
 browser, a laptop put to sleep) must lose its kernel to the idle culler within
 --cull-idle plus the cull interval, and one page more than --max-kernels must
-get a "server busy" page, not a kernel.  A page closed while it still opens (its
-kernel starting or its notebook running: Voila's page sets up its shutdown beacon only
-once the notebook ran) must give its kernel back too.
+get a page saying its place in the queue, not a kernel.  A page closed while it still opens
+(its kernel starting or its notebook running: Voila's page sets up its shutdown beacon only
+once the notebook ran) must give its kernel back too.  Pages opened at once beyond
+--max-starting are told their place in the starting queue and open by themselves.  Every
+request of the app's pages goes to 127.0.0.1 (every other one is blocked and recorded) and
+their consoles show no error: an offline classroom sees the same page (Voila's lab template
+linked Font Awesome from a CDN).
 
 ERCOT_NB_APP_LOADS=10 makes the lifetime test open 10 pages (default 3), for
 the memory measure of the closing note.
@@ -19,7 +23,8 @@ import os
 import re
 import time
 
-from .app_harness import EXPLORER_READY, app_server, chromium, kernels, server_process, wait_until
+from .app_harness import (EXPLORER_READY, app_server, block_outside, chromium, kernels, record_errors,
+                          server_process, wait_until)
 
 
 LOADS = int(os.environ.get("ERCOT_NB_APP_LOADS", "3"))
@@ -96,16 +101,27 @@ def test_closed_and_vanished_pages_give_their_kernels_back(tmp_path, capsys):
     assert not ours, ours
 
 
-def test_one_page_more_than_the_cap_waits_in_the_queue_and_opens_by_itself(tmp_path):
+def test_pages_beyond_the_caps_wait_in_the_queue_open_by_themselves_and_ask_only_the_server(tmp_path):
     notebook = sleepy_notebook(tmp_path)
-    with app_server(["--notebook", str(notebook), "--max-kernels", "2"], tmp_path) as (
+    outside: list[str] = []
+    errors: list[str] = []
+    failed: list[str] = []
+    with app_server(["--notebook", str(notebook), "--max-kernels", "2", "--max-starting", "1"], tmp_path) as (
             launcher, port, log):
         url = f"http://127.0.0.1:{port}/"
         server = server_process(launcher)
         with chromium(tmp_path) as context:
+            block_outside(context, outside)  # an offline classroom: nothing may leave 127.0.0.1
             first, second, third = (context.new_page() for _ in range(3))
+            for page in (first, second, third):
+                record_errors(page, errors)
+            second.on("requestfailed", lambda request: failed.append(request.url))
+            # two pages at once, one starting at a time: the second is told its place, then opens
+            assert first.goto(url + "?sleep=4", wait_until="commit", timeout=120_000).status == 200
+            second.goto(url, wait_until="domcontentloaded", timeout=120_000)
+            told = second.inner_text("body", timeout=1000)
+            assert "You are number 1 in the queue" in told and "opens here by itself" in told, told
             for page in (first, second):
-                assert page.goto(url, timeout=120_000).status == 200
                 page.wait_for_selector("text=tiny app ready", timeout=120_000)
             assert len(kernels(server)) == 2
             asked = []
@@ -140,3 +156,8 @@ def test_one_page_more_than_the_cap_waits_in_the_queue_and_opens_by_itself(tmp_p
             assert "page closed while it opened: shutting its kernel" in log.read_text() or \
                 "page closed while its kernel" in log.read_text()
             second.wait_for_selector("text=tiny app ready", timeout=10_000)  # the open page is untouched
+            html = second.content()
+    assert outside == [], outside
+    assert failed == [], failed
+    assert errors == [], errors
+    assert "cdn." not in html

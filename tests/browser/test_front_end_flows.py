@@ -21,7 +21,7 @@ import pytest
 
 from ercot_nb.widgets.apps.explorer import VIEWS as VIEWS_SHOWN
 
-from .app_harness import block_outside
+from .app_harness import block_outside, kernel_restarts
 from .flows import Flow
 from .front_ends import FRONT_ENDS, explorer_server, open_explorer
 from .test_voila_explorer import STATUS, TIME_LABEL, _choose, _field, _fill, _tab, _wait_status
@@ -122,3 +122,6 @@ def test_the_views_follow_the_data_on_every_front_end(front_end, tmp_path, brows
               f"{time.monotonic() - started - sequences:.0f} s; status {status!r}; screenshot {shot}")
     assert not flow.problems, f"on {front_end}: {flow.report()}"
     assert not console_errors, f"errors in the page console on {front_end}: {console_errors[:3]}"
+    # the console may note that the front end dropped a kernel socket it was opening (see
+    # app_harness.KERNEL_SOCKET_DROPPED): the kernel itself must never have died
+    assert not kernel_restarts(tmp_path), kernel_restarts(tmp_path)
