@@ -193,6 +193,9 @@ def _run(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
 
     print(f"{result.algorithm} on {dataset!r}: {len(result)} steps in {elapsed:.1f} s")
+    drawn = result.params.get("seed")
+    if "seed" in estimator.get_params() and estimator.seed is None and isinstance(drawn, int):
+        print(f"seed {drawn} (drawn for this run: --seed {drawn} repeats it)")
     print(_format_summary(summary_frame(dataset, result)))
     _run_outputs(args)  # again: a file may have appeared during the fit
     try:

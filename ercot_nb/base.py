@@ -84,7 +84,9 @@ EVALUATIONS_LIMIT = 10**8
 
 SEED = Param("seed", "seed", None, "seed",
              "Seed of every random draw; the same int gives the identical result (None: fresh entropy).",
-             optional=True)
+             optional=True,
+             doc="With None a fit draws a fresh int seed and records it in ``result_.params['seed']``: "
+                 "passing that int repeats the run.")
 """The ``seed`` of every estimator."""
 PROGRESS = Param("progress", "bool", False, "progress bar", "Show a progress bar over time steps.",
                  doc="The bar is tqdm's, notebook-aware.")
@@ -106,6 +108,34 @@ def max_clusters_param(default: int, help_text: str, doc: str = "") -> Param:
 def seeded_generator(seed) -> np.random.Generator:
     """``seed`` itself if it is a Generator, else a new Generator seeded with it."""
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+
+def run_seed(seed):
+    """The seed one fit draws from: ``seed`` itself, or a fresh one when it is None.
+
+    A fresh seed is an int drawn from the operating system's entropy (32 bits: short enough
+    to type), so that the result can record it and ``seed=`` that int repeats the run exactly.
+
+    Parameters
+    ----------
+    seed : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    int or numpy.random.Generator
+    """
+    return int(np.random.SeedSequence().generate_state(1)[0]) if seed is None else seed
+
+
+def run_params(estimator: "TemporalEstimator", seed) -> dict:
+    """``estimator``'s parameters as one fit used them: ``seed`` the int it drew from.
+
+    A Generator given as seed stays as given (its state is not a seed one could pass again).
+    """
+    params = estimator.get_params()
+    if "seed" in params and not isinstance(seed, np.random.Generator):
+        params["seed"] = int(seed)
+    return params
 
 
 class TemporalEstimator(ParamsMixin):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-
+import re
 import sys
 import types
 
@@ -44,6 +44,19 @@ def run(argv, capsys):
     code = main(argv)
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def test_run_without_a_seed_prints_the_seed_it_drew_and_that_seed_repeats_the_run(tmp_path, capsys):
+    code, out, err = run(["run", "--dataset", "syn1", "--algorithm", "staticec", *BUDGET,
+                          "--out", str(tmp_path / "drawn.csv")], capsys)
+    assert code == 0, err
+    match = re.search(r"^seed (\d+) \(drawn for this run: --seed \1 repeats it\)$", out, re.MULTILINE)
+    assert match, out
+    code, out, err = run(["run", "--dataset", "syn1", "--algorithm", "staticec", *BUDGET,
+                          "--seed", match.group(1), "--out", str(tmp_path / "again.csv")], capsys)
+    assert code == 0, err
+    assert "drawn for this run" not in out  # a seed given is not announced again
+    assert (tmp_path / "drawn.csv").read_text() == (tmp_path / "again.csv").read_text()
 
 
 def test_run_on_a_builtin_dataset_writes_the_labels_table(tmp_path, capsys):

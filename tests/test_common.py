@@ -141,6 +141,22 @@ def test_bad_parameters(name):
 
 
 @pytest.mark.parametrize("name", ALGORITHMS)
+def test_a_fit_without_a_seed_records_the_seed_it_drew_and_that_seed_repeats_it(name):
+    data = _data()
+    drawn = _make(name, seed=None).fit(data).result_
+    seed = drawn.params["seed"]
+    assert isinstance(seed, int) and seed >= 0, drawn.params
+    repeated = _make(name, seed=seed).fit(data).result_
+    assert repeated.params == drawn.params
+    assert [step.labels.tolist() for step in repeated] == [step.labels.tolist() for step in drawn]
+    np.testing.assert_array_equal(np.concatenate([s.objectives for s in repeated]).ravel(),
+                                  np.concatenate([s.objectives for s in drawn]).ravel())
+    # a Generator is kept as given: its state is no seed to pass again
+    generator = np.random.default_rng(5)
+    assert _make(name, seed=generator).fit(data).result_.params["seed"] is generator
+
+
+@pytest.mark.parametrize("name", ALGORITHMS)
 def test_result_fields(name):
     data = _data()
     result = _make(name).fit(data).result_

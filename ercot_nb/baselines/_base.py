@@ -12,7 +12,7 @@ from __future__ import annotations
 import time as _time
 import numpy as np
 
-from ..base import TemporalEstimator, seeded_generator
+from ..base import TemporalEstimator, run_params, run_seed, seeded_generator
 from ..data import Snapshot, TemporalDataset, common_ids
 from ..result import ClusteringResult, StepResult
 
@@ -57,10 +57,11 @@ class TemporalBaseline(TemporalEstimator):
 
     def _reset(self) -> None:
         self._check_params()
-        self._rng = seeded_generator(self.seed)
+        seed = run_seed(self.seed)  # seed None: a fresh int, recorded in result_.params["seed"]
+        self._rng = seeded_generator(seed)
         self._previous: Snapshot | None = None
         self.n_features_in_: int | None = None
-        self.result_ = ClusteringResult(algorithm=self._algorithm_name, params=self.get_params())
+        self.result_ = ClusteringResult(algorithm=self._algorithm_name, params=run_params(self, seed))
         self._reset_state()
 
     def _check_dataset(self, dataset: TemporalDataset) -> None:

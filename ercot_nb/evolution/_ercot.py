@@ -27,7 +27,8 @@ from ._adopt import adopt
 from ._engine import (EAConfig, EMPTY_CLUSTERS, EMPTY_WORDS, Engine, PRECISION_WORDS, PRECISIONS,
                       SEPARATION_WORDS, SEPARATIONS)
 from ..base import (EVALUATIONS_LIMIT, POP_SIZE_LIMIT, PROGRESS, SEED, TemporalEstimator,
-                    max_clusters_param, n_clusters_param, seeded_generator)
+                    max_clusters_param, n_clusters_param, run_params, run_seed,
+                    seeded_generator)
 from ._history import History
 from ._memory import check_fit_memory
 from ._final import FINAL_PARTITION_WORDS, FINAL_PARTITIONS, member_partition
@@ -224,7 +225,8 @@ class EvolutionaryClustering(TemporalEstimator):
     # -- internals ---------------------------------------------------------------------
     def _reset(self) -> None:
         self._check_params()
-        self._rng = seeded_generator(self.seed)
+        self._seed = run_seed(self.seed)  # seed None: a fresh int, recorded in result_.params["seed"]
+        self._rng = seeded_generator(self._seed)
         self._history: History | None = None
         self._controls_for = None  # (X, control fronts) of the MOCK knee at the current step
         self._engine: Engine | None = None
@@ -233,9 +235,9 @@ class EvolutionaryClustering(TemporalEstimator):
         # seed of the held-out splits of final_partition="cv_mixture" where seed is None or a Generator
         # (an int seed is used itself, with the step index)
         cv = getattr(self, "final_partition", "nearest") == "cv_mixture"
-        self._split_seed = int(self._rng.integers(2**32)) if cv and not isinstance(self.seed, (int, np.integer)) else 0
+        self._split_seed = int(self._rng.integers(2**32)) if cv and not isinstance(self._seed, (int, np.integer)) else 0
         self.n_features_in_: int | None = None
-        self.result_ = ClusteringResult(algorithm=self._algorithm_name, params=self.get_params())
+        self.result_ = ClusteringResult(algorithm=self._algorithm_name, params=run_params(self, self._seed))
 
     def _validate_params(self) -> None:
         # Each parameter alone is checked against its spec (ercot_nb.params); here the rules
@@ -363,7 +365,8 @@ class EvolutionaryClustering(TemporalEstimator):
 
         See :func:`ercot_nb.evolution._final.member_partition` (``final_partition``).
         """
-        seed = self.seed if isinstance(self.seed, (int, np.integer)) else getattr(self, "_split_seed", 0)
+        seed = getattr(self, "_seed", self.seed)  # what the fit drew from (an estimator pickled before _seed: its own)
+        seed = seed if isinstance(seed, (int, np.integer)) else getattr(self, "_split_seed", 0)
         return member_partition(engine, X, chromosome, getattr(self, "final_partition", "nearest"),
                                 seed=int(seed), t=t, front=front)
 
