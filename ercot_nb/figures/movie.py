@@ -39,6 +39,8 @@ PAIR = "partition+front"
 
 _DPI = 100
 _LEGEND_WIDTH = 190  # pixels right of the plot for the legend
+_MIN_HEIGHT = 360.0  # pixels: a front beside a short view keeps readable axes and its legend
+_LINE = 14.0  # pixels: one line of an axis title (9 pt)
 _SYMBOLS = {
     "circle": "o", "square": "s", "diamond": "D", "cross": "P", "x": "X", "triangle-up": "^",
     "triangle-down": "v", "triangle-left": "<", "triangle-right": ">", "star": "*",
@@ -212,7 +214,12 @@ def frame_image(figure: Any) -> np.ndarray:
         if not ax.axison:
             continue
         ax.set_xlabel(_text(x_axis.title.text), fontsize=9)
-        ax.set_ylabel(_text(y_axis.title.text), fontsize=9)
+        label = ax.set_ylabel(_text(y_axis.title.text), fontsize=9)
+        if label.get_window_extent(canvas.get_renderer()).height > rects[name][3] * height:
+            # longer than its axis (a short frame): two lines, the axes moved right by one line
+            label.set_text(_two_lines(label.get_text()))
+            box, shift = ax.get_position(), _LINE / (width + extra)
+            ax.set_position([box.x0 + shift, box.y0, box.width - shift, box.height])
         if x_axis.range is not None:
             ax.set_xlim(*x_axis.range)
         if y_axis.range is not None:
@@ -241,6 +248,15 @@ def frame_image(figure: Any) -> np.ndarray:
                              fontsize=8, frameon=False, borderaxespad=0)
     canvas.draw()
     return np.asarray(canvas.buffer_rgba())[..., :3].copy()
+
+
+def _two_lines(text: str) -> str:
+    """``text`` broken at the space nearest its middle."""
+    spaces = [i for i, char in enumerate(text) if char == " "]
+    if not spaces:
+        return text
+    cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
+    return text[:cut] + "\n" + text[cut + 1:]
 
 
 def _side_by_side(images: list[np.ndarray]) -> np.ndarray:
@@ -274,7 +290,21 @@ def movie_frames(result: Any, dataset: Any = None, view: str = PAIR, *,
     data = ViewData(run, dataset)
     views = _views(view, data)
     for t in range(len(run)) if steps is None else steps:
-        yield _side_by_side([frame_image(v.figure(data, int(t))) for v in views])
+        yield _side_by_side([frame_image(figure) for figure in _same_height([v.figure(data, int(t)) for v in views])])
+
+
+def _same_height(figures: list[Any]) -> list[Any]:
+    """The figures of one frame, those taller than the first brought down to its height.
+
+    A video's row of panels is short (about 300 px) beside a 500 px front: the front is drawn
+    as tall as the row, though no shorter than :data:`_MIN_HEIGHT`, so the frame has no blank
+    band under the panels.
+    """
+    target = max(float(figures[0].layout.height or 500), _MIN_HEIGHT)
+    for figure in figures[1:]:
+        if float(figure.layout.height or 500) > target:
+            figure.update_layout(height=target)
+    return figures
 
 
 def _even(frame: np.ndarray, block: int = 16) -> np.ndarray:

@@ -9,6 +9,8 @@ import pytest
 from ercot_nb import ERCOT, datasets
 from ercot_nb.cli import main
 from ercot_nb.figures.movie import PAIR, movie_frames, write_movie
+from ercot_nb.figures.protocol import ViewData
+from ercot_nb.figures.views import view
 
 FAST = dict(pop_size=20, n_evaluations=40, seed=0)
 
@@ -60,6 +62,14 @@ def test_a_video_run_draws_its_frames_and_front():
     frames = list(movie_frames(result, data, PAIR))
     assert len(frames) == 2 and frames[0].shape == frames[1].shape
     assert len({tuple(pixel) for pixel in frames[0][::7, ::7].reshape(-1, 3)}) > 50  # images, not just dots
+    # the front is drawn as tall as the row of video panels (not below a readable 360 px): no
+    # blank band under the panels (it was 500 px tall beside a 307 px row)
+    height = frames[0].shape[0]
+    video_width = int(view("video").figure(ViewData(result, data), 0).layout.width)
+    assert height <= 400, frames[0].shape
+    video = frames[0][:, :video_width]
+    content = np.flatnonzero((video < 250).any(axis=(1, 2)))
+    assert height - content[-1] < 70, (height, content[-1])
 
 
 def test_cli_run_writes_a_movie(tmp_path, capsys):
